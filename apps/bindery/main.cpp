@@ -1,0 +1,54 @@
+// bindery — the command-line tool. Subcommands live in apps/bindery/cmd_*.cpp.
+#include "command.hpp"
+
+#include <bindery/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+namespace bindery::cli {
+std::vector<CommandInfo>& registry() {
+  static std::vector<CommandInfo> commands;
+  return commands;
+}
+}  // namespace bindery::cli
+
+int main(int argc, char** argv) {
+  using namespace bindery::cli;
+  CLI::App app{"bindery: per-draw data for WebGPU renderers that draw thousands of objects"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "bindery 0.1.0");
+
+  auto& commands = registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const CommandInfo& a, const CommandInfo& b) { return a.name < b.name; });
+  std::vector<std::pair<CLI::App*, Runner>> runners;
+  for (auto& c : commands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    runners.emplace_back(sub, c.setup(*sub));
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    for (auto& [sub, run] : runners) {
+      if (sub->parsed()) return run();
+    }
+  } catch (const bindery::Error& e) {
+    std::fprintf(stderr, "bindery: error [%s]: %s\n", std::string(bindery::to_string(e.kind())).c_str(),
+                 e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bindery: error: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}

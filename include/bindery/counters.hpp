@@ -1,0 +1,55 @@
+// bindery/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
+//
+// Every bindery part that calls webgpu.h for per-draw data (Device::write_buffer, the arenas, the
+// draw-list encoder) adds to the Counters of its Device, so the render report can say what a
+// strategy costs per frame: draws, setPipeline, setBindGroup, writeBuffer calls, bytes uploaded,
+// bind groups and buffers created. Plain integers; reset or diff them between frames.
+#pragma once
+
+#include <cstdint>
+
+namespace bindery {
+
+/// Call and byte counts. `*_skipped` count redundant calls the draw-list encoder elided.
+struct Counters {
+  uint64_t draws = 0;
+  uint64_t set_pipeline = 0;
+  uint64_t set_pipeline_skipped = 0;
+  uint64_t set_bind_group = 0;
+  uint64_t set_bind_group_skipped = 0;
+  uint64_t set_vertex_buffer = 0;
+  uint64_t set_vertex_buffer_skipped = 0;
+  uint64_t set_index_buffer = 0;
+  uint64_t set_index_buffer_skipped = 0;
+  uint64_t write_buffer_calls = 0;
+  uint64_t bytes_uploaded = 0;          ///< writeBuffer bytes + bytes written into mapped staging
+  uint64_t copy_buffer_to_buffer = 0;
+  uint64_t map_async = 0;
+  uint64_t bind_groups_created = 0;
+  uint64_t buffers_created = 0;
+  uint64_t buffer_bytes_created = 0;
+
+  /// Element-wise difference (this - before), for per-frame numbers.
+  Counters operator-(const Counters& before) const {
+    Counters d;
+    d.draws = draws - before.draws;
+    d.set_pipeline = set_pipeline - before.set_pipeline;
+    d.set_pipeline_skipped = set_pipeline_skipped - before.set_pipeline_skipped;
+    d.set_bind_group = set_bind_group - before.set_bind_group;
+    d.set_bind_group_skipped = set_bind_group_skipped - before.set_bind_group_skipped;
+    d.set_vertex_buffer = set_vertex_buffer - before.set_vertex_buffer;
+    d.set_vertex_buffer_skipped = set_vertex_buffer_skipped - before.set_vertex_buffer_skipped;
+    d.set_index_buffer = set_index_buffer - before.set_index_buffer;
+    d.set_index_buffer_skipped = set_index_buffer_skipped - before.set_index_buffer_skipped;
+    d.write_buffer_calls = write_buffer_calls - before.write_buffer_calls;
+    d.bytes_uploaded = bytes_uploaded - before.bytes_uploaded;
+    d.copy_buffer_to_buffer = copy_buffer_to_buffer - before.copy_buffer_to_buffer;
+    d.map_async = map_async - before.map_async;
+    d.bind_groups_created = bind_groups_created - before.bind_groups_created;
+    d.buffers_created = buffers_created - before.buffers_created;
+    d.buffer_bytes_created = buffer_bytes_created - before.buffer_bytes_created;
+    return d;
+  }
+};
+
+}  // namespace bindery

@@ -1,0 +1,111 @@
+// bindery/device.hpp — one WebGPU adapter + device + queue, created headless, with errors that
+// become C++ exceptions.
+//
+// Device::create() asks the adapter for its limits and, by default, REQUIRES the adapter's best
+// values (LimitsRequest::adapter_best): a device created without requiredLimits keeps the spec
+// defaults (minUniformBufferOffsetAlignment 256) even where the adapter offers 16 or 64
+// (lavapipe offers 16; the H200 64). Everything after creation reads Device::limits(), the
+// DEVICE's limits.
+//
+// Errors: uncaptured validation / out-of-memory errors and device loss are recorded by callbacks
+// and thrown as bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by
+// Device::check(), which bindery calls after creating objects and after each submit. The first
+// error wins; the program never continues silently after one.
+#pragma once
+
+#include "bindery/counters.hpp"
+#include "bindery/error.hpp"
+#include "bindery/gpu.hpp"
+#include "bindery/limits.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace bindery {
+
+/// Which backend wgpu-native may use. `any` tries Vulkan, then GL.
+enum class Backend { any, vulkan, gl };
+
+/// Which limits to require when creating the device.
+enum class LimitsRequest {
+  adapter_best,  ///< require every limit at the adapter's supported value (default)
+  spec_default,  ///< require nothing: the device gets the WebGPU spec defaults
+};
+
+/// Options for Device::create(). Zero-initialised means "the defaults".
+struct DeviceOptions {
+  Backend backend = Backend::any;
+  LimitsRequest limits = LimitsRequest::adapter_best;
+  /// If set, require exactly this minUniformBufferOffsetAlignment (power of two, not better than
+  /// the adapter's: DeviceCreation error otherwise, spec "requestDevice" limit checks).
+  std::optional<uint32_t> min_uniform_buffer_offset_alignment;
+  /// If set, require exactly this minStorageBufferOffsetAlignment (same rules).
+  std::optional<uint32_t> min_storage_buffer_offset_alignment;
+  /// Request the "timestamp-query" feature when the adapter has it.
+  bool want_timestamp_query = true;
+};
+
+/// What ran: adapter name, backend and driver, for the render report.
+struct AdapterDescription {
+  std::string name;          ///< e.g. "llvmpipe (LLVM 19.1.7, 256 bits)"
+  std::string backend;       ///< "vulkan", "gl", ...
+  std::string driver;        ///< driver description, e.g. "Mesa 25.0.7-2~bpo12+1"
+  std::string adapter_type;  ///< "cpu", "discrete-gpu", ...
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+};
+
+/// A headless WebGPU device. Move-only; owns instance, adapter, device and queue.
+class Device {
+ public:
+  /// Creates instance, adapter and device. Throws AdapterUnavailable when no adapter matches
+  /// `options.backend`, DeviceCreation when a required limit cannot be met.
+  static Device create(const DeviceOptions& options = {});
+
+  Device(Device&&) noexcept;
+  Device& operator=(Device&&) noexcept;
+  ~Device();
+
+  WGPUDevice get() const;
+  WGPUQueue queue() const;
+  WGPUInstance instance() const;
+
+  /// The DEVICE's limits (what validation uses), not the adapter's.
+  const Limits& limits() const;
+  /// The adapter's supported limits (what could have been required).
+  const Limits& adapter_limits() const;
+  const AdapterDescription& adapter() const;
+  bool has_timestamp_query() const;
+
+  /// Throws the first recorded uncaptured error or device loss, if any; then clears it.
+  void check() const;
+  /// Processes callbacks; with wait=true blocks until submitted work is done.
+  void poll(bool wait) const;
+
+  /// Call and byte counts of everything issued through this device (see counters.hpp).
+  Counters& counters() const;
+
+  /// Creates a bind group and counts it (bind_groups_created).
+  gpu::BindGroup create_bind_group(const WGPUBindGroupDescriptor& desc) const;
+  /// Creates a buffer (checks size against maxBufferSize first: BufferTooLarge).
+  gpu::Buffer create_buffer(std::string_view label, uint64_t size, WGPUBufferUsage usage,
+                            bool mapped_at_creation = false) const;
+  /// Creates a WGSL shader module; a compile error is thrown as WebGPUValidation with the
+  /// implementation's message.
+  gpu::ShaderModule create_shader_module(std::string_view label, std::string_view wgsl) const;
+  /// queue.writeBuffer with bindery's checks first (WriteBufferAlignment, WriteBufferOutOfBounds:
+  /// offset and size multiples of 4, offset + size <= buffer size; shared/cases W01).
+  void write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size) const;
+
+ private:
+  struct State;
+  explicit Device(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+
+/// Converts a webgpu.h WGPULimits into bindery's Limits.
+Limits to_limits(const WGPULimits& raw);
+
+}  // namespace bindery

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's main-job command: sets up, builds, renders the default cube scene to frame.png and
+# prints the timing table. Extra arguments go to `bindery render`.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BINDERY_BUILD_DIR:-$root/build}
+bash "$root/scripts/build.sh" --target bindery_cli
+"$build/bindery" render --scene cubes --png frame.png "$@"
