@@ -1,0 +1,351 @@
+// Device creation, error capture and the checked helpers of bindery::Device.
+#include "bindery/device.hpp"
+
+#include <webgpu/wgpu.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace bindery {
+
+namespace {
+
+std::string backend_name(WGPUBackendType t) {
+  switch (t) {
+    case WGPUBackendType_Vulkan: return "vulkan";
+    case WGPUBackendType_OpenGL: return "gl";
+    case WGPUBackendType_OpenGLES: return "gles";
+    case WGPUBackendType_Metal: return "metal";
+    case WGPUBackendType_D3D12: return "d3d12";
+    case WGPUBackendType_D3D11: return "d3d11";
+    case WGPUBackendType_Null: return "null";
+    case WGPUBackendType_WebGPU: return "webgpu";
+    default: return "undefined";
+  }
+}
+
+std::string adapter_type_name(WGPUAdapterType t) {
+  switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return "discrete-gpu";
+    case WGPUAdapterType_IntegratedGPU: return "integrated-gpu";
+    case WGPUAdapterType_CPU: return "cpu";
+    default: return "unknown";
+  }
+}
+
+bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Checks a requested offset alignment against the adapter's (WebGPU §4.2 requestDevice: an
+// alignment limit is "better" when smaller; it must be a power of two and not better than the
+// adapter's supported value). shared/cases D02 (d) and (e).
+void validate_alignment_request(const char* name, uint32_t requested, uint32_t adapter_value) {
+  if (!is_power_of_two(requested))
+    throw Error(ErrorKind::DeviceCreation,
+                fmt::format("requestDevice: requiredLimits.{} = {} is not a power of two", name,
+                            requested));
+  if (requested < adapter_value)
+    throw Error(ErrorKind::DeviceCreation,
+                fmt::format("requestDevice: requiredLimits.{} = {} is better than the adapter's "
+                            "supported {}",
+                            name, requested, adapter_value));
+}
+
+}  // namespace
+
+Limits to_limits(const WGPULimits& raw) {
+  Limits l;
+  l.maxTextureDimension2D = raw.maxTextureDimension2D;
+  l.maxBindGroups = raw.maxBindGroups;
+  l.maxBindingsPerBindGroup = raw.maxBindingsPerBindGroup;
+  l.maxDynamicUniformBuffersPerPipelineLayout = raw.maxDynamicUniformBuffersPerPipelineLayout;
+  l.maxDynamicStorageBuffersPerPipelineLayout = raw.maxDynamicStorageBuffersPerPipelineLayout;
+  l.maxSampledTexturesPerShaderStage = raw.maxSampledTexturesPerShaderStage;
+  l.maxSamplersPerShaderStage = raw.maxSamplersPerShaderStage;
+  l.maxStorageBuffersPerShaderStage = raw.maxStorageBuffersPerShaderStage;
+  l.maxUniformBuffersPerShaderStage = raw.maxUniformBuffersPerShaderStage;
+  l.maxUniformBufferBindingSize = raw.maxUniformBufferBindingSize;
+  l.maxStorageBufferBindingSize = raw.maxStorageBufferBindingSize;
+  l.minUniformBufferOffsetAlignment = raw.minUniformBufferOffsetAlignment;
+  l.minStorageBufferOffsetAlignment = raw.minStorageBufferOffsetAlignment;
+  l.maxVertexBuffers = raw.maxVertexBuffers;
+  l.maxBufferSize = raw.maxBufferSize;
+  return l;
+}
+
+struct Device::State {
+  gpu::Instance instance;
+  gpu::Adapter adapter;
+  gpu::Device device;
+  gpu::Queue queue;
+  Limits limits;
+  Limits adapter_limits;
+  AdapterDescription description;
+  bool timestamp_query = false;
+  mutable Counters counters;
+
+  // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
+  mutable std::mutex mutex;
+  mutable bool has_error = false;
+  mutable ErrorKind error_kind = ErrorKind::WebGPUValidation;
+  mutable std::string error_message;
+  bool destroying = false;
+
+  void record(ErrorKind kind, std::string message) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (has_error) return;
+    has_error = true;
+    error_kind = kind;
+    error_message = std::move(message);
+  }
+};
+
+namespace {
+
+gpu::Adapter request_adapter(WGPUInstance instance) {
+  struct Result {
+    bool done = false;
+    WGPUAdapter adapter = nullptr;
+    std::string message;
+  } result;
+  WGPURequestAdapterOptions options = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
+  options.powerPreference = WGPUPowerPreference_HighPerformance;
+  WGPURequestAdapterCallbackInfo cb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                   void* userdata1, void*) {
+    auto* r = static_cast<Result*>(userdata1);
+    r->done = true;
+    if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
+    r->message = std::string(gpu::sv(message));
+  };
+  cb.userdata1 = &result;
+  wgpuInstanceRequestAdapter(instance, &options, cb);
+  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
+  if (!result.adapter) {
+    throw Error(ErrorKind::AdapterUnavailable,
+                "requestAdapter: no WebGPU adapter" +
+                    (result.message.empty() ? std::string() : " (" + result.message + ")"));
+  }
+  return gpu::Adapter::acquire(result.adapter);
+}
+
+gpu::Instance create_instance(WGPUInstanceBackend backends) {
+  WGPUInstanceExtras extras = {};
+  extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
+  extras.backends = backends;
+  extras.flags = WGPUInstanceFlag_Validation;
+  WGPUInstanceDescriptor desc = WGPU_INSTANCE_DESCRIPTOR_INIT;
+  desc.nextInChain = &extras.chain;
+  return gpu::Instance::acquire(wgpuCreateInstance(&desc));
+}
+
+}  // namespace
+
+Device Device::create(const DeviceOptions& options) {
+  auto s = std::make_unique<State>();
+
+  // Adapter: Vulkan first (lavapipe on CPU-only machines), then GL (llvmpipe) when allowed.
+  std::vector<WGPUInstanceBackend> tries;
+  if (options.backend != Backend::gl) tries.push_back(WGPUInstanceBackend_Vulkan);
+  if (options.backend != Backend::vulkan) tries.push_back(WGPUInstanceBackend_GL);
+  std::string failures;
+  for (WGPUInstanceBackend b : tries) {
+    s->instance = create_instance(b);
+    if (!s->instance) continue;
+    try {
+      s->adapter = request_adapter(s->instance.get());
+      break;
+    } catch (const Error& e) {
+      failures += std::string(failures.empty() ? "" : "; ") +
+                  (b == WGPUInstanceBackend_Vulkan ? "vulkan: " : "gl: ") + e.what();
+    }
+  }
+  if (!s->adapter)
+    throw Error(ErrorKind::AdapterUnavailable,
+                "no WebGPU adapter found (" + failures +
+                    "); on a CPU-only machine run scripts/setup.sh to install Mesa lavapipe");
+
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(s->adapter.get(), &info);
+  s->description.name = std::string(gpu::sv(info.device));
+  s->description.driver = std::string(gpu::sv(info.description));
+  s->description.backend = backend_name(info.backendType);
+  s->description.adapter_type = adapter_type_name(info.adapterType);
+  s->description.vendor_id = info.vendorID;
+  s->description.device_id = info.deviceID;
+  wgpuAdapterInfoFreeMembers(info);
+
+  WGPULimits adapter_raw = WGPU_LIMITS_INIT;
+  if (wgpuAdapterGetLimits(s->adapter.get(), &adapter_raw) != WGPUStatus_Success)
+    throw Error(ErrorKind::DeviceCreation, "wgpuAdapterGetLimits failed");
+  s->adapter_limits = to_limits(adapter_raw);
+
+  // Required limits: the adapter's best by default (see the header), or nothing.
+  WGPULimits required = WGPU_LIMITS_INIT;
+  if (options.limits == LimitsRequest::adapter_best) required = adapter_raw;
+  required.nextInChain = nullptr;
+  if (options.min_uniform_buffer_offset_alignment) {
+    validate_alignment_request("minUniformBufferOffsetAlignment",
+                               *options.min_uniform_buffer_offset_alignment,
+                               adapter_raw.minUniformBufferOffsetAlignment);
+    required.minUniformBufferOffsetAlignment = *options.min_uniform_buffer_offset_alignment;
+  }
+  if (options.min_storage_buffer_offset_alignment) {
+    validate_alignment_request("minStorageBufferOffsetAlignment",
+                               *options.min_storage_buffer_offset_alignment,
+                               adapter_raw.minStorageBufferOffsetAlignment);
+    required.minStorageBufferOffsetAlignment = *options.min_storage_buffer_offset_alignment;
+  }
+
+  std::vector<WGPUFeatureName> features;
+  if (options.want_timestamp_query &&
+      wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_TimestampQuery))
+    features.push_back(WGPUFeatureName_TimestampQuery);
+
+  WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
+  desc.label = gpu::sv("bindery device");
+  desc.requiredFeatureCount = features.size();
+  desc.requiredFeatures = features.data();
+  desc.requiredLimits = &required;
+  State* raw_state = s.get();
+  desc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
+                                                 WGPUStringView message, void* userdata1, void*) {
+    auto* st = static_cast<State*>(userdata1);
+    ErrorKind kind = type == WGPUErrorType_OutOfMemory ? ErrorKind::OutOfMemory
+                                                       : ErrorKind::WebGPUValidation;
+    st->record(kind, "WebGPU error: " + std::string(gpu::sv(message)));
+  };
+  desc.uncapturedErrorCallbackInfo.userdata1 = raw_state;
+  desc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  desc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
+                                            WGPUStringView message, void* userdata1, void*) {
+    auto* st = static_cast<State*>(userdata1);
+    if (st->destroying || reason == WGPUDeviceLostReason_Destroyed ||
+        reason == WGPUDeviceLostReason_CallbackCancelled)
+      return;
+    st->record(ErrorKind::DeviceLost, "device lost: " + std::string(gpu::sv(message)));
+  };
+  desc.deviceLostCallbackInfo.userdata1 = raw_state;
+
+  struct Result {
+    bool done = false;
+    WGPUDevice device = nullptr;
+    std::string message;
+  } result;
+  WGPURequestDeviceCallbackInfo cb = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
+                   void* userdata1, void*) {
+    auto* r = static_cast<Result*>(userdata1);
+    r->done = true;
+    if (status == WGPURequestDeviceStatus_Success) r->device = device;
+    r->message = std::string(gpu::sv(message));
+  };
+  cb.userdata1 = &result;
+  wgpuAdapterRequestDevice(s->adapter.get(), &desc, cb);
+  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(s->instance.get());
+  if (!result.device)
+    throw Error(ErrorKind::DeviceCreation, "requestDevice failed: " + result.message);
+  s->device = gpu::Device::acquire(result.device);
+  s->queue = gpu::Queue::acquire(wgpuDeviceGetQueue(s->device.get()));
+
+  WGPULimits device_raw = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(s->device.get(), &device_raw);
+  s->limits = to_limits(device_raw);
+  s->timestamp_query = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_TimestampQuery);
+  return Device(std::move(s));
+}
+
+Device::Device(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Device::Device(Device&&) noexcept = default;
+Device& Device::operator=(Device&&) noexcept = default;
+Device::~Device() {
+  if (!s_) return;
+  s_->destroying = true;
+  if (s_->device) {
+    wgpuDevicePoll(s_->device.get(), true, nullptr);
+  }
+  // Members release in reverse order: queue, device, adapter, instance.
+}
+
+WGPUDevice Device::get() const { return s_->device.get(); }
+WGPUQueue Device::queue() const { return s_->queue.get(); }
+WGPUInstance Device::instance() const { return s_->instance.get(); }
+const Limits& Device::limits() const { return s_->limits; }
+const Limits& Device::adapter_limits() const { return s_->adapter_limits; }
+const AdapterDescription& Device::adapter() const { return s_->description; }
+bool Device::has_timestamp_query() const { return s_->timestamp_query; }
+Counters& Device::counters() const { return s_->counters; }
+
+void Device::check() const {
+  std::unique_lock<std::mutex> lock(s_->mutex);
+  if (!s_->has_error) return;
+  s_->has_error = false;
+  ErrorKind kind = s_->error_kind;
+  std::string message = std::move(s_->error_message);
+  lock.unlock();
+  throw Error(kind, message);
+}
+
+void Device::poll(bool wait) const { wgpuDevicePoll(s_->device.get(), wait, nullptr); }
+
+gpu::BindGroup Device::create_bind_group(const WGPUBindGroupDescriptor& desc) const {
+  s_->counters.bind_groups_created++;
+  return gpu::BindGroup::acquire(wgpuDeviceCreateBindGroup(s_->device.get(), &desc));
+}
+
+gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBufferUsage usage,
+                                  bool mapped_at_creation) const {
+  if (size > s_->limits.maxBufferSize)
+    throw Error(ErrorKind::BufferTooLarge,
+                fmt::format("createBuffer('{}'): size {} exceeds maxBufferSize ({})", label, size,
+                            s_->limits.maxBufferSize));
+  if (mapped_at_creation && size % 4 != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("createBuffer('{}'): mappedAtCreation needs a size that is a multiple "
+                            "of 4, got {}",
+                            label, size));
+  WGPUBufferDescriptor desc = WGPU_BUFFER_DESCRIPTOR_INIT;
+  desc.label = gpu::sv(label);
+  desc.size = size;
+  desc.usage = usage;
+  desc.mappedAtCreation = mapped_at_creation;
+  s_->counters.buffers_created++;
+  s_->counters.buffer_bytes_created += size;
+  auto buffer = gpu::Buffer::acquire(wgpuDeviceCreateBuffer(s_->device.get(), &desc));
+  check();
+  return buffer;
+}
+
+gpu::ShaderModule Device::create_shader_module(std::string_view label,
+                                               std::string_view wgsl) const {
+  WGPUShaderSourceWGSL source = WGPU_SHADER_SOURCE_WGSL_INIT;
+  source.code = gpu::sv(wgsl);
+  WGPUShaderModuleDescriptor desc = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  desc.label = gpu::sv(label);
+  desc.nextInChain = &source.chain;
+  auto module = gpu::ShaderModule::acquire(wgpuDeviceCreateShaderModule(s_->device.get(), &desc));
+  with_context(fmt::format("creating shader module '{}'", label), [&] { check(); });
+  return module;
+}
+
+void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
+                          uint64_t size) const {
+  if (offset % 4 != 0 || size % 4 != 0)
+    throw Error(ErrorKind::WriteBufferAlignment,
+                fmt::format("writeBuffer: bufferOffset {} and size {} must be multiples of 4",
+                            offset, size));
+  const uint64_t buffer_size = wgpuBufferGetSize(buffer);
+  if (offset + size > buffer_size)
+    throw Error(ErrorKind::WriteBufferOutOfBounds,
+                fmt::format("writeBuffer: bufferOffset {} + size {} exceeds the buffer size {}",
+                            offset, size, buffer_size));
+  wgpuQueueWriteBuffer(s_->queue.get(), buffer, offset, data, size);
+  s_->counters.write_buffer_calls++;
+  s_->counters.bytes_uploaded += size;
+}
+
+}  // namespace bindery
