@@ -1,0 +1,71 @@
+// bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
+// per-draw-data strategy into an offscreen target, times every frame and reports counters.
+//
+// Frame timing (seed 003's measurements): math_ms = computing world/normal matrices on the CPU;
+// cpu_ms = uploads + command encoding + submit; gpu_ms = the render pass between two timestamp
+// queries (nullopt where the adapter lacks "timestamp-query"); frame_ms = the whole frame
+// including waiting for the GPU (frames are not overlapped: each frame waits for the last).
+// A size of 1x1 is the article's "render off" mode.
+#pragma once
+
+#include "bindery/counters.hpp"
+#include "bindery/device.hpp"
+#include "bindery/image.hpp"
+#include "bindery/scene.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bindery {
+
+/// How per-draw data reaches the shader. Every strategy renders the same image.
+enum class StrategyKind {
+  naive,            ///< seed 003 start: a uniform buffer + bind group per object, writeBuffer each
+  dynamic_offsets,  ///< frame / material / object groups; one buffer + one bind group with a
+                    ///< dynamic offset per draw at a stride from minUniformBufferOffsetAlignment
+};
+
+/// "naive", "dynamic-offsets".
+std::string_view to_string(StrategyKind kind);
+/// Parses a --strategy name; throws InvalidArgument listing the valid names.
+StrategyKind parse_strategy(std::string_view name);
+
+/// Options of one render run.
+struct RenderOptions {
+  StrategyKind strategy = StrategyKind::dynamic_offsets;
+  uint32_t width = 640, height = 480;  ///< target size in pixels, each 1..maxTextureDimension2D
+  uint32_t frames = 60;                ///< frames to render (>= 1)
+  std::optional<float> time_s;         ///< freeze the animation at this time (seconds)
+  float moving = 1.0f;                 ///< share of objects that move each frame, 0..1
+  bool keep_last_frame = true;         ///< read the last frame back into RenderReport::last_frame
+  /// Called after each frame with (frame index, frame count), for progress output.
+  std::function<void(uint32_t, uint32_t)> on_frame;
+};
+
+/// Timings of one frame in milliseconds.
+struct FrameTiming {
+  double math_ms = 0, cpu_ms = 0, frame_ms = 0;
+  std::optional<double> gpu_ms;
+};
+
+/// The result of a render run.
+struct RenderReport {
+  std::string scene;
+  StrategyKind strategy = StrategyKind::naive;
+  uint32_t objects = 0, draws_per_frame = 0, width = 0, height = 0;
+  uint32_t materials = 0;
+  uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
+  Counters init;                     ///< creation: buffers, bind groups, initial uploads
+  Counters per_frame;                ///< the last frame's calls and bytes
+  std::vector<FrameTiming> frames;
+  std::optional<Image> last_frame;
+};
+
+/// Renders `scene` with `options` on `device`. Throws SceneInput for a bad size or frame count
+/// (before touching the device), and whatever the device reports (WebGPUValidation, ...).
+RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options);
+
+}  // namespace bindery

@@ -1,0 +1,127 @@
+// bindery/scene.hpp — what a strategy draws: meshes, textures, materials and objects on the CPU,
+// independent of how per-draw data reaches the GPU.
+//
+// Two scenes fill it:
+//   make_cube_scene()  — the webgpufundamentals "optimization" article (seed 003): one cube mesh
+//                        (interleaved position/normal/uv, uint16 indices), 6 textures with mips,
+//                        20 materials, N objects animated exactly like the article.
+//   load_gltf_scene()  — a glTF 2.0 model (.gltf/.glb, via tinygltf): every primitive one mesh with
+//                        its own material, K copies of the model on a grid.
+// Strategies (strategy.hpp) upload the meshes and textures once and per frame ask the scene for
+// each object's world and normal matrices (animate()).
+#pragma once
+
+#include <glm/glm.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bindery {
+
+/// One interleaved vertex: position (vec3f), normal (vec3f), texcoord (vec2f); 32 bytes.
+/// The shader reads position as vec4f (w = 1 from the vertex fetch default).
+struct Vertex {
+  glm::vec3 position;
+  glm::vec3 normal;
+  glm::vec2 texcoord;
+};
+static_assert(sizeof(Vertex) == 32);
+
+/// Indexed triangle list. Indices are uint32 in memory; `index16` says they all fit uint16 and
+/// are uploaded as WGPUIndexFormat_Uint16.
+struct Mesh {
+  std::string name;
+  std::vector<Vertex> vertices;
+  std::vector<uint32_t> indices;
+  bool index16 = true;
+  glm::vec3 bounds_min{0.0f}, bounds_max{0.0f};  ///< object-space AABB
+};
+
+/// RGBA8 texture with its full mip chain (level 0 first), each level tightly packed.
+struct TextureData {
+  std::string name;
+  uint32_t width = 0, height = 0;
+  std::vector<std::vector<uint8_t>> mips;
+};
+
+/// A material: colour multiplied with its texture, Blinn-Phong shininess (seed 003).
+struct Material {
+  glm::vec4 color{1.0f};
+  float shininess = 30.0f;
+  uint32_t texture = 0;  ///< index into Scene::textures
+};
+
+/// One drawable thing: a mesh with a material and its animation parameters.
+struct Object {
+  uint32_t mesh = 0;
+  uint32_t material = 0;
+  // Article animation (cubes): axis rotation, two sine translations, rotateX, scale.
+  glm::vec3 axis{0.0f, 1.0f, 0.0f};
+  float radius = 0.0f, speed = 0.0f, rotation_speed = 0.0f, scale = 1.0f;
+  /// Static placement (glTF): used instead of the animation when `animated` is false.
+  glm::mat4 placement{1.0f};
+  bool animated = true;
+};
+
+/// Per-object matrices for one frame: world and its inverse-transpose (for normals).
+struct ObjectTransform {
+  glm::mat4 world;
+  glm::mat3 normal;
+};
+
+/// Camera and light of a scene (seed 003: eye (100,150,200) at the origin, fov 60°, near 1,
+/// far 2000, light at (-10, 30, 300)).
+struct View {
+  glm::vec3 eye{100.0f, 150.0f, 200.0f};
+  glm::vec3 target{0.0f};
+  glm::vec3 up{0.0f, 1.0f, 0.0f};
+  float fov_y_degrees = 60.0f;
+  float near_plane = 1.0f;
+  float far_plane = 2000.0f;
+  glm::vec3 light_world_position{-10.0f, 30.0f, 300.0f};
+  glm::vec4 clear_color{0.3f, 0.3f, 0.3f, 1.0f};
+
+  /// Projection (WebGPU clip space: z in [0, 1]) times view, for a target of aspect w/h.
+  glm::mat4 view_projection(float aspect) const;
+};
+
+/// A whole scene on the CPU.
+struct Scene {
+  std::string name;
+  std::vector<Mesh> meshes;
+  std::vector<TextureData> textures;
+  std::vector<Material> materials;
+  std::vector<Object> objects;
+  View view;
+
+  /// Fills `out[i]` for i in [begin, min(end, objects.size())) with object i's matrices at
+  /// `time_s` (seconds); `out` is resized to objects.size() first. Cubes follow the article's
+  /// animation; static objects use their placement.
+  void animate(float time_s, std::vector<ObjectTransform>& out, uint32_t begin = 0,
+               uint32_t end = UINT32_MAX) const;
+};
+
+/// Options of the article's cube scene.
+struct CubeSceneOptions {
+  uint32_t objects = 1000;   ///< number of cubes (the article's slider; max 30000 there)
+  uint32_t materials = 20;   ///< the article's 20 materials
+  uint32_t textures = 6;     ///< the article's 6 textures (procedural here: no fonts needed)
+  uint64_t seed = 1;         ///< random seed: same seed, same scene
+};
+
+/// Builds the article's scene (seed 003). Throws SceneInput when a count is 0 or `objects`
+/// exceeds 10,000,000.
+Scene make_cube_scene(const CubeSceneOptions& options);
+
+/// Loads a glTF 2.0 file (.gltf or .glb) and places `instances` copies on a square grid, each
+/// copy of each primitive one object. Missing normals are computed, missing texcoords are 0,
+/// a missing base colour texture is white. The camera is placed to frame the whole grid.
+/// Throws Io (unreadable), ModelLoad (malformed or unsupported), SceneInput (instances == 0).
+Scene load_gltf_scene(const std::string& path, uint32_t instances);
+
+/// Generates the mip chain of an RGBA8 level-0 image with a 2x2 box filter.
+TextureData make_texture_with_mips(std::string name, uint32_t width, uint32_t height,
+                                   std::vector<uint8_t> level0);
+
+}  // namespace bindery

@@ -1,0 +1,121 @@
+// Uploading a Scene's meshes and textures, and the render pipeline state every strategy shares.
+#include "strategy.hpp"
+
+#include <fmt/format.h>
+
+namespace bindery::strategies {
+
+GpuScene upload_scene(const Device& device, const Scene& scene) {
+  GpuScene g;
+  for (const Mesh& m : scene.meshes) {
+    GpuMesh gm;
+    gm.vertex_bytes = m.vertices.size() * sizeof(Vertex);
+    gm.vertices = device.create_buffer(fmt::format("{} vertices", m.name), gm.vertex_bytes,
+                                       WGPUBufferUsage_Vertex | WGPUBufferUsage_CopyDst);
+    device.write_buffer(gm.vertices.get(), 0, m.vertices.data(), gm.vertex_bytes);
+    gm.index_count = static_cast<uint32_t>(m.indices.size());
+    if (m.index16) {
+      std::vector<uint16_t> idx(m.indices.begin(), m.indices.end());
+      if (idx.size() % 2) idx.push_back(0);  // writeBuffer sizes are multiples of 4 (cases W01)
+      gm.index_bytes = idx.size() * sizeof(uint16_t);
+      gm.index_format = WGPUIndexFormat_Uint16;
+      gm.indices = device.create_buffer(fmt::format("{} indices", m.name), gm.index_bytes,
+                                        WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst);
+      device.write_buffer(gm.indices.get(), 0, idx.data(), gm.index_bytes);
+    } else {
+      gm.index_bytes = m.indices.size() * sizeof(uint32_t);
+      gm.index_format = WGPUIndexFormat_Uint32;
+      gm.indices = device.create_buffer(fmt::format("{} indices", m.name), gm.index_bytes,
+                                        WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst);
+      device.write_buffer(gm.indices.get(), 0, m.indices.data(), gm.index_bytes);
+    }
+    g.meshes.push_back(std::move(gm));
+  }
+
+  for (const TextureData& t : scene.textures) {
+    WGPUTextureDescriptor desc = WGPU_TEXTURE_DESCRIPTOR_INIT;
+    std::string label = fmt::format("texture {}", t.name);
+    desc.label = gpu::sv(label);
+    desc.size = {t.width, t.height, 1};
+    desc.format = WGPUTextureFormat_RGBA8Unorm;
+    desc.mipLevelCount = static_cast<uint32_t>(t.mips.size());
+    desc.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
+    gpu::Texture tex = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &desc));
+    uint32_t w = t.width, h = t.height;
+    for (uint32_t level = 0; level < t.mips.size(); ++level) {
+      WGPUTexelCopyTextureInfo dst = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
+      dst.texture = tex.get();
+      dst.mipLevel = level;
+      WGPUTexelCopyBufferLayout layout = WGPU_TEXEL_COPY_BUFFER_LAYOUT_INIT;
+      layout.bytesPerRow = w * 4;
+      layout.rowsPerImage = h;
+      WGPUExtent3D size = {w, h, 1};
+      wgpuQueueWriteTexture(device.queue(), &dst, t.mips[level].data(), t.mips[level].size(),
+                            &layout, &size);
+      w = std::max(1u, w / 2);
+      h = std::max(1u, h / 2);
+    }
+    g.views.push_back(gpu::TextureView::acquire(wgpuTextureCreateView(tex.get(), nullptr)));
+    g.textures.push_back(std::move(tex));
+  }
+
+  // Seed 003: magFilter linear, minFilter linear, mipmapFilter nearest.
+  WGPUSamplerDescriptor sd = WGPU_SAMPLER_DESCRIPTOR_INIT;
+  sd.magFilter = WGPUFilterMode_Linear;
+  sd.minFilter = WGPUFilterMode_Linear;
+  sd.mipmapFilter = WGPUMipmapFilterMode_Nearest;
+  g.sampler = gpu::Sampler::acquire(wgpuDeviceCreateSampler(device.get(), &sd));
+  with_context("uploading the scene", [&] { device.check(); });
+  return g;
+}
+
+namespace {
+const WGPUVertexAttribute kVertexAttributes[] = {
+    {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, position), 0},
+    {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, normal), 1},
+    {nullptr, WGPUVertexFormat_Float32x2, offsetof(Vertex, texcoord), 2},
+};
+}  // namespace
+
+WGPUVertexBufferLayout vertex_buffer_layout() {
+  WGPUVertexBufferLayout l = WGPU_VERTEX_BUFFER_LAYOUT_INIT;
+  l.stepMode = WGPUVertexStepMode_Vertex;
+  l.arrayStride = sizeof(Vertex);
+  l.attributeCount = 3;
+  l.attributes = kVertexAttributes;
+  return l;
+}
+
+gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
+                                          WGPUPipelineLayout layout, const char* label) {
+  WGPUVertexBufferLayout vbl = vertex_buffer_layout();
+  WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.layout = layout;
+  d.vertex.module = module;
+  d.vertex.entryPoint = gpu::sv("vs");
+  d.vertex.bufferCount = 1;
+  d.vertex.buffers = &vbl;
+  d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
+  d.primitive.cullMode = WGPUCullMode_Back;
+  d.primitive.frontFace = WGPUFrontFace_CCW;
+  WGPUDepthStencilState ds = WGPU_DEPTH_STENCIL_STATE_INIT;
+  ds.format = kDepthFormat;
+  ds.depthWriteEnabled = WGPUOptionalBool_True;
+  ds.depthCompare = WGPUCompareFunction_Less;
+  d.depthStencil = &ds;
+  WGPUColorTargetState target = WGPU_COLOR_TARGET_STATE_INIT;
+  target.format = kColorFormat;
+  target.writeMask = WGPUColorWriteMask_All;
+  WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
+  fs.module = module;
+  fs.entryPoint = gpu::sv("fs");
+  fs.targetCount = 1;
+  fs.targets = &target;
+  d.fragment = &fs;
+  auto p = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &d));
+  with_context(fmt::format("creating render pipeline '{}'", label), [&] { device.check(); });
+  return p;
+}
+
+}  // namespace bindery::strategies

@@ -1,0 +1,254 @@
+// The frame loop of `bindery render`: offscreen target, per-frame timing with timestamp queries,
+// readback of the last frame (rows padded to the copy alignment, wgpu-native examples/capture).
+#include "bindery/renderer.hpp"
+
+#include "strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace bindery {
+
+std::string_view to_string(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::naive: return "naive";
+    case StrategyKind::dynamic_offsets: return "dynamic-offsets";
+  }
+  return "unknown";
+}
+
+StrategyKind parse_strategy(std::string_view name) {
+  if (name == "naive") return StrategyKind::naive;
+  if (name == "dynamic-offsets") return StrategyKind::dynamic_offsets;
+  throw Error(ErrorKind::InvalidArgument,
+              fmt::format("unknown strategy '{}' (valid: naive, dynamic-offsets)", name));
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0, Clock::time_point t1) {
+  return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+// WebGPU §13.1 (GPUTexelCopyBufferLayout): bytesPerRow of a texture-to-buffer copy must be a
+// multiple of 256. This is a fixed rule of the spec, not a device limit.
+constexpr uint32_t kBytesPerRowAlignment = 256;  // spec constant, see above
+
+// Blocks (polling the device) until a mapAsync issued on `buffer` completes. Bounded: a map that
+// never completes ends with a DeviceLost-style error instead of a hang.
+void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uint64_t size) {
+  struct State {
+    bool done = false;
+    WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
+    std::string message;
+  } st;
+  WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* u1, void*) {
+    auto* s = static_cast<State*>(u1);
+    s->done = true;
+    s->status = status;
+    s->message = std::string(gpu::sv(message));
+  };
+  cb.userdata1 = &st;
+  wgpuBufferMapAsync(buffer, mode, 0, size, cb);
+  device.counters().map_async++;
+  for (int i = 0; i < 100000 && !st.done; ++i) {
+    device.poll(true);
+    wgpuInstanceProcessEvents(device.instance());
+  }
+  device.check();
+  if (!st.done || st.status != WGPUMapAsyncStatus_Success)
+    throw Error(ErrorKind::WebGPUValidation, "mapAsync failed: " + st.message);
+}
+
+void validate_options(const Device& device, const Scene& scene, const RenderOptions& o) {
+  const uint32_t max_dim = device.limits().maxTextureDimension2D;
+  if (o.width == 0 || o.height == 0 || o.width > max_dim || o.height > max_dim)
+    throw Error(ErrorKind::TextureSizeTooLarge,
+                fmt::format("render: --size {}x{} is outside 1..{} (maxTextureDimension2D) in "
+                            "each dimension",
+                            o.width, o.height, max_dim));
+  if (o.frames == 0) throw Error(ErrorKind::SceneInput, "render: --frames must be at least 1");
+  if (!(o.moving >= 0.0f && o.moving <= 1.0f))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("render: --moving {} is outside [0, 1]", o.moving));
+  if (scene.meshes.empty() && !scene.objects.empty())
+    throw Error(ErrorKind::SceneInput, "render: the scene has objects but no meshes");
+}
+
+}  // namespace
+
+RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options) {
+  validate_options(device, scene, options);
+  const Counters start = device.counters();
+
+  // Offscreen target: colour (rendered, then copied out) and depth24plus.
+  WGPUTextureDescriptor cd = WGPU_TEXTURE_DESCRIPTOR_INIT;
+  cd.label = gpu::sv("colour target");
+  cd.size = {options.width, options.height, 1};
+  cd.format = strategies::kColorFormat;
+  cd.usage = WGPUTextureUsage_RenderAttachment | WGPUTextureUsage_CopySrc;
+  gpu::Texture color = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &cd));
+  WGPUTextureDescriptor dd = cd;
+  dd.label = gpu::sv("depth target");
+  dd.format = strategies::kDepthFormat;
+  dd.usage = WGPUTextureUsage_RenderAttachment;
+  gpu::Texture depth = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &dd));
+  gpu::TextureView color_view = gpu::TextureView::acquire(wgpuTextureCreateView(color.get(), nullptr));
+  gpu::TextureView depth_view = gpu::TextureView::acquire(wgpuTextureCreateView(depth.get(), nullptr));
+  with_context("creating the offscreen target", [&] { device.check(); });
+
+  // Readback buffer for the last frame.
+  const uint32_t bytes_per_row =
+      (options.width * 4 + kBytesPerRowAlignment - 1) / kBytesPerRowAlignment * kBytesPerRowAlignment;
+  const uint64_t readback_size = uint64_t(bytes_per_row) * options.height;
+  gpu::Buffer readback;
+  if (options.keep_last_frame)
+    readback = device.create_buffer("frame readback", readback_size,
+                                    WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+
+  // Timestamp queries around the render pass, where the device has them.
+  gpu::QuerySet queries;
+  gpu::Buffer query_resolve, query_read;
+  if (device.has_timestamp_query()) {
+    WGPUQuerySetDescriptor qd = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+    qd.label = gpu::sv("pass timestamps");
+    qd.type = WGPUQueryType_Timestamp;
+    qd.count = 2;
+    queries = gpu::QuerySet::acquire(wgpuDeviceCreateQuerySet(device.get(), &qd));
+    query_resolve = device.create_buffer("timestamp resolve", 2 * sizeof(uint64_t),
+                                         WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc);
+    query_read = device.create_buffer("timestamp read", 2 * sizeof(uint64_t),
+                                      WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+  }
+
+  strategies::GpuScene gpu_scene = strategies::upload_scene(device, scene);
+  std::unique_ptr<strategies::Strategy> strategy =
+      options.strategy == StrategyKind::naive
+          ? strategies::make_naive_strategy(device, scene, gpu_scene)
+          : strategies::make_dynamic_offsets_strategy(device, scene, gpu_scene);
+
+  RenderReport report;
+  report.scene = scene.name;
+  report.strategy = options.strategy;
+  report.objects = static_cast<uint32_t>(scene.objects.size());
+  report.materials = static_cast<uint32_t>(scene.materials.size());
+  report.width = options.width;
+  report.height = options.height;
+  report.object_stride_bytes = strategy->object_stride();
+  report.init = device.counters() - start;
+
+  const float aspect = float(options.width) / float(options.height);
+  strategies::FrameValues values{scene.view.view_projection(aspect), scene.view.light_world_position,
+                             scene.view.eye};
+  std::vector<ObjectTransform> transforms;
+  const uint32_t n = static_cast<uint32_t>(scene.objects.size());
+  const uint32_t moving = static_cast<uint32_t>(std::ceil(double(options.moving) * n));
+
+  for (uint32_t f = 0; f < options.frames; ++f) {
+    const bool last = f + 1 == options.frames;
+    const Counters before = device.counters();
+    const float t = options.time_s ? *options.time_s : float(f) / 60.0f;
+    const Clock::time_point t0 = Clock::now();
+
+    // Math: the first frame computes every object; later frames only the moving share.
+    const uint32_t changed_end = f == 0 ? n : moving;
+    scene.animate(t, transforms, 0, changed_end);
+    const Clock::time_point t1 = Clock::now();
+
+    // Uploads + encoding + submit.
+    gpu::CommandEncoder encoder =
+        gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
+    WGPURenderPassColorAttachment ca = WGPU_RENDER_PASS_COLOR_ATTACHMENT_INIT;
+    ca.view = color_view.get();
+    ca.loadOp = WGPULoadOp_Clear;
+    ca.storeOp = WGPUStoreOp_Store;
+    ca.clearValue = {scene.view.clear_color.r, scene.view.clear_color.g, scene.view.clear_color.b,
+                     scene.view.clear_color.a};
+    WGPURenderPassDepthStencilAttachment da = WGPU_RENDER_PASS_DEPTH_STENCIL_ATTACHMENT_INIT;
+    da.view = depth_view.get();
+    da.depthLoadOp = WGPULoadOp_Clear;
+    da.depthStoreOp = WGPUStoreOp_Store;
+    da.depthClearValue = 1.0f;
+    WGPUPassTimestampWrites tw = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+    WGPURenderPassDescriptor pd = WGPU_RENDER_PASS_DESCRIPTOR_INIT;
+    pd.colorAttachmentCount = 1;
+    pd.colorAttachments = &ca;
+    pd.depthStencilAttachment = &da;
+    if (queries) {
+      tw.querySet = queries.get();
+      tw.beginningOfPassWriteIndex = 0;
+      tw.endOfPassWriteIndex = 1;
+      pd.timestampWrites = &tw;
+    }
+    gpu::RenderPassEncoder pass =
+        gpu::RenderPassEncoder::acquire(wgpuCommandEncoderBeginRenderPass(encoder.get(), &pd));
+    strategies::FrameInputs in{transforms, values, 0, changed_end, f == 0};
+    strategy->record(in, pass.get());
+    wgpuRenderPassEncoderEnd(pass.get());
+    pass.reset();
+    if (queries) {
+      wgpuCommandEncoderResolveQuerySet(encoder.get(), queries.get(), 0, 2, query_resolve.get(), 0);
+      wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), query_resolve.get(), 0, query_read.get(),
+                                           0, 2 * sizeof(uint64_t));
+    }
+    if (last && readback) {
+      WGPUTexelCopyTextureInfo src = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
+      src.texture = color.get();
+      WGPUTexelCopyBufferInfo dst = WGPU_TEXEL_COPY_BUFFER_INFO_INIT;
+      dst.buffer = readback.get();
+      dst.layout.bytesPerRow = bytes_per_row;
+      dst.layout.rowsPerImage = options.height;
+      WGPUExtent3D size = {options.width, options.height, 1};
+      wgpuCommandEncoderCopyTextureToBuffer(encoder.get(), &src, &dst, &size);
+    }
+    gpu::CommandBuffer commands =
+        gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+    WGPUCommandBuffer cmd = commands.get();
+    wgpuQueueSubmit(device.queue(), 1, &cmd);
+    const Clock::time_point t2 = Clock::now();
+    with_context(fmt::format("frame {} ({} strategy)", f, to_string(options.strategy)),
+                 [&] { device.check(); });
+
+    device.poll(true);
+    FrameTiming timing;
+    if (queries) {
+      map_and_wait(device, query_read.get(), WGPUMapMode_Read, 2 * sizeof(uint64_t));
+      uint64_t ts[2];
+      std::memcpy(ts, wgpuBufferGetConstMappedRange(query_read.get(), 0, sizeof(ts)), sizeof(ts));
+      wgpuBufferUnmap(query_read.get());
+      if (ts[1] >= ts[0]) timing.gpu_ms = double(ts[1] - ts[0]) / 1e6;  // webgpu.h: nanoseconds
+    }
+    const Clock::time_point t3 = Clock::now();
+    timing.math_ms = ms_since(t0, t1);
+    timing.cpu_ms = ms_since(t1, t2);
+    timing.frame_ms = ms_since(t0, t3);
+    report.frames.push_back(timing);
+    report.per_frame = device.counters() - before;
+    if (options.on_frame) options.on_frame(f, options.frames);
+  }
+
+  if (readback) {
+    map_and_wait(device, readback.get(), WGPUMapMode_Read, readback_size);
+    const auto* data =
+        static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(readback.get(), 0, readback_size));
+    Image img;
+    img.width = options.width;
+    img.height = options.height;
+    img.rgba.resize(size_t(options.width) * options.height * 4);
+    for (uint32_t y = 0; y < options.height; ++y)
+      std::memcpy(&img.rgba[size_t(y) * options.width * 4], data + size_t(y) * bytes_per_row,
+                  size_t(options.width) * 4);
+    wgpuBufferUnmap(readback.get());
+    report.last_frame = std::move(img);
+  }
+  report.draws_per_frame = static_cast<uint32_t>(report.per_frame.draws);
+  return report;
+}
+
+}  // namespace bindery

@@ -1,0 +1,78 @@
+// src/render/strategy.hpp — the interface every per-draw-data strategy implements, and the GPU
+// resources all of them share (meshes, textures, sampler). Private to bindery.
+#pragma once
+
+#include "bindery/device.hpp"
+#include "bindery/renderer.hpp"
+#include "bindery/scene.hpp"
+
+#include <glm/glm.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace bindery::strategies {
+
+/// Colour target and depth formats of the offscreen target.
+inline constexpr WGPUTextureFormat kColorFormat = WGPUTextureFormat_RGBA8Unorm;
+inline constexpr WGPUTextureFormat kDepthFormat = WGPUTextureFormat_Depth24Plus;
+
+/// A mesh uploaded once: interleaved vertices + indices.
+struct GpuMesh {
+  gpu::Buffer vertices;
+  gpu::Buffer indices;
+  WGPUIndexFormat index_format = WGPUIndexFormat_Uint16;
+  uint32_t index_count = 0;
+  uint64_t vertex_bytes = 0, index_bytes = 0;
+};
+
+/// Scene resources every strategy shares.
+struct GpuScene {
+  std::vector<GpuMesh> meshes;
+  std::vector<gpu::Texture> textures;
+  std::vector<gpu::TextureView> views;
+  gpu::Sampler sampler;
+};
+
+/// Uploads meshes and textures (with mips) and creates the article's sampler.
+GpuScene upload_scene(const Device& device, const Scene& scene);
+
+/// Values shared by every object in a frame.
+struct FrameValues {
+  glm::mat4 view_projection;
+  glm::vec3 light_world_position;
+  glm::vec3 view_world_position;
+};
+
+/// What a strategy gets each frame.
+struct FrameInputs {
+  const std::vector<ObjectTransform>& transforms;  ///< one per scene object
+  const FrameValues& values;
+  uint32_t changed_begin = 0, changed_end = 0;  ///< objects whose transforms changed this frame
+  bool first_frame = false;
+};
+
+/// One way of getting per-draw data to the shader. Created once per run; record() uploads the
+/// frame's data and encodes the draws into `pass`.
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual void record(const FrameInputs& in, WGPURenderPassEncoder pass) = 0;
+  /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
+  virtual uint64_t object_stride() const { return 0; }
+};
+
+std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene& scene,
+                                              const GpuScene& gpu);
+std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, const Scene& scene,
+                                                        const GpuScene& gpu);
+
+/// The interleaved Vertex layout (stride 32: position @0, normal @12, texcoord @24).
+WGPUVertexBufferLayout vertex_buffer_layout();
+
+/// A render pipeline for `module` (entry points vs / fs) with the article's state: cull back,
+/// depth24plus with less, one colour target in kColorFormat.
+gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
+                                          WGPUPipelineLayout layout, const char* label);
+
+}  // namespace bindery::strategies

@@ -1,0 +1,131 @@
+// --strategy naive: the article's starting point (seed 003). Each object owns a uniform buffer
+// holding every value its draw reads (struct Uniforms in shaders/cubes_naive.wgsl) and a bind
+// group (texture, sampler, that buffer); every frame writes each object's buffer with its own
+// writeBuffer and binds its bind group. Offsets come from reflecting the shader.
+#include "strategy.hpp"
+
+#include "bindery/layout_builder.hpp"
+#include "bindery/struct_view.hpp"
+#include "bindery/wgsl_layout.hpp"
+#include "bindery_shaders.hpp"
+
+#include <fmt/format.h>
+
+namespace bindery::strategies {
+namespace {
+
+class NaiveStrategy final : public Strategy {
+ public:
+  NaiveStrategy(const Device& device, const Scene& scene, const GpuScene& gpu)
+      : device_(device), scene_(scene), gpu_(gpu) {
+    reflection_ = reflect_wgsl(shaders::cubes_naive);
+    reflection_.throw_if_errors();
+    const StructLayout& u = reflection_.struct_layout("Uniforms");
+    uniform_size_ = u.size;
+    normal_ = u.field("normalMatrix");
+    view_projection_ = u.field("viewProjection");
+    world_ = u.field("world");
+    color_ = u.field("color");
+    light_ = u.field("lightWorldPosition");
+    eye_ = u.field("viewWorldPosition");
+    shininess_ = u.field("shininess");
+
+    BindGroupLayoutDesc desc{"naive per-object",
+                             {{0, BindingKind::sampled_texture, kStageFragment, false, 0, "diffuseTexture"},
+                              {1, BindingKind::sampler, kStageFragment, false, 0, "diffuseSampler"},
+                              {2, BindingKind::uniform_buffer, kStageVertex | kStageFragment, false,
+                               uniform_size_, "uni"}}};
+    layout_ = create_bind_group_layout(device, desc);
+    WGPUBindGroupLayout layouts[] = {layout_.get()};
+    pipeline_layout_ = create_pipeline_layout(device, layouts, "naive");
+    module_ = device.create_shader_module("cubes_naive.wgsl", shaders::cubes_naive);
+    pipeline_ = create_scene_pipeline(device, module_.get(), pipeline_layout_.get(), "naive");
+
+    staging_.resize(uniform_size_);
+    objects_.reserve(scene.objects.size());
+    for (size_t i = 0; i < scene.objects.size(); ++i) {
+      PerObject o;
+      o.buffer = device.create_buffer("naive uniforms", uniform_size_,
+                                      WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+      const Material& m = scene.materials[scene.objects[i].material];
+      WGPUBindGroupEntry entries[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
+                                       WGPU_BIND_GROUP_ENTRY_INIT};
+      entries[0].binding = 0;
+      entries[0].textureView = gpu.views[m.texture].get();
+      entries[1].binding = 1;
+      entries[1].sampler = gpu.sampler.get();
+      entries[2].binding = 2;
+      entries[2].buffer = o.buffer.get();
+      entries[2].size = uniform_size_;
+      WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+      bd.layout = layout_.get();
+      bd.entryCount = 3;
+      bd.entries = entries;
+      o.bind_group = device.create_bind_group(bd);
+      objects_.push_back(std::move(o));
+    }
+    with_context("creating the naive strategy's per-object bind groups", [&] { device.check(); });
+  }
+
+  void record(const FrameInputs& in, WGPURenderPassEncoder pass) override {
+    Counters& c = device_.counters();
+    wgpuRenderPassEncoderSetPipeline(pass, pipeline_.get());
+    c.set_pipeline++;
+    StructView view(reflection_.struct_layout("Uniforms"), std::span<std::byte>(staging_));
+    const GpuMesh* bound_mesh = nullptr;
+    for (size_t i = 0; i < objects_.size(); ++i) {
+      const Object& obj = scene_.objects[i];
+      const Material& m = scene_.materials[obj.material];
+      // The article's loop: fill every value of this object, upload, bind, draw.
+      view.set(view_projection_, in.values.view_projection);
+      view.set(world_, in.transforms[i].world);
+      view.set(normal_, in.transforms[i].normal);
+      view.set(color_, m.color);
+      view.set(light_, in.values.light_world_position);
+      view.set(eye_, in.values.view_world_position);
+      view.set(shininess_, m.shininess);
+      device_.write_buffer(objects_[i].buffer.get(), 0, staging_.data(), staging_.size());
+
+      const GpuMesh& mesh = gpu_.meshes[obj.mesh];
+      if (&mesh != bound_mesh) {
+        wgpuRenderPassEncoderSetVertexBuffer(pass, 0, mesh.vertices.get(), 0, mesh.vertex_bytes);
+        wgpuRenderPassEncoderSetIndexBuffer(pass, mesh.indices.get(), mesh.index_format, 0,
+                                            mesh.index_bytes);
+        c.set_vertex_buffer++;
+        c.set_index_buffer++;
+        bound_mesh = &mesh;
+      }
+      wgpuRenderPassEncoderSetBindGroup(pass, 0, objects_[i].bind_group.get(), 0, nullptr);
+      c.set_bind_group++;
+      wgpuRenderPassEncoderDrawIndexed(pass, mesh.index_count, 1, 0, 0, 0);
+      c.draws++;
+    }
+  }
+
+ private:
+  struct PerObject {
+    gpu::Buffer buffer;
+    gpu::BindGroup bind_group;
+  };
+  const Device& device_;
+  const Scene& scene_;
+  const GpuScene& gpu_;
+  Reflection reflection_;
+  uint32_t uniform_size_ = 0;
+  FieldRef normal_, view_projection_, world_, color_, light_, eye_, shininess_;
+  gpu::BindGroupLayout layout_;
+  gpu::PipelineLayout pipeline_layout_;
+  gpu::ShaderModule module_;
+  gpu::RenderPipeline pipeline_;
+  std::vector<std::byte> staging_;
+  std::vector<PerObject> objects_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene& scene,
+                                              const GpuScene& gpu) {
+  return std::make_unique<NaiveStrategy>(device, scene, gpu);
+}
+
+}  // namespace bindery::strategies
