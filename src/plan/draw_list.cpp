@@ -1,0 +1,250 @@
+// The sorted draw list, the redundant-state tracker and the webgpu.h render-pass layer.
+// See bindery/draw_list.hpp.
+#include "bindery/draw_list.hpp"
+#include "bindery/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace bindery {
+
+namespace {
+void check_field(const char* field, uint32_t value, unsigned bits) {
+  const uint64_t limit = uint64_t{1} << bits;
+  if (value >= limit) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("DrawList::add: DrawItem.{} = {} does not fit the {}-bit sort key "
+                            "field (maximum {})",
+                            field, value, bits, limit - 1));
+  }
+}
+}  // namespace
+
+void DrawList::add(const DrawItem& item) {
+  check_field("pipeline", item.pipeline, sort_key::kPipelineBits);
+  check_field("material", item.material, sort_key::kMaterialBits);
+  check_field("mesh", item.mesh, sort_key::kMeshBits);
+  if (!std::isfinite(item.depth) || item.depth < 0.0f) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("DrawList::add: DrawItem.depth = {} must be finite and >= 0 "
+                            "(view-space distance)",
+                            item.depth));
+  }
+  items_.push_back(item);
+}
+
+uint64_t DrawList::key(const DrawItem& item, DrawOrder order) {
+  return order == DrawOrder::material
+             ? sort_key::material_order(item.pipeline, item.material, item.mesh)
+             : sort_key::depth_order(item.pipeline, item.depth, item.material);
+}
+
+void DrawList::sort(DrawOrder order) {
+  std::vector<std::pair<uint64_t, uint32_t>> keyed(items_.size());
+  for (uint32_t i = 0; i < items_.size(); ++i) keyed[i] = {key(items_[i], order), i};
+  std::sort(keyed.begin(), keyed.end());  // (key, insertion index): stable by construction
+  std::vector<DrawItem> sorted;
+  sorted.reserve(items_.size());
+  for (const auto& [k, i] : keyed) sorted.push_back(items_[i]);
+  items_ = std::move(sorted);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+RenderStateTracker::RenderStateTracker(Counters& counters, IntruderPolicy policy)
+    : counters_(counters), policy_(policy) {
+  if (policy_ == IntruderPolicy::build_default) {
+#ifdef NDEBUG
+    policy_ = IntruderPolicy::report;
+#else
+    policy_ = IntruderPolicy::error;
+#endif
+  }
+}
+
+void RenderStateTracker::describe_group(uint32_t group, const BindGroupLayoutDesc& layout) {
+  described_[group] = layout;
+}
+
+bool RenderStateTracker::set_pipeline(const void* pipeline) {
+  if (pipeline_bound_ && pipeline_ == pipeline) {
+    ++counters_.set_pipeline_skipped;
+    return false;
+  }
+  pipeline_ = pipeline;
+  pipeline_bound_ = true;
+  ++counters_.set_pipeline;
+  return true;
+}
+
+bool RenderStateTracker::set_bind_group(uint32_t group, const void* bind_group,
+                                        std::span<const uint32_t> dynamic_offsets,
+                                        Frequency declared, uint64_t key) {
+  Slot& s = groups_[group];
+  s.key = key;
+  s.declared = declared;
+  if (s.bound && s.bind_group == bind_group &&
+      std::equal(s.offsets.begin(), s.offsets.end(), dynamic_offsets.begin(),
+                 dynamic_offsets.end())) {
+    ++counters_.set_bind_group_skipped;
+    return false;
+  }
+  s.bound = true;
+  s.bind_group = bind_group;
+  s.offsets.assign(dynamic_offsets.begin(), dynamic_offsets.end());
+  ++counters_.set_bind_group;
+  return true;
+}
+
+bool RenderStateTracker::set_vertex_buffer(uint32_t slot, const void* buffer, uint64_t offset,
+                                           uint64_t size) {
+  VertexSlot& v = vertex_[slot];
+  if (v.bound && v.buffer == buffer && v.offset == offset && v.size == size) {
+    ++counters_.set_vertex_buffer_skipped;
+    return false;
+  }
+  v = {true, buffer, offset, size};
+  ++counters_.set_vertex_buffer;
+  return true;
+}
+
+bool RenderStateTracker::set_index_buffer(const void* buffer, uint32_t format, uint64_t offset,
+                                          uint64_t size) {
+  if (index_.bound && index_.buffer == buffer && index_format_ == format &&
+      index_.offset == offset && index_.size == size) {
+    ++counters_.set_index_buffer_skipped;
+    return false;
+  }
+  index_ = {true, buffer, offset, size};
+  index_format_ = format;
+  ++counters_.set_index_buffer;
+  return true;
+}
+
+void RenderStateTracker::report(uint32_t group, const Slot& slot) {
+  // Observed frequency: the lowest declared frequency above this group's among the groups whose
+  // key did change since the previous draw; with none, the binding changes on every draw.
+  Frequency observed = Frequency::object;
+  for (const auto& [g, other] : groups_) {
+    if (g != group && other.drawn && other.key != other.drawn_key &&
+        other.declared > slot.declared)
+      observed = std::min(observed, other.declared);
+  }
+  auto described = described_.find(group);
+  const std::string group_name = described != described_.end() && !described->second.label.empty()
+                                     ? described->second.label
+                                     : fmt::format("group {}", group);
+  std::vector<std::pair<std::string, const char*>> changed;  // (binding name, what changed)
+  if (slot.bind_group != slot.drawn_bind_group) changed.emplace_back(group_name, "bind group");
+  std::vector<const BindingLayoutEntry*> dynamic;
+  if (described != described_.end()) {
+    for (const BindingLayoutEntry& e : described->second.entries)
+      if (e.has_dynamic_offset) dynamic.push_back(&e);
+    std::sort(dynamic.begin(), dynamic.end(),
+              [](auto* a, auto* b) { return a->binding < b->binding; });
+  }
+  for (size_t i = 0; i < std::max(slot.offsets.size(), slot.drawn_offsets.size()); ++i) {
+    if (i < slot.offsets.size() && i < slot.drawn_offsets.size() &&
+        slot.offsets[i] == slot.drawn_offsets[i])
+      continue;
+    changed.emplace_back(i < dynamic.size() ? dynamic[i]->name
+                                            : fmt::format("{} dynamic offset {}", group_name, i),
+                         "dynamic offset");
+  }
+  for (const auto& [name, what] : changed) {
+    const bool seen = std::any_of(intruders_.begin(), intruders_.end(), [&](const IntruderReport& r) {
+      return r.group == group && r.binding == name;
+    });
+    if (seen) continue;
+    IntruderReport r{group, name, slot.declared, observed,
+                     fmt::format("intruder: @group({}) '{}' is declared {} but its {} changed "
+                                 "between two draws with the same {} key ({}): it changes per {}",
+                                 group, name, to_string(slot.declared), what,
+                                 to_string(slot.declared), slot.key, to_string(observed))};
+    intruders_.push_back(r);
+    if (policy_ == IntruderPolicy::error) throw Error(ErrorKind::Intruder, r.message);
+  }
+}
+
+void RenderStateTracker::draw() {
+  ++counters_.draws;
+  if (policy_ != IntruderPolicy::ignore) {
+    for (const auto& [g, s] : groups_) {
+      const bool state_changed = s.bind_group != s.drawn_bind_group || s.offsets != s.drawn_offsets;
+      if (s.drawn && s.declared < Frequency::object && state_changed && s.key == s.drawn_key)
+        report(g, s);
+    }
+  }
+  for (auto& [g, s] : groups_) {
+    s.drawn = s.bound;
+    s.drawn_bind_group = s.bind_group;
+    s.drawn_offsets = s.offsets;
+    s.drawn_key = s.key;
+  }
+}
+
+void RenderStateTracker::reset() {
+  pipeline_bound_ = false;
+  pipeline_ = nullptr;
+  groups_.clear();
+  vertex_.clear();
+  index_ = {};
+  index_format_ = 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+RenderPassState::RenderPassState(WGPURenderPassEncoder pass, Counters& counters,
+                                 IntruderPolicy policy)
+    : pass_(pass), tracker_(counters, policy) {
+  if (!pass_) throw Error(ErrorKind::InvalidArgument, "RenderPassState: null render pass encoder");
+}
+
+void RenderPassState::set_pipeline(WGPURenderPipeline pipeline) {
+  if (tracker_.set_pipeline(pipeline)) wgpuRenderPassEncoderSetPipeline(pass_, pipeline);
+}
+
+void RenderPassState::set_bind_group(uint32_t group, WGPUBindGroup bind_group,
+                                     std::span<const uint32_t> dynamic_offsets, Frequency declared,
+                                     uint64_t key) {
+  if (tracker_.set_bind_group(group, bind_group, dynamic_offsets, declared, key)) {
+    wgpuRenderPassEncoderSetBindGroup(pass_, group, bind_group, dynamic_offsets.size(),
+                                      dynamic_offsets.empty() ? nullptr : dynamic_offsets.data());
+  }
+}
+
+void RenderPassState::set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, uint64_t offset,
+                                        uint64_t size) {
+  if (tracker_.set_vertex_buffer(slot, buffer, offset, size))
+    wgpuRenderPassEncoderSetVertexBuffer(pass_, slot, buffer, offset, size);
+}
+
+void RenderPassState::set_index_buffer(WGPUBuffer buffer, WGPUIndexFormat format, uint64_t offset,
+                                       uint64_t size) {
+  if (tracker_.set_index_buffer(buffer, static_cast<uint32_t>(format), offset, size))
+    wgpuRenderPassEncoderSetIndexBuffer(pass_, buffer, format, offset, size);
+}
+
+void RenderPassState::draw(uint32_t vertex_count, uint32_t instance_count, uint32_t first_vertex,
+                           uint32_t first_instance) {
+  tracker_.draw();
+  wgpuRenderPassEncoderDraw(pass_, vertex_count, instance_count, first_vertex, first_instance);
+}
+
+void RenderPassState::draw_indexed(uint32_t index_count, uint32_t instance_count,
+                                   uint32_t first_index, int32_t base_vertex,
+                                   uint32_t first_instance) {
+  tracker_.draw();
+  wgpuRenderPassEncoderDrawIndexed(pass_, index_count, instance_count, first_index, base_vertex,
+                                   first_instance);
+}
+
+void RenderPassState::execute_bundles(std::span<const WGPURenderBundle> bundles) {
+  wgpuRenderPassEncoderExecuteBundles(pass_, bundles.size(), bundles.data());
+  tracker_.reset();
+}
+
+}  // namespace bindery
