@@ -148,7 +148,10 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
                              scene.view.eye};
   std::vector<ObjectTransform> transforms;
   const uint32_t n = static_cast<uint32_t>(scene.objects.size());
-  const uint32_t moving = static_cast<uint32_t>(std::ceil(double(options.moving) * n));
+  // ceil(moving * n), with a tolerance so that a decimal share such as 0.0015 of 2000 (not exact
+  // in binary floating point) gives 3, not 4.
+  const uint32_t moving = std::min(
+      n, static_cast<uint32_t>(std::ceil(double(options.moving) * n - 1e-6)));
 
   for (uint32_t f = 0; f < options.frames; ++f) {
     const bool last = f + 1 == options.frames;

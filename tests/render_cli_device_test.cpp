@@ -1,0 +1,117 @@
+// `bindery render` end to end: the JSON line, the PNG, and bad input ending in one clear error
+// line with a non-zero exit (never a crash: a signal would show as exit code >= 128).
+#include <bindery/image.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;   // stdout
+  std::string err;   // stderr
+};
+
+CliRun run_cli(const std::string& args) {
+  const std::string err_file = ::testing::TempDir() + "bindery_cli_stderr.txt";
+  const std::string cmd = std::string(BINDERY_CLI) + " " + args + " 2>" + err_file;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  return r;
+}
+
+size_t count_lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// One clear error line naming the problem, exit 1 (not a signal, not 0).
+void expect_one_error(const CliRun& r, const std::string& must_mention) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(must_mention), std::string::npos) << r.err;
+}
+
+TEST(RenderCli, JsonLineReportsDeviceLimitsAndCounters) {
+  const std::string png = ::testing::TempDir() + "bindery_cli_frame.png";
+  const CliRun r = run_cli("render --objects 50 --frames 2 --size 64x48 --time 1 --quiet --png " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  const auto j = nlohmann::json::parse(last);
+  EXPECT_EQ(j["objects"], 50);
+  EXPECT_EQ(j["strategy"], "dynamic-offsets");
+  EXPECT_EQ(j["perFrame"]["draws"], 50);
+  // The limits in the JSON are the device's: a power of two, at least the 32 that adapters
+  // guarantee (WebGPU spec) and at most the 256 default.
+  const uint32_t align = j["limits"]["minUniformBufferOffsetAlignment"];
+  EXPECT_TRUE(align >= 32 && align <= 256 && (align & (align - 1)) == 0) << align;
+  EXPECT_EQ(j["objectStrideBytes"], (112 + align - 1) / align * align);
+  const bindery::Image img = bindery::read_png(png);
+  EXPECT_EQ(img.width, 64u);
+  EXPECT_EQ(img.height, 48u);
+}
+
+TEST(RenderCli, RenderOffMode1x1Works) {
+  const CliRun r = run_cli("render --objects 20 --frames 1 --size 1x1 --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(RenderCli, BadModelPath) {
+  expect_one_error(run_cli("render --scene gltf --model /nonexistent/model.glb --frames 1"),
+                   "/nonexistent/model.glb");
+}
+
+TEST(RenderCli, MalformedGltf) {
+  const std::string path = ::testing::TempDir() + "bindery_malformed.gltf";
+  std::ofstream(path) << "{ \"asset\": { \"version\": \"2.0\" }, \"meshes\": [ { \"primitives\": [ "
+                         "{ \"attributes\": { \"POSITION\": 7 } } ] } ], \"nodes\": [ { \"mesh\": 0 } ] }";
+  expect_one_error(run_cli("render --scene gltf --model " + path + " --frames 1"), "glTF");
+}
+
+TEST(RenderCli, GltfIndexOutOfRange) {
+  // A real malformed model from Debian's assimp-testmodels.
+  const char* model = "/usr/share/assimp/models/glTF2/IndexOutOfRange/IndexOutOfRange.gltf";
+  if (!std::filesystem::exists(model)) GTEST_SKIP();
+  const CliRun r = run_cli(std::string("render --scene gltf --frames 1 --model ") + model);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+}
+
+TEST(RenderCli, ZeroSize) { expect_one_error(run_cli("render --size 0x0 --frames 1"), "0x0"); }
+
+TEST(RenderCli, MalformedSize) { expect_one_error(run_cli("render --size big --frames 1"), "big"); }
+
+TEST(RenderCli, NegativeObjects) {
+  expect_one_error(run_cli("render --objects -1 --frames 1"), "-1");
+}
+
+TEST(RenderCli, UnknownStrategy) {
+  expect_one_error(run_cli("render --strategy fastest --frames 1"), "fastest");
+}
+
+TEST(RenderCli, UnalignableUniformAlignment) {
+  // cases D02 (e): 48 is not a power of two.
+  expect_one_error(run_cli("render --uniform-alignment 48 --frames 1"), "48");
+}
+
+}  // namespace
