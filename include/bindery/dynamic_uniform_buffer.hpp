@@ -156,6 +156,9 @@ struct DynamicUniformBufferDesc {
   /// object creates a layout with that single entry.
   WGPUBindGroupLayout bind_group_layout = nullptr;
   FlushPolicy flush_policy{};
+  /// Usage bits added to UNIFORM | COPY_DST (e.g. WGPUBufferUsage_CopySrc to read the buffers back in
+  /// tests or debugging tools).
+  WGPUBufferUsage extra_usage = WGPUBufferUsage_None;
 };
 
 /// N per-draw elements in uniform buffers at a device-derived stride, bound once per chunk and
@@ -223,6 +226,7 @@ class DynamicUniformBuffer {
   uint32_t binding_;
   uint32_t visibility_;
   FlushPolicy policy_;
+  WGPUBufferUsage extra_usage_;
   gpu::BindGroupLayout owned_layout_;
   WGPUBindGroupLayout layout_ = nullptr;
   SlotShadow shadow_;
