@@ -9,6 +9,7 @@
 #include "strategy.hpp"
 
 #include "bindery/align.hpp"
+#include "bindery/draw_list.hpp"
 #include "bindery/dynamic_uniform_buffer.hpp"
 #include "bindery/layout_builder.hpp"
 #include "bindery/struct_view.hpp"
@@ -112,12 +113,13 @@ class DynamicOffsetsStrategy final : public Strategy {
     }
     device.write_buffer(material_buffer_.get(), 0, mbytes.data(), mbytes.size());
 
-    // Draw order: by material (then object index), so group 1 changes once per material.
-    order_.resize(scene.objects.size());
-    std::iota(order_.begin(), order_.end(), 0u);
-    std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-      return scene.objects[a].material < scene.objects[b].material;
-    });
+    // Draw order: pipeline > material > mesh (draw_list.hpp), so group 1 changes once per
+    // material. The object slot is the object index: moving objects stay one dirty range.
+    draws_.reserve(scene.objects.size());
+    for (uint32_t i = 0; i < scene.objects.size(); ++i)
+      draws_.add({.pipeline = 0, .material = scene.objects[i].material,
+                  .mesh = scene.objects[i].mesh, .object_slot = i});
+    draws_.sort(DrawOrder::material);
     with_context("creating the dynamic-offsets strategy", [&] { device.check(); });
   }
 
@@ -142,33 +144,22 @@ class DynamicOffsetsStrategy final : public Strategy {
     }
     objects_->flush();
 
-    wgpuRenderPassEncoderSetPipeline(pass, pipeline_.get());
-    c.set_pipeline++;
-    wgpuRenderPassEncoderSetBindGroup(pass, 0, frame_group_.get(), 0, nullptr);
-    c.set_bind_group++;
-    uint32_t bound_material = UINT32_MAX, bound_mesh = UINT32_MAX;
-    for (uint32_t i : order_) {
-      const Object& obj = scene_.objects[i];
-      if (obj.material != bound_material) {
-        wgpuRenderPassEncoderSetBindGroup(pass, 1, material_groups_[obj.material].get(), 0, nullptr);
-        c.set_bind_group++;
-        bound_material = obj.material;
-      }
-      const GpuMesh& mesh = gpu_.meshes[obj.mesh];
-      if (obj.mesh != bound_mesh) {
-        wgpuRenderPassEncoderSetVertexBuffer(pass, 0, mesh.vertices.get(), 0, mesh.vertex_bytes);
-        wgpuRenderPassEncoderSetIndexBuffer(pass, mesh.indices.get(), mesh.index_format, 0,
-                                            mesh.index_bytes);
-        c.set_vertex_buffer++;
-        c.set_index_buffer++;
-        bound_mesh = obj.mesh;
-      }
-      const uint32_t offset = objects_->dynamic_offset(i);
-      wgpuRenderPassEncoderSetBindGroup(pass, 2, objects_->bind_group(objects_->chunk_of(i)), 1,
-                                        &offset);
-      c.set_bind_group++;
-      wgpuRenderPassEncoderDrawIndexed(pass, mesh.index_count, 1, 0, 0, 0);
-      c.draws++;
+    // Encode over the draw list (sorted by material at creation) through the redundant-state
+    // tracker: the frame group is set once, the material group once per material, the object
+    // group every draw with its dynamic offset; nothing redundant reaches the pass encoder.
+    RenderPassState state(pass, device_.counters());
+    for (const DrawItem& item : draws_.items()) {
+      const GpuMesh& mesh = gpu_.meshes[item.mesh];
+      state.set_pipeline(pipeline_.get());
+      state.set_bind_group(0, frame_group_.get(), {}, Frequency::frame, 0);
+      state.set_bind_group(1, material_groups_[item.material].get(), {}, Frequency::material,
+                           item.material);
+      const uint32_t offset = objects_->dynamic_offset(item.object_slot);
+      state.set_bind_group(2, objects_->bind_group(objects_->chunk_of(item.object_slot)),
+                           {&offset, 1}, Frequency::object, item.object_slot);
+      state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
+      state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
+      state.draw_indexed(mesh.index_count);
     }
   }
 
@@ -190,7 +181,7 @@ class DynamicOffsetsStrategy final : public Strategy {
   gpu::BindGroup frame_group_;
   gpu::Buffer material_buffer_;
   std::vector<gpu::BindGroup> material_groups_;
-  std::vector<uint32_t> order_;
+  DrawList draws_;
 };
 
 }  // namespace

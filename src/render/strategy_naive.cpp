@@ -4,6 +4,7 @@
 // writeBuffer and binds its bind group. Offsets come from reflecting the shader.
 #include "strategy.hpp"
 
+#include "bindery/draw_list.hpp"
 #include "bindery/layout_builder.hpp"
 #include "bindery/struct_view.hpp"
 #include "bindery/wgsl_layout.hpp"
@@ -68,11 +69,8 @@ class NaiveStrategy final : public Strategy {
   }
 
   void record(const FrameInputs& in, WGPURenderPassEncoder pass) override {
-    Counters& c = device_.counters();
-    wgpuRenderPassEncoderSetPipeline(pass, pipeline_.get());
-    c.set_pipeline++;
+    RenderPassState state(pass, device_.counters(), IntruderPolicy::ignore);
     StructView view(reflection_.struct_layout("Uniforms"), std::span<std::byte>(staging_));
-    const GpuMesh* bound_mesh = nullptr;
     for (size_t i = 0; i < objects_.size(); ++i) {
       const Object& obj = scene_.objects[i];
       const Material& m = scene_.materials[obj.material];
@@ -87,18 +85,12 @@ class NaiveStrategy final : public Strategy {
       device_.write_buffer(objects_[i].buffer.get(), 0, staging_.data(), staging_.size());
 
       const GpuMesh& mesh = gpu_.meshes[obj.mesh];
-      if (&mesh != bound_mesh) {
-        wgpuRenderPassEncoderSetVertexBuffer(pass, 0, mesh.vertices.get(), 0, mesh.vertex_bytes);
-        wgpuRenderPassEncoderSetIndexBuffer(pass, mesh.indices.get(), mesh.index_format, 0,
-                                            mesh.index_bytes);
-        c.set_vertex_buffer++;
-        c.set_index_buffer++;
-        bound_mesh = &mesh;
-      }
-      wgpuRenderPassEncoderSetBindGroup(pass, 0, objects_[i].bind_group.get(), 0, nullptr);
-      c.set_bind_group++;
-      wgpuRenderPassEncoderDrawIndexed(pass, mesh.index_count, 1, 0, 0, 0);
-      c.draws++;
+      state.set_pipeline(pipeline_.get());
+      state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
+      state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
+      // One group holds everything, so it changes with the object (declared per object).
+      state.set_bind_group(0, objects_[i].bind_group.get(), {}, Frequency::object, i);
+      state.draw_indexed(mesh.index_count);
     }
   }
 
