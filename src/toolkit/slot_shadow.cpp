@@ -191,7 +191,9 @@ const std::vector<UploadRange>& SlotShadow::take_upload_ranges(const FlushPolicy
   } else {
     // Few slots changed: coalesce runs of dirty slots (gaps up to merge_gap_slots clean slots),
     // never across a chunk boundary.
-    std::sort(dirty_list_.begin(), dirty_list_.end());
+    if (!std::is_sorted(dirty_list_.begin(), dirty_list_.end())) {
+      std::sort(dirty_list_.begin(), dirty_list_.end());
+    }
     uint32_t first = dirty_list_.front(), last = first;
     for (size_t i = 1; i < dirty_list_.size(); ++i) {
       const uint32_t s = dirty_list_[i];
