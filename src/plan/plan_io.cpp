@@ -277,8 +277,10 @@ std::string BindGroupPlan::to_text() const {
                        g.bind_groups_created);
     for (uint32_t m : g.members) {
       const PlannedBinding& b = bindings[m];
-      out += fmt::format("    @binding({}) {} ({}, {} bytes, {}{}{})\n", b.binding, b.spec.name,
-                         kind_name(b.kind), b.spec.size_bytes, to_string(b.spec.frequency),
+      out += fmt::format("    @binding({}) {} ({}{}, {}{}{})\n", b.binding, b.spec.name,
+                         kind_name(b.kind),
+                         is_buffer(b.kind) ? fmt::format(", {} bytes", b.spec.size_bytes) : "",
+                         to_string(b.spec.frequency),
                          b.has_dynamic_offset ? ", dynamic offset" : "",
                          b.instance_indexed ? ", instance_index" : "");
     }

@@ -1,0 +1,150 @@
+// Tests for `bindery plan` (apps/bindery/cmd_plan.cpp) over the shipped examples/plan/*.json.
+// Expected numbers are worked out by hand from seed 001 and shared/cases C01 (see the derivation
+// at the top of tests/bind_group_plan_test.cpp):
+//   seed_by_frequency      2000 objects, 50 materials, 3 passes, sorted by material:
+//                          1 + 50 + 2000 = 2051 calls per pass, 3 x 2051 = 6153 per frame,
+//                          1 + 50 + 2000 = 2051 bind groups
+//   seed_by_resource_type  3 groups each with per-object data: 3 x 2000 = 6000 and 6000
+//   seed_depth_order       material group every draw: 1 + 2000 + 2000 = 4001; bind groups 2051
+//   intruder_object_id     object id in the material group: group 1 needs 2000 bind groups and
+//                          2000 calls; calls 1 + 2000 + 2000 = 4001; bind groups 1 + 2000 + 1
+//   c01_three_materials    1 + 3 + 12 = 16, 36 without a cache, 1 + 3 + 1 = 5 bind groups
+//   merge_upward           maxBindGroups 3, 3 passes: frame / pass / material groups,
+//                          1 + 1 + 50 = 52 calls; 1 + 3 + 50 = 54 bind groups
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result run_plan(const std::string& args) {
+  const std::string err_path = ::testing::TempDir() + "plan_cli_stderr.txt";
+  const std::string cmd = std::string(BINDERY_CLI) + " plan " + args + " 2>" + err_path;
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(err_path);
+  return r;
+}
+
+std::string example(const std::string& name) {
+  return std::string(BINDERY_SOURCE_DIR) + "/examples/plan/" + name;
+}
+
+nlohmann::json plan_json(const std::string& name) {
+  const Result r = run_plan(example(name) + " --json");
+  EXPECT_EQ(r.status, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(PlanCli, SeedByFrequency) {
+  const auto j = plan_json("seed_by_frequency.json");
+  EXPECT_EQ(j["set_bind_group_per_pass"], 2051);
+  EXPECT_EQ(j["set_bind_group_per_frame"], 6153);
+  EXPECT_EQ(j["bind_groups_created"], 2051);
+  ASSERT_EQ(j["groups"].size(), 3u);
+  EXPECT_EQ(j["groups"][0]["set_bind_group_per_pass"], 1);
+  EXPECT_EQ(j["groups"][1]["set_bind_group_per_pass"], 50);
+  EXPECT_EQ(j["groups"][2]["set_bind_group_per_pass"], 2000);
+  EXPECT_TRUE(j["intruders"].empty());
+}
+
+TEST(PlanCli, SeedByResourceType) {
+  const auto j = plan_json("seed_by_resource_type.json");
+  EXPECT_EQ(j["set_bind_group_per_pass"], 6000);
+  EXPECT_EQ(j["bind_groups_created"], 6000);
+}
+
+TEST(PlanCli, SeedDepthOrderRebindsMaterialsPerDraw) {
+  const auto j = plan_json("seed_depth_order.json");
+  EXPECT_EQ(j["groups"][1]["label"], "material");
+  EXPECT_EQ(j["groups"][1]["set_bind_group_per_pass"], 2000);
+  EXPECT_EQ(j["set_bind_group_per_pass"], 4001);
+  EXPECT_EQ(j["bind_groups_created"], 2051);
+}
+
+TEST(PlanCli, IntruderIsReportedAndStrictFails) {
+  const auto j = plan_json("intruder_object_id.json");
+  ASSERT_EQ(j["intruders"].size(), 1u);
+  EXPECT_EQ(j["intruders"][0]["binding"], "object_id");
+  EXPECT_EQ(j["intruders"][0]["declared"], "material");
+  EXPECT_EQ(j["intruders"][0]["observed"], "object");
+  EXPECT_EQ(j["groups"][1]["bind_groups_created"], 2000);
+  EXPECT_EQ(j["set_bind_group_per_pass"], 4001);
+  EXPECT_EQ(j["bind_groups_created"], 2002);
+
+  const Result strict = run_plan(example("intruder_object_id.json") + " --strict");
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_NE(strict.err.find("[Intruder]"), std::string::npos) << strict.err;
+}
+
+TEST(PlanCli, CaseC01) {
+  const auto j = plan_json("c01_three_materials.json");
+  EXPECT_EQ(j["set_bind_group_per_pass"], 16);
+  EXPECT_EQ(j["set_bind_group_per_pass_uncached"], 36);
+  EXPECT_EQ(j["bind_groups_created"], 5);
+  EXPECT_EQ(j["dynamic_uniform_buffers"], 1);
+  EXPECT_EQ(j["groups"].size(), 3u);
+  EXPECT_NE(j["wgsl"].get<std::string>().find("@group(2) @binding(0) var<uniform> object : Object;"),
+            std::string::npos);
+}
+
+TEST(PlanCli, MergeUpward) {
+  const auto j = plan_json("merge_upward.json");
+  ASSERT_EQ(j["groups"].size(), 3u);
+  EXPECT_EQ(j["groups"][1]["label"], "pass");
+  EXPECT_EQ(j["set_bind_group_per_pass"], 52);
+  EXPECT_EQ(j["bind_groups_created"], 54);
+  EXPECT_EQ(j["reasons"].size(), 2u);
+}
+
+TEST(PlanCli, TextReportShowsTheCounts) {
+  const Result r = run_plan(example("seed_by_frequency.json"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("setBindGroup per pass: 2051"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bind groups created: 2051"), std::string::npos);
+}
+
+TEST(PlanCli, BadInputIsOneLineErrorWithItsKind) {
+  const std::string bad = ::testing::TempDir() + "plan_cli_bad.json";
+  std::ofstream(bad) << R"({"stats": {"objects": 10, "materials": 2, "passes": 1},
+    "bindings": [{"name": "a", "kind": "uniform", "size": 16, "frequency": "sometimes"}]})";
+  Result r = run_plan(bad);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("[PlanInput]"), std::string::npos) << r.err;
+
+  std::ofstream(bad) << "{ not json";
+  r = run_plan(bad);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("[PlanInput]"), std::string::npos) << r.err;
+
+  r = run_plan(::testing::TempDir() + "does_not_exist.json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("[Io]"), std::string::npos) << r.err;
+}
+
+}  // namespace
