@@ -41,7 +41,9 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   const RenderReport naive = render(shared_device(), scene, o);
   o.strategy = StrategyKind::dynamic_offsets;
   const RenderReport dyn = render(shared_device(), scene, o);
-  ASSERT_TRUE(naive.last_frame && dyn.last_frame);
+  o.strategy = StrategyKind::storage_instancing;
+  const RenderReport storage = render(shared_device(), scene, o);
+  ASSERT_TRUE(naive.last_frame && dyn.last_frame && storage.last_frame);
   // The image must contain cubes, or the comparison would prove nothing: 300 cubes of scale 2..10
   // within ~100 units of the origin cover a good part of the 192x144 view.
   const auto box = foreground_box(*naive.last_frame, kBackground, 2);
@@ -50,6 +52,8 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   EXPECT_GT(box->y1 - box->y0, 144u / 3);
   EXPECT_LE(max_channel_difference(*naive.last_frame, *dyn.last_frame), 1u);
   dump_on_failure("naive_vs_dynamic", *naive.last_frame, *dyn.last_frame);
+  EXPECT_LE(max_channel_difference(*naive.last_frame, *storage.last_frame), 1u);
+  dump_on_failure("naive_vs_storage", *naive.last_frame, *storage.last_frame);
 }
 
 TEST(RenderDevice, DifferentTimesRenderDifferentImages) {
@@ -112,6 +116,26 @@ TEST(RenderDevice, NaiveCountersScaleWithObjects) {
 // (64) = 112 bytes. Stride = align_to(112, device minUniformBufferOffsetAlignment).
 // --moving 0.0015 of 2000 objects = ceil(3) objects move: at most 3 strides of object data
 // plus the frame uniforms (GlobalUniforms: mat4x4f 64 + vec3f at 64 + vec3f at 80 -> 96 bytes).
+// Storage + instancing: one draw per (material, mesh) batch; setBindGroup = frame + objects +
+// one per material batch; the array stride is the natural 112 bytes (no alignment padding).
+TEST(RenderDevice, StorageInstancingDrawsOncePerMaterial) {
+  const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
+  std::set<uint32_t> used;
+  for (const Object& obj : scene.objects) used.insert(obj.material);
+  RenderOptions o;
+  o.width = 16;
+  o.height = 16;
+  o.frames = 2;
+  o.keep_last_frame = false;
+  o.strategy = StrategyKind::storage_instancing;
+  const RenderReport r = render(shared_device(), scene, o);
+  EXPECT_EQ(r.per_frame.draws, used.size());
+  EXPECT_EQ(r.per_frame.set_bind_group, 2u + used.size());
+  EXPECT_EQ(r.object_stride_bytes, 112u);
+  // Frame uniforms (96 bytes) + every object (2000 x 112) when all move.
+  EXPECT_EQ(r.per_frame.bytes_uploaded, 96u + 2000u * 112u);
+}
+
 TEST(RenderDevice, MovingFewObjectsUploadsFewStrides) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 5});
   RenderOptions o;

@@ -26,9 +26,11 @@ enum class StrategyKind {
   naive,            ///< seed 003 start: a uniform buffer + bind group per object, writeBuffer each
   dynamic_offsets,  ///< frame / material / object groups; one buffer + one bind group with a
                     ///< dynamic offset per draw at a stride from minUniformBufferOffsetAlignment
+  storage_instancing,  ///< per-object data in a read-only storage array indexed by instance_index;
+                       ///< one instanced draw per (material, mesh) batch
 };
 
-/// "naive", "dynamic-offsets".
+/// "naive", "dynamic-offsets", "storage-instancing".
 std::string_view to_string(StrategyKind kind);
 /// Parses a --strategy name; throws InvalidArgument listing the valid names.
 StrategyKind parse_strategy(std::string_view name);

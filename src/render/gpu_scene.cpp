@@ -77,6 +77,12 @@ const WGPUVertexAttribute kVertexAttributes[] = {
 };
 }  // namespace
 
+Reflection reflect_checked(std::string_view wgsl) {
+  Reflection r = reflect_wgsl(wgsl);
+  r.throw_if_errors();
+  return r;
+}
+
 WGPUVertexBufferLayout vertex_buffer_layout() {
   WGPUVertexBufferLayout l = WGPU_VERTEX_BUFFER_LAYOUT_INIT;
   l.stepMode = WGPUVertexStepMode_Vertex;

@@ -16,6 +16,7 @@ std::string_view to_string(StrategyKind kind) {
   switch (kind) {
     case StrategyKind::naive: return "naive";
     case StrategyKind::dynamic_offsets: return "dynamic-offsets";
+    case StrategyKind::storage_instancing: return "storage-instancing";
   }
   return "unknown";
 }
@@ -23,8 +24,11 @@ std::string_view to_string(StrategyKind kind) {
 StrategyKind parse_strategy(std::string_view name) {
   if (name == "naive") return StrategyKind::naive;
   if (name == "dynamic-offsets") return StrategyKind::dynamic_offsets;
+  if (name == "storage-instancing") return StrategyKind::storage_instancing;
   throw Error(ErrorKind::InvalidArgument,
-              fmt::format("unknown strategy '{}' (valid: naive, dynamic-offsets)", name));
+              fmt::format("unknown strategy '{}' (valid: naive, dynamic-offsets, "
+                          "storage-instancing)",
+                          name));
 }
 
 namespace {
@@ -128,10 +132,18 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   }
 
   strategies::GpuScene gpu_scene = strategies::upload_scene(device, scene);
-  std::unique_ptr<strategies::Strategy> strategy =
-      options.strategy == StrategyKind::naive
-          ? strategies::make_naive_strategy(device, scene, gpu_scene)
-          : strategies::make_dynamic_offsets_strategy(device, scene, gpu_scene);
+  std::unique_ptr<strategies::Strategy> strategy;
+  switch (options.strategy) {
+    case StrategyKind::naive:
+      strategy = strategies::make_naive_strategy(device, scene, gpu_scene);
+      break;
+    case StrategyKind::dynamic_offsets:
+      strategy = strategies::make_dynamic_offsets_strategy(device, scene, gpu_scene);
+      break;
+    case StrategyKind::storage_instancing:
+      strategy = strategies::make_storage_instancing_strategy(device, scene, gpu_scene);
+      break;
+  }
 
   RenderReport report;
   report.scene = scene.name;

@@ -5,6 +5,7 @@
 #include "bindery/device.hpp"
 #include "bindery/renderer.hpp"
 #include "bindery/scene.hpp"
+#include "bindery/wgsl_layout.hpp"
 
 #include <glm/glm.hpp>
 
@@ -66,6 +67,12 @@ std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene&
                                               const GpuScene& gpu);
 std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, const Scene& scene,
                                                         const GpuScene& gpu);
+
+std::unique_ptr<Strategy> make_storage_instancing_strategy(const Device& device, const Scene& scene,
+                                                           const GpuScene& gpu);
+
+/// Reflects one of bindery's own shaders; any reflection error is a bug here and is thrown.
+Reflection reflect_checked(std::string_view wgsl);
 
 /// The interleaved Vertex layout (stride 32: position @0, normal @12, texcoord @24).
 WGPUVertexBufferLayout vertex_buffer_layout();

@@ -19,8 +19,7 @@ class NaiveStrategy final : public Strategy {
  public:
   NaiveStrategy(const Device& device, const Scene& scene, const GpuScene& gpu)
       : device_(device), scene_(scene), gpu_(gpu) {
-    reflection_ = reflect_wgsl(shaders::cubes_naive);
-    reflection_.throw_if_errors();
+    reflection_ = reflect_checked(shaders::cubes_naive);
     const StructLayout& u = reflection_.struct_layout("Uniforms");
     uniform_size_ = u.size;
     normal_ = u.field("normalMatrix");

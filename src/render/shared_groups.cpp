@@ -1,0 +1,79 @@
+#include "shared_groups.hpp"
+
+#include "bindery/align.hpp"
+#include "bindery/layout_builder.hpp"
+
+namespace bindery::strategies {
+
+FrameGroup::FrameGroup(const Device& device, const StructLayout& global)
+    : device_(device),
+      global_(global),
+      view_projection_(global.field("viewProjection")),
+      light_(global.field("lightWorldPosition")),
+      eye_(global.field("viewWorldPosition")),
+      bytes_(global.size) {
+  // minBindingSize = the reflected struct size (WGSL SizeOf).
+  layout_ = create_bind_group_layout(
+      device, {"frame", {{0, BindingKind::uniform_buffer, kStageVertex | kStageFragment, false,
+                          global.size, "glb"}}});
+  buffer_ = device.create_buffer("frame uniforms", global.size,
+                                 WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+  e.binding = 0;
+  e.buffer = buffer_.get();
+  e.size = global.size;
+  WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  bd.label = gpu::sv("frame");
+  bd.layout = layout_.get();
+  bd.entryCount = 1;
+  bd.entries = &e;
+  group_ = device.create_bind_group(bd);
+}
+
+void FrameGroup::update(const FrameValues& values) {
+  StructView g(global_, std::span<std::byte>(bytes_));
+  g.set(view_projection_, values.view_projection);
+  g.set(light_, values.light_world_position);
+  g.set(eye_, values.view_world_position);
+  device_.write_buffer(buffer_.get(), 0, bytes_.data(), bytes_.size());
+}
+
+MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const GpuScene& gpu,
+                               const StructLayout& material) {
+  layout_ = create_bind_group_layout(
+      device, {"material",
+               {{0, BindingKind::sampled_texture, kStageFragment, false, 0, "diffuseTexture"},
+                {1, BindingKind::sampler, kStageFragment, false, 0, "diffuseSampler"},
+                {2, BindingKind::uniform_buffer, kStageFragment, false, material.size, "material"}}});
+  // A binding offset must be a multiple of minUniformBufferOffsetAlignment, like a dynamic one.
+  const uint64_t stride = dynamic_uniform_stride(material.size, device.limits());
+  const size_t count = scene.materials.size();
+  buffer_ = device.create_buffer("material uniforms", stride * count,
+                                 WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  std::vector<std::byte> bytes(stride * count);
+  const FieldRef color = material.field("color"), shininess = material.field("shininess");
+  for (size_t m = 0; m < count; ++m) {
+    StructView v(material, std::span<std::byte>(bytes).subspan(m * stride, material.size));
+    v.set(color, scene.materials[m].color);
+    v.set(shininess, scene.materials[m].shininess);
+    WGPUBindGroupEntry e[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
+                               WGPU_BIND_GROUP_ENTRY_INIT};
+    e[0].binding = 0;
+    e[0].textureView = gpu.views[scene.materials[m].texture].get();
+    e[1].binding = 1;
+    e[1].sampler = gpu.sampler.get();
+    e[2].binding = 2;
+    e[2].buffer = buffer_.get();
+    e[2].offset = m * stride;
+    e[2].size = material.size;
+    WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+    bd.label = gpu::sv("material");
+    bd.layout = layout_.get();
+    bd.entryCount = 3;
+    bd.entries = e;
+    groups_.push_back(device.create_bind_group(bd));
+  }
+  if (!bytes.empty()) device.write_buffer(buffer_.get(), 0, bytes.data(), bytes.size());
+}
+
+}  // namespace bindery::strategies
