@@ -400,6 +400,8 @@ TEST(BindGroupPlan, BadInputIsPlanInput) {
   expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.stats.objects = 0; }));
   expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.stats.materials = 13; }));
   expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.stats.passes = 0; }));
+  expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.stats.objects = uint64_t{1} << 40; }));
+  expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.stats.passes = 1u << 20; }));
   expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.bindings.clear(); }));
   expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.bindings[1].name = "camera"; }));
   expect_kind(ErrorKind::PlanInput, with([](PlanInput& in) { in.bindings[1].name = "9x"; }));

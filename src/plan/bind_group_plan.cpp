@@ -45,14 +45,18 @@ bool is_wgsl_identifier(std::string_view s) {
 
 void validate_input(const PlanInput& in) {
   const SceneStats& s = in.stats;
-  if (s.objects < 1)
-    throw Error(ErrorKind::PlanInput, fmt::format("stats.objects: {} must be >= 1", s.objects));
+  // Caps keep every product of the counting model (passes x objects) far from overflow.
+  constexpr uint64_t kMaxObjects = UINT32_MAX, kMaxPasses = 65535;
+  if (s.objects < 1 || s.objects > kMaxObjects)
+    throw Error(ErrorKind::PlanInput,
+                fmt::format("stats.objects: {} must be in [1, {}]", s.objects, kMaxObjects));
   if (s.materials < 1 || s.materials > s.objects)
     throw Error(ErrorKind::PlanInput,
                 fmt::format("stats.materials: {} must be in [1, objects = {}]", s.materials,
                             s.objects));
-  if (s.passes < 1)
-    throw Error(ErrorKind::PlanInput, fmt::format("stats.passes: {} must be >= 1", s.passes));
+  if (s.passes < 1 || s.passes > kMaxPasses)
+    throw Error(ErrorKind::PlanInput,
+                fmt::format("stats.passes: {} must be in [1, {}]", s.passes, kMaxPasses));
   if (in.limits.maxBindGroups < 1)
     throw Error(ErrorKind::PlanInput, "limits.maxBindGroups: 0 leaves no group to plan into");
   if (in.bindings.empty()) throw Error(ErrorKind::PlanInput, "bindings: the list is empty");
