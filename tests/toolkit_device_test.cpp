@@ -196,6 +196,25 @@ TEST_F(ToolkitDevice, GrowthKeepsData) {
   for (uint32_t s = 4; s < 8; ++s) EXPECT_EQ(got[s * 256], std::byte{0}) << "slot " << s;
 }
 
+TEST_F(ToolkitDevice, StartsEmptyAndGrows) {
+  DynamicUniformBufferDesc desc;
+  desc.element_size = 64;
+  desc.extra_usage = WGPUBufferUsage_CopySrc;
+  DynamicUniformBuffer dub(spec(), desc);  // 0 slots: a layout, no buffer yet
+  EXPECT_EQ(dub.chunk_count(), 0u);
+  EXPECT_NE(dub.bind_group_layout(), nullptr);
+  EXPECT_KIND(dub.bind_group(0), InvalidArgument);
+  EXPECT_EQ(dub.flush().write_buffer_calls, 0u);
+  dub.resize(3);
+  ASSERT_EQ(dub.chunk_count(), 1u);
+  EXPECT_EQ(wgpuBufferGetSize(dub.buffer(0)), 3u * 256u);
+  dub.write(2, pattern(2, 64));
+  dub.flush();
+  const auto got = read_back(spec(), dub.buffer(0), 3 * 256);
+  const auto want = pattern(2, 64);
+  EXPECT_EQ(std::memcmp(got.data() + 2 * 256, want.data(), 64), 0);
+}
+
 // A compute shader reads the per-object uniform through the dynamic offset: the element
 // vec4<u32>(index, value, 0, 0) of slot i lands in out[index] = value.
 constexpr const char* kDynamicOffsetShader = R"(

@@ -60,7 +60,7 @@ Limits uniform_alignment(uint32_t a) {
 
 const Limits kDefaults = Limits::core_defaults();
 
-// ---------------------------------------------------------------- dynamic offsets (D01, D02, D05, D06)
+// ------------------------------------------------ dynamic offsets (D01, D02, D05, D06)
 
 TEST(DynamicOffsets, D01_OffsetNotAMultipleOfTheAlignment) {
   BindGroupLayoutDesc g{"model", {uniform(0, true, kStageVertex)}};

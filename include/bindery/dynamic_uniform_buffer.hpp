@@ -156,8 +156,8 @@ struct DynamicUniformBufferDesc {
   /// object creates a layout with that single entry.
   WGPUBindGroupLayout bind_group_layout = nullptr;
   FlushPolicy flush_policy{};
-  /// Usage bits added to UNIFORM | COPY_DST (e.g. WGPUBufferUsage_CopySrc to read the buffers back in
-  /// tests or debugging tools).
+  /// Usage bits added to UNIFORM | COPY_DST (e.g. WGPUBufferUsage_CopySrc to read the buffers
+  /// back in tests or debugging tools).
   WGPUBufferUsage extra_usage = WGPUBufferUsage_None;
 };
 

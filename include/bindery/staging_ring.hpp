@@ -5,7 +5,7 @@
 //   StagingBlock b = ring.acquire(bytes);   // already mapped (or newly created): never waits
 //   write straight into b.data;             // no intermediate copy
 //   ring.copy(encoder, b, 0, dst, dst_offset, bytes);   // unmaps b, encodes copyBufferToBuffer
-//                                                       // (encode it BEFORE the pass that reads dst)
+//                                           // (encode it BEFORE the pass that reads dst)
 //   ... finish the encoder, queue.submit ...
 //   ring.after_submit();                    // mapAsync(WRITE) on every block copied this frame
 // The mapAsync callback puts the block back in the pool once the GPU is done with it; it fires

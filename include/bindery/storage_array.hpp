@@ -53,8 +53,8 @@ struct StorageArrayDesc {
   /// layout_entry() describes. Null: this object creates a layout with that single entry.
   WGPUBindGroupLayout bind_group_layout = nullptr;
   FlushPolicy flush_policy{};
-  /// Usage bits added to STORAGE | COPY_DST (e.g. WGPUBufferUsage_CopySrc to read the buffers back in
-  /// tests or debugging tools).
+  /// Usage bits added to STORAGE | COPY_DST (e.g. WGPUBufferUsage_CopySrc to read the buffers
+  /// back in tests or debugging tools).
   WGPUBufferUsage extra_usage = WGPUBufferUsage_None;
 };
 

@@ -251,7 +251,8 @@ BindingUsage validate_pipeline_layout(std::span<const BindGroupLayoutDesc> group
                                       const Limits& limits) {
   if (groups.size() > limits.maxBindGroups) {
     throw Error(ErrorKind::TooManyBindGroups,
-                fmt::format("createPipelineLayout: {} bind group layouts exceed maxBindGroups ({}); "
+                fmt::format("createPipelineLayout: {} bind group layouts exceed maxBindGroups "
+                            "({}); "
                             "the highest group index would be {}",
                             groups.size(), limits.maxBindGroups, groups.size() - 1));
   }
