@@ -20,4 +20,4 @@ CXX="${CXX_FUZZ:-clang++}"
 # Seed corpus: every WGSL file in the repository.
 find "$root/shaders" "$root/examples" "$root/fuzz/corpus" -name '*.wgsl' -exec cp -t "$out/corpus" {} + 2>/dev/null || true
 exec "$out/wgsl_fuzz" "$out/corpus" -dict="$root/fuzz/wgsl.dict" -max_total_time="$seconds" -max_len=4096 \
-  -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$@"
+  -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$out/" -print_final_stats=1 "$@"
