@@ -1,6 +1,8 @@
 // Device creation, error capture and the checked helpers of bindery::Device.
 #include "bindery/device.hpp"
 
+#include "bindery/validation.hpp"
+
 #include <webgpu/wgpu.h>
 
 #include <fmt/format.h>
@@ -34,23 +36,6 @@ std::string adapter_type_name(WGPUAdapterType t) {
     case WGPUAdapterType_CPU: return "cpu";
     default: return "unknown";
   }
-}
-
-bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-
-// Checks a requested offset alignment against the adapter's (WebGPU §4.2 requestDevice: an
-// alignment limit is "better" when smaller; it must be a power of two and not better than the
-// adapter's supported value). shared/cases D02 (d) and (e).
-void validate_alignment_request(const char* name, uint32_t requested, uint32_t adapter_value) {
-  if (!is_power_of_two(requested))
-    throw Error(ErrorKind::DeviceCreation,
-                fmt::format("requestDevice: requiredLimits.{} = {} is not a power of two", name,
-                            requested));
-  if (requested < adapter_value)
-    throw Error(ErrorKind::DeviceCreation,
-                fmt::format("requestDevice: requiredLimits.{} = {} is better than the adapter's "
-                            "supported {}",
-                            name, requested, adapter_value));
 }
 
 }  // namespace
@@ -187,18 +172,17 @@ Device Device::create(const DeviceOptions& options) {
   WGPULimits required = WGPU_LIMITS_INIT;
   if (options.limits == LimitsRequest::adapter_best) required = adapter_raw;
   required.nextInChain = nullptr;
-  if (options.min_uniform_buffer_offset_alignment) {
-    validate_alignment_request("minUniformBufferOffsetAlignment",
-                               *options.min_uniform_buffer_offset_alignment,
-                               adapter_raw.minUniformBufferOffsetAlignment);
-    required.minUniformBufferOffsetAlignment = *options.min_uniform_buffer_offset_alignment;
-  }
-  if (options.min_storage_buffer_offset_alignment) {
-    validate_alignment_request("minStorageBufferOffsetAlignment",
-                               *options.min_storage_buffer_offset_alignment,
-                               adapter_raw.minStorageBufferOffsetAlignment);
-    required.minStorageBufferOffsetAlignment = *options.min_storage_buffer_offset_alignment;
-  }
+  // An explicit alignment request follows requestDevice's rules (cases D02): a power of two, not
+  // better than the adapter's; validation.hpp's resolve_alignment_limit says which value results.
+  const Limits defaults = Limits::core_defaults();
+  if (options.min_uniform_buffer_offset_alignment)
+    required.minUniformBufferOffsetAlignment = resolve_alignment_limit(
+        "minUniformBufferOffsetAlignment", options.min_uniform_buffer_offset_alignment,
+        adapter_raw.minUniformBufferOffsetAlignment, defaults.minUniformBufferOffsetAlignment);
+  if (options.min_storage_buffer_offset_alignment)
+    required.minStorageBufferOffsetAlignment = resolve_alignment_limit(
+        "minStorageBufferOffsetAlignment", options.min_storage_buffer_offset_alignment,
+        adapter_raw.minStorageBufferOffsetAlignment, defaults.minStorageBufferOffsetAlignment);
 
   std::vector<WGPUFeatureName> features;
   if (options.want_timestamp_query &&
@@ -334,15 +318,7 @@ gpu::ShaderModule Device::create_shader_module(std::string_view label,
 
 void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
                           uint64_t size) const {
-  if (offset % 4 != 0 || size % 4 != 0)
-    throw Error(ErrorKind::WriteBufferAlignment,
-                fmt::format("writeBuffer: bufferOffset {} and size {} must be multiples of 4",
-                            offset, size));
-  const uint64_t buffer_size = wgpuBufferGetSize(buffer);
-  if (offset + size > buffer_size)
-    throw Error(ErrorKind::WriteBufferOutOfBounds,
-                fmt::format("writeBuffer: bufferOffset {} + size {} exceeds the buffer size {}",
-                            offset, size, buffer_size));
+  validate_write_buffer(offset, size, wgpuBufferGetSize(buffer));
   wgpuQueueWriteBuffer(s_->queue.get(), buffer, offset, data, size);
   s_->counters.write_buffer_calls++;
   s_->counters.bytes_uploaded += size;

@@ -1,5 +1,7 @@
 // `bindery layout FILE.wgsl [--json]`: the fixed JSON shape of issue 3 (exact keys), exit codes
 // 0 / 1 / 2, and offsets for structs the tool has never seen (hand-computed in the comments).
+#include "cli_runner.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -13,26 +15,12 @@
 
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(BINDERY_CLI) + " " + args + " 2>/dev/null";
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using bindery::test::CliResult;
+using bindery::test::run_cli;
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / "bindery_layout_cli_test";
+  auto dir = std::filesystem::temp_directory_path() /
+             ("bindery_layout_cli_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   auto path = dir / name;
   std::ofstream(path, std::ios::binary) << text;

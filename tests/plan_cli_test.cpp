@@ -11,6 +11,8 @@
 //   c01_three_materials    1 + 3 + 12 = 16, 36 without a cache, 1 + 3 + 1 = 5 bind groups
 //   merge_upward           maxBindGroups 3, 3 passes: frame / pass / material groups,
 //                          1 + 1 + 50 = 52 calls; 1 + 3 + 50 = 54 bind groups
+#include "cli_runner.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -23,32 +25,9 @@
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Result run_plan(const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "plan_cli_stderr.txt";
-  const std::string cmd = std::string(BINDERY_CLI) + " plan " + args + " 2>" + err_path;
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(err_path);
-  return r;
+// `bindery plan <args>` (tests/cli_runner.hpp).
+bindery::test::CliResult run_plan(const std::string& args) {
+  return bindery::test::run_cli("plan " + args);
 }
 
 std::string example(const std::string& name) {
@@ -56,8 +35,8 @@ std::string example(const std::string& name) {
 }
 
 nlohmann::json plan_json(const std::string& name) {
-  const Result r = run_plan(example(name) + " --json");
-  EXPECT_EQ(r.status, 0) << r.err;
+  const bindery::test::CliResult r = run_plan(example(name) + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);
 }
 
@@ -97,8 +76,8 @@ TEST(PlanCli, IntruderIsReportedAndStrictFails) {
   EXPECT_EQ(j["set_bind_group_per_pass"], 4001);
   EXPECT_EQ(j["bind_groups_created"], 2002);
 
-  const Result strict = run_plan(example("intruder_object_id.json") + " --strict");
-  EXPECT_EQ(strict.status, 1);
+  const bindery::test::CliResult strict = run_plan(example("intruder_object_id.json") + " --strict");
+  EXPECT_EQ(strict.exit_code, 1);
   EXPECT_NE(strict.err.find("[Intruder]"), std::string::npos) << strict.err;
 }
 
@@ -123,27 +102,28 @@ TEST(PlanCli, MergeUpward) {
 }
 
 TEST(PlanCli, TextReportShowsTheCounts) {
-  const Result r = run_plan(example("seed_by_frequency.json"));
-  EXPECT_EQ(r.status, 0) << r.err;
+  const bindery::test::CliResult r = run_plan(example("seed_by_frequency.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("setBindGroup per pass: 2051"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bind groups created: 2051"), std::string::npos);
 }
 
 TEST(PlanCli, BadInputIsOneLineErrorWithItsKind) {
-  const std::string bad = ::testing::TempDir() + "plan_cli_bad.json";
+  const std::string bad =
+      ::testing::TempDir() + "plan_cli_bad_" + std::to_string(getpid()) + ".json";
   std::ofstream(bad) << R"({"stats": {"objects": 10, "materials": 2, "passes": 1},
     "bindings": [{"name": "a", "kind": "uniform", "size": 16, "frequency": "sometimes"}]})";
-  Result r = run_plan(bad);
-  EXPECT_EQ(r.status, 1);
+  bindery::test::CliResult r = run_plan(bad);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("[PlanInput]"), std::string::npos) << r.err;
 
   std::ofstream(bad) << "{ not json";
   r = run_plan(bad);
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("[PlanInput]"), std::string::npos) << r.err;
 
   r = run_plan(::testing::TempDir() + "does_not_exist.json");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("[Io]"), std::string::npos) << r.err;
 }
 

@@ -1,51 +1,23 @@
 // `bindery render` end to end: the JSON line, the PNG, and bad input ending in one clear error
 // line with a non-zero exit (never a crash: a signal would show as exit code >= 128).
+#include "cli_runner.hpp"
+
 #include <bindery/image.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <sys/wait.h>
 
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;   // stdout
-  std::string err;   // stderr
-};
-
-CliRun run_cli(const std::string& args) {
-  const std::string err_file = ::testing::TempDir() + "bindery_cli_stderr.txt";
-  const std::string cmd = std::string(BINDERY_CLI) + " " + args + " 2>" + err_file;
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
-}
-
-size_t count_lines(const std::string& s) {
-  size_t n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using bindery::test::CliResult;
+using bindery::test::count_lines;
+using bindery::test::run_cli;
 
 // One clear error line naming the problem, exit 1 (not a signal, not 0).
-void expect_one_error(const CliRun& r, const std::string& must_mention) {
+void expect_one_error(const CliResult& r, const std::string& must_mention) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
@@ -54,7 +26,7 @@ void expect_one_error(const CliRun& r, const std::string& must_mention) {
 
 TEST(RenderCli, JsonLineReportsDeviceLimitsAndCounters) {
   const std::string png = ::testing::TempDir() + "bindery_cli_frame.png";
-  const CliRun r = run_cli("render --objects 50 --frames 2 --size 64x48 --time 1 --quiet --png " + png);
+  const CliResult r = run_cli("render --objects 50 --frames 2 --size 64x48 --time 1 --quiet --png " + png);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
   const auto j = nlohmann::json::parse(last);
@@ -72,7 +44,7 @@ TEST(RenderCli, JsonLineReportsDeviceLimitsAndCounters) {
 }
 
 TEST(RenderCli, RenderOffMode1x1Works) {
-  const CliRun r = run_cli("render --objects 20 --frames 1 --size 1x1 --quiet");
+  const CliResult r = run_cli("render --objects 20 --frames 1 --size 1x1 --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -92,7 +64,7 @@ TEST(RenderCli, GltfIndexOutOfRange) {
   // A real malformed model from Debian's assimp-testmodels.
   const char* model = "/usr/share/assimp/models/glTF2/IndexOutOfRange/IndexOutOfRange.gltf";
   if (!std::filesystem::exists(model)) GTEST_SKIP();
-  const CliRun r = run_cli(std::string("render --scene gltf --frames 1 --model ") + model);
+  const CliResult r = run_cli(std::string("render --scene gltf --frames 1 --model ") + model);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
 }

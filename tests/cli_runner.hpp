@@ -1,0 +1,52 @@
+// tests/cli_runner.hpp — runs the built `bindery` binary (BINDERY_CLI) for CLI tests and returns
+// its exit code, stdout and stderr. A process killed by a signal reports 128 + signal, so a
+// crash never passes for an ordinary error exit.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace bindery::test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// Runs `bindery <args>` through the shell (arguments are not quoted for you).
+inline CliResult run_cli(const std::string& args) {
+  // One stderr file per process: CTest runs the tests of one file in parallel processes.
+  const std::string err_file =
+      ::testing::TempDir() + "bindery_cli_stderr_" + std::to_string(getpid()) + ".txt";
+  const std::string cmd = std::string(BINDERY_CLI) + " " + args + " 2>" + err_file;
+  CliResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  return r;
+}
+
+/// Number of '\n'-terminated lines in `s`.
+inline size_t count_lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace bindery::test
