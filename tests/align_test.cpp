@@ -1,5 +1,6 @@
 // align_to and the limit-derived strides (align.hpp). Expected values are worked out by hand from
 // seeds 000 / 002 and shared/cases/layout.md (D01, D02), never copied from the implementation.
+#include "expect_kind.hpp"
 #include "bindery/align.hpp"
 #include "bindery/error.hpp"
 #include "bindery/limits.hpp"
@@ -11,15 +12,6 @@
 namespace bindery {
 namespace {
 
-#define EXPECT_KIND(stmt, k)                                           \
-  do {                                                                 \
-    try {                                                              \
-      stmt;                                                            \
-      ADD_FAILURE() << #stmt " did not throw " #k;                     \
-    } catch (const Error& e) {                                         \
-      EXPECT_EQ(e.kind(), ErrorKind::k) << e.what();                   \
-    }                                                                  \
-  } while (0)
 
 // Usable in constant expressions (no throw on the taken path).
 static_assert(align_to(80, 256) == 256);

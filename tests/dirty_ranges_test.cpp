@@ -1,6 +1,7 @@
 // The CPU core of the per-draw data arenas: slot/chunk arithmetic, the shadow copy, dirty marks
 // and upload ranges (dynamic_uniform_buffer.hpp), plus the frames-in-flight helper and seed 004's
 // decision tree. No device. Expected values are hand calculations written next to them.
+#include "expect_kind.hpp"
 #include "bindery/data_placement.hpp"
 #include "bindery/dynamic_uniform_buffer.hpp"
 #include "bindery/frames_in_flight.hpp"
@@ -16,15 +17,6 @@
 namespace bindery {
 namespace {
 
-#define EXPECT_KIND(stmt, k)                                           \
-  do {                                                                 \
-    try {                                                              \
-      stmt;                                                            \
-      ADD_FAILURE() << #stmt " did not throw " #k;                     \
-    } catch (const Error& e) {                                         \
-      EXPECT_EQ(e.kind(), ErrorKind::k) << e.what();                   \
-    }                                                                  \
-  } while (0)
 
 const Limits kDefaults = Limits::core_defaults();
 

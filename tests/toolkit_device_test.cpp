@@ -3,6 +3,7 @@
 // dynamic offset), StorageArray (natural stride, indexed by invocation), StagingRing (never
 // waits, recycles). Buffers are read back with a MAP_READ copy; expected bytes are the patterns
 // the test wrote, expected sizes hand-computed from the limits.
+#include "expect_kind.hpp"
 #include "bindery/align.hpp"
 #include "bindery/device.hpp"
 #include "bindery/dynamic_uniform_buffer.hpp"
@@ -21,15 +22,6 @@
 namespace bindery {
 namespace {
 
-#define EXPECT_KIND(stmt, k)                                           \
-  do {                                                                 \
-    try {                                                              \
-      stmt;                                                            \
-      ADD_FAILURE() << #stmt " did not throw " #k;                     \
-    } catch (const Error& e) {                                         \
-      EXPECT_EQ(e.kind(), ErrorKind::k) << e.what();                   \
-    }                                                                  \
-  } while (0)
 
 // One device with the spec-default limits (alignment 256) and one with the adapter's best
 // (lavapipe: a smaller alignment), shared by the tests of this file.

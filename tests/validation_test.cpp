@@ -1,6 +1,7 @@
 // The CPU-side WebGPU binding rules (validation.hpp), driven by the D, M, W, B, U and C cases of
 // shared/cases/layout.md. Expected outcomes are the cases' (worked out from the spec); tests
 // assert error KINDS, never message text.
+#include "expect_kind.hpp"
 #include "bindery/validation.hpp"
 
 #include "bindery/dynamic_uniform_buffer.hpp"
@@ -13,15 +14,6 @@
 namespace bindery {
 namespace {
 
-#define EXPECT_KIND(stmt, k)                                           \
-  do {                                                                 \
-    try {                                                              \
-      stmt;                                                            \
-      ADD_FAILURE() << #stmt " did not throw " #k;                     \
-    } catch (const Error& e) {                                         \
-      EXPECT_EQ(e.kind(), ErrorKind::k) << e.what();                   \
-    }                                                                  \
-  } while (0)
 
 constexpr uint32_t kVF = kStageVertex | kStageFragment;
 
