@@ -1,0 +1,116 @@
+// `bindery bench`: for each strategy, the most cubes drawn within a frame budget (bench.hpp),
+// with a progress line per probe, a table, and one JSON object as the last line.
+#include "command.hpp"
+#include "options.hpp"
+
+#include <bindery/bench.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace bindery::cli {
+namespace {
+
+struct BenchCli {
+  DeviceCliOptions device;
+  std::string strategies = "naive,dynamic-offsets,storage-instancing";
+  double budget_ms = 1000.0 / 60.0;
+  std::string size = "640x480";
+  int64_t frames = 5;
+  int64_t start = 250;
+  int64_t max = 1'000'000;
+  double precision = 0.05;
+};
+
+int run_bench(const BenchCli& o) {
+  std::vector<StrategyKind> kinds;
+  std::stringstream ss(o.strategies);
+  for (std::string name; std::getline(ss, name, ',');) kinds.push_back(parse_strategy(name));
+  if (kinds.empty()) throw Error(ErrorKind::InvalidArgument, "bench: --strategies is empty");
+  if (o.frames < 1 || o.frames > 1000)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --frames {} is outside 1..1000", o.frames));
+  if (o.start < 1 || o.max > 10'000'000 || o.max < o.start)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= 10000000",
+                            o.start, o.max));
+  unsigned width = 0, height = 0;
+  char x = 0;
+  std::istringstream size(o.size);
+  if (!(size >> width >> x >> height) || x != 'x' || width == 0 || height == 0 || !size.eof())
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("bench: --size '{}' is not WIDTHxHEIGHT with positive integers", o.size));
+
+  BudgetSearchOptions so;
+  so.budget_ms = o.budget_ms;
+  so.start_objects = static_cast<uint32_t>(o.start);
+  so.max_objects = static_cast<uint32_t>(o.max);
+  so.precision = o.precision;
+
+  Device device = Device::create(to_device_options(o.device));
+  fmt::print(stderr, "bindery bench: budget {:.2f} ms, {}x{}, {} frames per probe, on {} ({})\n",
+             o.budget_ms, width, height, o.frames, device.adapter().name, device.adapter().backend);
+
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  fmt::print("{:<20}{:>12}{:>12}{:>10}{:>10}{:>12}\n", "strategy", "max objects", "frame ms",
+             "cpu ms", "gpu ms", "cpu ns/draw");
+  for (StrategyKind kind : kinds) {
+    auto measure = [&](uint32_t n) {
+      BudgetProbe p = measure_cubes(device, kind, n, width, height,
+                                    static_cast<uint32_t>(o.frames));
+      fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", to_string(kind), n,
+                 p.frame_ms, p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
+      return p;
+    };
+    const BudgetSearchResult r = find_max_within_budget(measure, so);
+    const BudgetProbe* best = nullptr;
+    for (const BudgetProbe& p : r.probes)
+      if (p.objects == r.max_objects) best = &p;
+    const double ns_per_draw = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
+    fmt::print("{:<20}{:>12}{:>12.2f}{:>10.2f}{:>10.2f}{:>12.0f}{}\n", to_string(kind),
+               r.max_objects, best ? best->frame_ms : 0.0, best ? best->cpu_ms : 0.0,
+               best ? best->gpu_ms : 0.0, ns_per_draw, r.capped ? "  (capped by --max)" : "");
+    nlohmann::ordered_json probes = nlohmann::ordered_json::array();
+    for (const BudgetProbe& p : r.probes)
+      probes.push_back({{"objects", p.objects}, {"frame_ms", p.frame_ms}, {"cpu_ms", p.cpu_ms},
+                        {"gpu_ms", p.gpu_ms}});
+    results.push_back({{"strategy", std::string(to_string(kind))},
+                       {"max_objects", r.max_objects},
+                       {"capped", r.capped},
+                       {"probes", probes}});
+  }
+  nlohmann::ordered_json j;
+  j["budget_ms"] = o.budget_ms;
+  j["size"] = {width, height};
+  j["frames_per_probe"] = o.frames;
+  j["adapter"] = adapter_json(device.adapter());
+  j["limits"] = limits_json(device.limits());
+  j["results"] = results;
+  fmt::print("{}\n", j.dump());
+  return 0;
+}
+
+Registration reg{
+    "bench", "find the most cubes each strategy draws within a frame budget",
+    [](CLI::App& sub) -> Runner {
+      auto o = std::make_shared<BenchCli>();
+      sub.add_option("--strategies", o->strategies, "comma-separated strategies")
+          ->capture_default_str();
+      sub.add_option("--budget-ms", o->budget_ms, "frame budget in ms (16.67 = 60 fps)")
+          ->capture_default_str();
+      sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
+          ->capture_default_str();
+      sub.add_option("--frames", o->frames, "measured frames per probe (after one warm-up)")
+          ->capture_default_str();
+      sub.add_option("--start", o->start, "first object count")->capture_default_str();
+      sub.add_option("--max", o->max, "largest object count to try")->capture_default_str();
+      sub.add_option("--precision", o->precision, "stop bisecting at this relative gap")
+          ->capture_default_str();
+      add_device_options(sub, o->device);
+      return [o] { return run_bench(*o); };
+    }};
+
+}  // namespace
+}  // namespace bindery::cli

@@ -1,0 +1,54 @@
+// bindery/bench.hpp — `bindery bench`: the most objects each strategy draws within a frame budget.
+//
+// For one strategy the search renders the cube scene at growing object counts (doubling from
+// `start_objects`) until the median frame time exceeds the budget, then bisects between the last
+// count within budget and the first over it until the two are within `precision` of each other.
+// Frame time is the whole frame (math + uploads + encoding + submit + waiting for the GPU), the
+// median of `frames` frames after one warm-up frame. The search itself (find_max_within_budget)
+// takes any measuring function, so it is tested without a device.
+#pragma once
+
+#include "bindery/device.hpp"
+#include "bindery/renderer.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace bindery {
+
+/// One measured point: `objects` drawn in `frame_ms` (median).
+struct BudgetProbe {
+  uint32_t objects = 0;
+  double frame_ms = 0;
+  double cpu_ms = 0;  ///< uploads + encoding + submit (median)
+  double gpu_ms = 0;  ///< render pass by timestamp queries (median; 0 when unavailable)
+};
+
+/// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
+/// budget_ms <= 0, start_objects == 0, max_objects < start_objects or precision is not in (0, 1).
+struct BudgetSearchOptions {
+  double budget_ms = 1000.0 / 60.0;  ///< the frame budget (60 fps)
+  uint32_t start_objects = 250;
+  uint32_t max_objects = 1'000'000;
+  double precision = 0.05;  ///< stop when (first over - last within) / last within <= this
+};
+
+/// The result for one strategy: the largest measured count within budget (0 when even
+/// start_objects is over), whether the search hit max_objects, and every probe in order.
+struct BudgetSearchResult {
+  uint32_t max_objects = 0;
+  bool capped = false;
+  std::vector<BudgetProbe> probes;
+};
+
+/// The search over a monotone cost: `measure(n)` returns the probe for n objects.
+BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
+                                          const BudgetSearchOptions& options);
+
+/// Measures the cube scene (seed `seed`, animated) with `strategy` at `objects` objects:
+/// renders 1 + frames frames of `width` x `height` and returns the medians of the last `frames`.
+BudgetProbe measure_cubes(const Device& device, StrategyKind strategy, uint32_t objects,
+                          uint32_t width, uint32_t height, uint32_t frames, uint64_t seed = 1);
+
+}  // namespace bindery
