@@ -94,6 +94,9 @@ struct Scene {
   std::vector<Material> materials;
   std::vector<Object> objects;
   View view;
+  /// Sampler address mode: false = clamp-to-edge (the article's default sampler), true = repeat
+  /// (glTF's default wrap mode; texcoords outside [0, 1] tile).
+  bool repeat_texcoords = false;
 
   /// Fills `out[i]` for i in [begin, min(end, objects.size())) with object i's matrices at
   /// `time_s` (seconds); `out` is resized to objects.size() first. Cubes follow the article's

@@ -64,6 +64,10 @@ GpuScene upload_scene(const Device& device, const Scene& scene) {
   sd.magFilter = WGPUFilterMode_Linear;
   sd.minFilter = WGPUFilterMode_Linear;
   sd.mipmapFilter = WGPUMipmapFilterMode_Nearest;
+  if (scene.repeat_texcoords) {
+    sd.addressModeU = WGPUAddressMode_Repeat;
+    sd.addressModeV = WGPUAddressMode_Repeat;
+  }
   g.sampler = gpu::Sampler::acquire(wgpuDeviceCreateSampler(device.get(), &sd));
   with_context("uploading the scene", [&] { device.check(); });
   return g;

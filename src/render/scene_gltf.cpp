@@ -165,6 +165,7 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
 
   Scene scene;
   scene.name = "gltf";
+  scene.repeat_texcoords = true;  // glTF 2.0 §5.26: samplers wrap with REPEAT by default
   // Texture 0 is white: materials without a base colour texture sample it (factor only).
   scene.textures.push_back(make_texture_with_mips("white", 1, 1, {255, 255, 255, 255}));
   std::map<int, uint32_t> texture_of_image;
