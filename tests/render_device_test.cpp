@@ -56,6 +56,26 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   dump_on_failure("naive_vs_storage", *naive.last_frame, *storage.last_frame);
 }
 
+// A frame split into several render passes (the first clears, the rest load colour and depth)
+// renders the same image as one pass: 100 draws at 7 per pass = ceil(100 / 7) = 15 passes.
+TEST(RenderDevice, SplittingDrawsAcrossPassesKeepsTheImage) {
+  const Scene scene = make_cube_scene({.objects = 100, .seed = 11});
+  RenderOptions o;
+  o.width = 96;
+  o.height = 72;
+  o.frames = 1;
+  o.time_s = 2.0f;
+  o.max_draws_per_pass = UINT32_MAX;
+  const RenderReport one = render(shared_device(), scene, o);
+  o.max_draws_per_pass = 7;
+  const RenderReport split = render(shared_device(), scene, o);
+  EXPECT_EQ(one.passes_per_frame, 1u);
+  EXPECT_EQ(split.passes_per_frame, 15u);
+  EXPECT_EQ(split.per_frame.draws, 100u);
+  EXPECT_LE(max_channel_difference(*one.last_frame, *split.last_frame), 1u);
+  dump_on_failure("one_pass_vs_split", *one.last_frame, *split.last_frame);
+}
+
 TEST(RenderDevice, DifferentTimesRenderDifferentImages) {
   // Guards the test above: the frozen time really changes the picture.
   const Scene scene = make_cube_scene({.objects = 100, .seed = 7});

@@ -163,6 +163,7 @@ int run_render(const RenderCli& o) {
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
   j["objectStrideBytes"] = r.object_stride_bytes;
+  j["passesPerFrame"] = r.passes_per_frame;
   j["timing_ms"] = {{"cpu_median", sc.median},
                     {"math_median", sm.median},
                     {"gpu_median", sg ? nlohmann::ordered_json(sg->median) : nlohmann::ordered_json()},

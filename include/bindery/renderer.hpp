@@ -43,6 +43,9 @@ struct RenderOptions {
   std::optional<float> time_s;         ///< freeze the animation at this time (seconds)
   float moving = 1.0f;                 ///< share of objects that move each frame, 0..1
   bool keep_last_frame = true;         ///< read the last frame back into RenderReport::last_frame
+  /// Most draws encoded into one render pass; a frame with more is split into several passes
+  /// (the first clears, the rest load). 0 = default_max_draws_per_pass(the device's adapter).
+  uint32_t max_draws_per_pass = 0;
   /// Called after each frame with (frame index, frame count), for progress output.
   std::function<void(uint32_t, uint32_t)> on_frame;
 };
@@ -60,11 +63,16 @@ struct RenderReport {
   uint32_t objects = 0, draws_per_frame = 0, width = 0, height = 0;
   uint32_t materials = 0;
   uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
+  uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
   Counters init;                     ///< creation: buffers, bind groups, initial uploads
   Counters per_frame;                ///< the last frame's calls and bytes
   std::vector<FrameTiming> frames;
   std::optional<Image> last_frame;
 };
+
+/// The draws per render pass bindery allows on `adapter` by default: 50,000 on Mesa lavapipe
+/// (whose rasterizer crashes past about 65,100 draws in one pass), unlimited elsewhere.
+uint32_t default_max_draws_per_pass(const AdapterDescription& adapter);
 
 /// Renders `scene` with `options` on `device`. Throws SceneInput for a bad size or frame count
 /// (before touching the device), and whatever the device reports (WebGPUValidation, ...).

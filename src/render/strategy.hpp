@@ -53,12 +53,18 @@ struct FrameInputs {
   bool first_frame = false;
 };
 
-/// One way of getting per-draw data to the shader. Created once per run; record() uploads the
-/// frame's data and encodes the draws into `pass`.
+/// One way of getting per-draw data to the shader. Created once per run. Each frame the renderer
+/// calls upload() once, then encode() over consecutive ranges of the frame's draws, one range per
+/// render pass (usually one pass; see RenderOptions::max_draws_per_pass).
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  virtual void record(const FrameInputs& in, WGPURenderPassEncoder pass) = 0;
+  /// Writes the frame's data (writeBuffer / arenas) before any draw is encoded.
+  virtual void upload(const FrameInputs& in) = 0;
+  /// Draw calls per frame, in encode order.
+  virtual uint32_t draw_count() const = 0;
+  /// Encodes draws [first, last) into `pass`, a pass that starts with no state bound.
+  virtual void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) = 0;
   /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
   virtual uint64_t object_stride() const { return 0; }
 };

@@ -52,7 +52,7 @@ class DynamicOffsetsStrategy final : public Strategy {
 
   uint64_t object_stride() const override { return objects_->stride(); }
 
-  void record(const FrameInputs& in, WGPURenderPassEncoder pass) override {
+  void upload(const FrameInputs& in) override {
     frame_.update(in.values);
     // Only the objects that changed are written and marked dirty; flush() uploads them in one
     // writeBuffer or a few coalesced ranges.
@@ -61,11 +61,15 @@ class DynamicOffsetsStrategy final : public Strategy {
       objects_->mark_dirty(i);
     }
     objects_->flush();
+  }
 
-    // Encode through the redundant-state tracker: the frame group is set once, the material
-    // group once per material, the object group every draw with its dynamic offset.
+  uint32_t draw_count() const override { return static_cast<uint32_t>(draws_.size()); }
+
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
+    // Through the redundant-state tracker: the frame group is set once, the material group once
+    // per material, the object group every draw with its dynamic offset.
     RenderPassState state(pass, device_.counters());
-    for (const DrawItem& item : draws_.items()) {
+    for (const DrawItem& item : draws_.items().subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[item.mesh];
       state.set_pipeline(pipeline_.get());
       state.set_bind_group(0, frame_.bind_group(), {}, Frequency::frame, 0);

@@ -67,13 +67,11 @@ class NaiveStrategy final : public Strategy {
     with_context("creating the naive strategy's per-object bind groups", [&] { device.check(); });
   }
 
-  void record(const FrameInputs& in, WGPURenderPassEncoder pass) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::ignore);
+  void upload(const FrameInputs& in) override {
+    // The article's loop writes every value of every object, every frame, one writeBuffer each.
     StructView view(reflection_.struct_layout("Uniforms"), std::span<std::byte>(staging_));
     for (size_t i = 0; i < objects_.size(); ++i) {
-      const Object& obj = scene_.objects[i];
-      const Material& m = scene_.materials[obj.material];
-      // The article's loop: fill every value of this object, upload, bind, draw.
+      const Material& m = scene_.materials[scene_.objects[i].material];
       view.set(view_projection_, in.values.view_projection);
       view.set(world_, in.transforms[i].world);
       view.set(normal_, in.transforms[i].normal);
@@ -82,8 +80,15 @@ class NaiveStrategy final : public Strategy {
       view.set(eye_, in.values.view_world_position);
       view.set(shininess_, m.shininess);
       device_.write_buffer(objects_[i].buffer.get(), 0, staging_.data(), staging_.size());
+    }
+  }
 
-      const GpuMesh& mesh = gpu_.meshes[obj.mesh];
+  uint32_t draw_count() const override { return static_cast<uint32_t>(objects_.size()); }
+
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
+    RenderPassState state(pass, device_.counters(), IntruderPolicy::ignore);
+    for (uint32_t i = first; i < last; ++i) {
+      const GpuMesh& mesh = gpu_.meshes[scene_.objects[i].mesh];
       state.set_pipeline(pipeline_.get());
       state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
       state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);

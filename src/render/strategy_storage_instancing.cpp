@@ -71,7 +71,7 @@ class StorageInstancingStrategy final : public Strategy {
 
   uint64_t object_stride() const override { return objects_->stride(); }
 
-  void record(const FrameInputs& in, WGPURenderPassEncoder pass) override {
+  void upload(const FrameInputs& in) override {
     frame_.update(in.values);
     for (uint32_t i = in.changed_begin; i < in.changed_end; ++i) {
       const uint32_t slot = slot_of_object_[i];
@@ -79,9 +79,13 @@ class StorageInstancingStrategy final : public Strategy {
       objects_->mark_dirty(slot);
     }
     objects_->flush();
+  }
 
+  uint32_t draw_count() const override { return static_cast<uint32_t>(batches_.size()); }
+
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
     RenderPassState state(pass, device_.counters());
-    for (const Batch& b : batches_) {
+    for (const Batch& b : std::span<const Batch>(batches_).subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[b.mesh];
       state.set_pipeline(pipeline_.get());
       state.set_bind_group(0, frame_.bind_group(), {}, Frequency::frame, 0);
