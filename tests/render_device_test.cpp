@@ -197,7 +197,7 @@ TEST(RenderDevice, RejectsBadSizesBeforeTouchingTheDevice) {
     render(shared_device(), scene, o);
     FAIL() << "0x0 accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::TextureSizeTooLarge);
+    EXPECT_EQ(e.kind(), ErrorKind::TextureSizeOutOfRange);
   }
   o.width = shared_device().limits().maxTextureDimension2D + 1;
   o.height = 4;
@@ -205,7 +205,7 @@ TEST(RenderDevice, RejectsBadSizesBeforeTouchingTheDevice) {
     render(shared_device(), scene, o);
     FAIL() << "oversized target accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::TextureSizeTooLarge);
+    EXPECT_EQ(e.kind(), ErrorKind::TextureSizeOutOfRange);
   }
 }
 

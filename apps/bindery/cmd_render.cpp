@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <unistd.h>
@@ -32,6 +33,7 @@ struct RenderCli {
   float moving = 1.0f;
   std::string png;
   bool quiet = false;
+  bool scene_given = false;  ///< --scene was on the command line (else --model implies gltf)
 };
 
 // Parses "WxH" (e.g. 640x480, 1x1). Range checks against the device happen in render().
@@ -51,7 +53,7 @@ std::pair<uint32_t, uint32_t> parse_size(const std::string& s) {
       r2.ptr != s.data() + s.size())
     throw bad();
   if (w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
-    throw Error(ErrorKind::TextureSizeTooLarge,
+    throw Error(ErrorKind::TextureSizeOutOfRange,
                 fmt::format("render: --size {} must be at least 1x1", s));
   return {static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
 }
@@ -91,6 +93,8 @@ int run_render(const RenderCli& o) {
   if (o.frames < 1 || o.frames > 1'000'000)
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --frames {} is outside 1..1000000", o.frames));
+  if (o.time && !std::isfinite(*o.time))
+    throw Error(ErrorKind::SceneInput, fmt::format("render: --time {} is not a finite number", *o.time));
   const auto [width, height] = parse_size(o.size);
   RenderOptions ro;
   ro.strategy = parse_strategy(o.strategy);
@@ -102,7 +106,11 @@ int run_render(const RenderCli& o) {
   ro.keep_last_frame = !o.png.empty();
 
   Scene scene;
-  if (o.scene == "cubes") {
+  // --model alone implies --scene gltf; an explicit --scene cubes with --model is a mistake.
+  const bool gltf = o.scene == "gltf" || (!o.scene_given && !o.model.empty());
+  if (!gltf && !o.model.empty())
+    throw Error(ErrorKind::SceneInput, "render: --model needs --scene gltf (not cubes)");
+  if (!gltf) {
     CubeSceneOptions co;
     co.objects = static_cast<uint32_t>(o.objects);
     co.seed = o.seed;
@@ -116,8 +124,9 @@ int run_render(const RenderCli& o) {
   Device device = Device::create(to_device_options(o.device));
   const bool tty = isatty(fileno(stderr));
   if (!o.quiet) {
-    fmt::print(stderr, "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frames on {} ({})\n",
+    fmt::print(stderr, "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frame{} on {} ({})\n",
                scene.name, scene.objects.size(), o.strategy, width, height, ro.frames,
+               ro.frames == 1 ? "" : "s",
                device.adapter().name, device.adapter().backend);
     ro.on_frame = [tty](uint32_t f, uint32_t n) {
       if (tty)
@@ -139,9 +148,10 @@ int run_render(const RenderCli& o) {
     if (t.gpu_ms) gpu.push_back(*t.gpu_ms);
   }
   const Summary sm = summarize(math), sc = summarize(cpu), sf = summarize(frame);
-  const std::optional<Summary> sg = gpu.empty() ? std::nullopt : std::optional(summarize(gpu));
+  const bool has_gpu = !gpu.empty();  // timestamp queries available
+  const Summary sg = summarize(gpu);
   auto fmt_gpu = [&](double Summary::*field) {
-    return sg ? fmt::format("{:10.3f}", (*sg).*field) : fmt::format("{:>10}", "n/a");
+    return has_gpu ? fmt::format("{:10.3f}", sg.*field) : fmt::format("{:>10}", "n/a");
   };
   fmt::print("{:<14}{:>10}{:>10}{:>10}\n", "per frame", "min", "median", "max");
   fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", sc.min, sc.median, sc.max);
@@ -164,10 +174,15 @@ int run_render(const RenderCli& o) {
   j["limits"] = limits_json(device.limits());
   j["objectStrideBytes"] = r.object_stride_bytes;
   j["passesPerFrame"] = r.passes_per_frame;
-  j["timing_ms"] = {{"cpu_median", sc.median},
-                    {"math_median", sm.median},
-                    {"gpu_median", sg ? nlohmann::ordered_json(sg->median) : nlohmann::ordered_json()},
-                    {"frame_median", sf.median}};
+  nlohmann::ordered_json timing;
+  timing["cpu_median"] = sc.median;
+  timing["math_median"] = sm.median;
+  if (has_gpu)
+    timing["gpu_median"] = sg.median;
+  else
+    timing["gpu_median"] = nullptr;
+  timing["frame_median"] = sf.median;
+  j["timing_ms"] = timing;
   j["init"] = counters_json(r.init);
   j["perFrame"] = counters_json(r.per_frame);
   fmt::print("{}\n", j.dump());
@@ -197,7 +212,11 @@ Registration reg{
       sub.add_option("--png", o->png, "write the last frame to this PNG file");
       sub.add_flag("--quiet", o->quiet, "no progress output");
       add_device_options(sub, o->device);
-      return [o] { return run_render(*o); };
+      CLI::Option* scene_opt = sub.get_option("--scene");
+      return [o, scene_opt] {
+        o->scene_given = scene_opt->count() > 0;
+        return run_render(*o);
+      };
     }};
 
 }  // namespace

@@ -34,8 +34,16 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version (CLI::CallForHelp is a CLI::Success)
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // A command-line usage error: one line like every other error, exit 2.
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "bindery: error [InvalidArgument]: %s (see 'bindery --help')\n",
+                 what.c_str());
+    return 2;
   }
 
   try {

@@ -47,7 +47,7 @@ namespace bindery {
   X(StorageVisibleToVertex, "read-write storage buffer visible to the vertex stage")            \
   X(WriteBufferAlignment, "writeBuffer offset or size not a multiple of 4")                     \
   X(WriteBufferOutOfBounds, "writeBuffer offset + size exceeds the buffer size")                \
-  X(TextureSizeTooLarge, "texture size beyond maxTextureDimension2D or zero")                   \
+  X(TextureSizeOutOfRange, "texture size zero or beyond maxTextureDimension2D")                 \
   /* WGSL reflection and layout (WGSL spec §14.4 memory layout) */                              \
   X(WgslSyntax, "WGSL source could not be parsed")                                              \
   X(WgslType, "a WGSL type is unknown or not host-shareable")                                   \

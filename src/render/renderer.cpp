@@ -73,7 +73,7 @@ void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uin
 void validate_options(const Device& device, const Scene& scene, const RenderOptions& o) {
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (o.width == 0 || o.height == 0 || o.width > max_dim || o.height > max_dim)
-    throw Error(ErrorKind::TextureSizeTooLarge,
+    throw Error(ErrorKind::TextureSizeOutOfRange,
                 fmt::format("render: --size {}x{} is outside 1..{} (maxTextureDimension2D) in "
                             "each dimension",
                             o.width, o.height, max_dim));

@@ -360,7 +360,7 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
   const float half_d = (side - 1) * spacing * 0.5f + extent.z * 0.5f;
   const float radius = std::sqrt(half_w * half_w + half_d * half_d + extent.y * extent.y * 0.25f);
   const glm::vec3 dir = glm::normalize(glm::vec3(100.0f, 150.0f, 200.0f));
-  const float distance = radius / std::sin(glm::radians(scene.view.fov_y_degrees * 0.5f)) * 0.8f;
+  const float distance = radius / std::sin(glm::radians(scene.view.fov_y_degrees * 0.5f)) * 0.9f;
   scene.view.target = glm::vec3(0.0f);
   scene.view.eye = dir * distance;
   scene.view.near_plane = std::max(distance * 0.01f, distance - radius * 2.0f);
