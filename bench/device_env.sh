@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Sourced by the device-machine scripts (render_sweep_device.sh, bench_device.sh): sets up
+# headless Vulkan on a bare NVIDIA machine from carried files and checks that `bindery info` sees
+# the NVIDIA adapter. Run from the repository root with carry [".gl", ".benchcarry"]:
+#   .gl/*.deb          Vulkan loader + GLVND debs (device README), unpacked into /
+#   .benchcarry/bin/bindery, .benchcarry/lib/*.so (wgpu-native, fmt, spng, tinygltf, stb),
+#   .benchcarry/lib-fallback/*.so (zlib, used only where the image has none),
+#   .benchcarry/models/2CylinderEngine.glb
+# Afterwards: $B is the bindery binary, $OUTDIR the output folder, $ENVLOG the environment log.
+set -u
+OUTDIR=${OUT:-out/render_sweep_device}
+mkdir -p "$OUTDIR"
+ENVLOG=$OUTDIR/env.txt
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export LD_LIBRARY_PATH=$PWD/.benchcarry/lib:$PWD/.benchcarry/lib-fallback
+ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+B=.benchcarry/bin/bindery
+{
+  echo "== uname"; uname -a
+  echo "== nvidia-smi"; nvidia-smi
+  echo "== ICD files"; ls -la /usr/share/vulkan/icd.d /etc/vulkan/icd.d "$(dirname $ICD)" 2>&1
+  echo "== $ICD"; cat "$ICD" 2>&1
+  echo "== ldconfig vulkan/nvidia"; ldconfig -p | grep -Ei 'vulkan|GLX_nvidia|nvidia-gl'
+  echo "== ldd"; ldd "$B"
+} >"$ENVLOG" 2>&1
+
+adapter() { "$B" info --backend vulkan 2>>"$ENVLOG" | grep -m1 '"name"'; }
+A=$(adapter)
+echo "== info without VK_DRIVER_FILES: $A" >>"$ENVLOG"
+if ! echo "$A" | grep -q NVIDIA && [ -f "$ICD" ]; then
+  export VK_DRIVER_FILES=$ICD __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  A=$(adapter)
+  echo "== info with VK_DRIVER_FILES=$ICD: $A" >>"$ENVLOG"
+fi
+echo "adapter: $A (VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset})"
+if ! echo "$A" | grep -q NVIDIA; then
+  echo "no NVIDIA Vulkan adapter; see env.txt"
+  cat "$ENVLOG"
+  exit 3
+fi
