@@ -337,3 +337,34 @@ TEST(StructCheck, MismatchesThrowStructMismatch) {
 
 }  // namespace
 }  // namespace bindery::test
+
+namespace bindery {
+namespace {
+
+// A FieldRef that was never resolved, or one whose size understates what a write touches, must
+// not write outside the view (found by adversarial testing).
+TEST(StructViewMisuse, UnresolvedOrUnderstatedFieldRefsThrow) {
+  std::vector<std::byte> bytes(4);
+  Reflection r = reflect_wgsl("struct S { x: f32 }");
+  ASSERT_TRUE(r.ok());
+  StructView v(r.struct_layout("S"), bytes);
+  FieldRef unresolved;
+  try {
+    v.set(unresolved, 1.0f);
+    FAIL() << "unresolved FieldRef accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::StructViewPath);
+  }
+  FieldRef shifted = r.struct_layout("S").field("x");
+  shifted.offset = 4;  // f32 at byte 4 of a 4-byte view: bytes [4, 8) are outside
+  shifted.size = 0;
+  try {
+    v.set(shifted, 1.0f);
+    FAIL() << "out-of-bounds FieldRef accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::StructViewPath);
+  }
+}
+
+}  // namespace
+}  // namespace bindery

@@ -5,6 +5,8 @@
 // Exit codes: 0 no errors, 1 layout/type errors, 2 the file cannot be read or parsed.
 #include "command.hpp"
 
+#include <bindery/io.hpp>
+
 #include <bindery/wgsl_layout.hpp>
 
 #include <fmt/format.h>
@@ -25,16 +27,15 @@ struct LayoutOptions {
 };
 
 int run_layout(const LayoutOptions& o) {
-  std::error_code ec;
-  bool regular = std::filesystem::is_regular_file(o.file, ec);
-  std::ifstream in(o.file, std::ios::binary);
-  std::stringstream text;
-  if (regular && in) text << in.rdbuf();
-  if (!regular || !in || in.bad()) {
-    std::fprintf(stderr, "bindery: error [Io]: layout: cannot read '%s'\n", o.file.c_str());
-    return 2;
+  std::string text;
+  try {
+    text = read_input_file(o.file, "layout: shader");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bindery: error [%s]: %s\n", std::string(to_string(e.kind())).c_str(),
+                 e.what());
+    return 2;  // unreadable: exit 2 (issue 3)
   }
-  Reflection r = reflect_wgsl(text.str(), ReflectOptions{.uniform_buffer_standard_layout = o.standard_layout});
+  Reflection r = reflect_wgsl(text, ReflectOptions{.uniform_buffer_standard_layout = o.standard_layout});
   if (o.json) {
     fmt::print("{}\n", layout_json(r));
   } else {

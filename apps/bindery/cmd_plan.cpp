@@ -10,6 +10,8 @@
 // malformed scene, Intruder with --strict, TooMany* when a device budget is exceeded.
 #include "command.hpp"
 
+#include <bindery/io.hpp>
+
 #include <bindery/bind_group_plan.hpp>
 #include <bindery/error.hpp>
 
@@ -27,14 +29,6 @@ struct PlanCliOptions {
   bool strict = false;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Io, fmt::format("bindery plan: cannot open '{}'", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw Error(ErrorKind::Io, fmt::format("bindery plan: cannot read '{}'", path));
-  return s.str();
-}
 
 Registration reg{
     "plan", "plan bind groups by frequency of change for a scene description (JSON)",
@@ -45,8 +39,7 @@ Registration reg{
       sub.add_flag("--strict", opts->strict,
                    "treat intruders as errors (kind Intruder), as debug builds do");
       return [opts] {
-        PlanInput input = with_context(fmt::format("reading scene '{}'", opts->scene),
-                                       [&] { return parse_plan_input(read_file(opts->scene)); });
+        PlanInput input = parse_plan_input(read_input_file(opts->scene, "plan: scene"));
         if (opts->strict) input.options.strict_intruders = true;
         const BindGroupPlan plan = plan_bind_groups(input);
         fmt::print("{}\n", opts->json ? plan.to_json() : plan.to_text());

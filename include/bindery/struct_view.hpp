@@ -25,6 +25,7 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/type_precision.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -100,6 +101,26 @@ constexpr bool accepts(const FieldRef& f, HostShape h) noexcept {
 
 [[noreturn]] void throw_type_mismatch(const FieldRef& f, HostShape h);
 [[noreturn]] void throw_out_of_bounds(const FieldRef& f, std::size_t span_bytes);
+[[noreturn]] void throw_unresolved(const FieldRef& f);
+
+/// Bytes a read or write of `f` touches from f.offset: the field's size, or what the component
+/// count, column stride and component size reach if a hand-made FieldRef claims less.
+inline std::size_t field_extent(const FieldRef& f) {
+  const std::size_t component = f.scalar == ScalarKind::F16 ? 2 : 4;
+  const std::size_t reach = f.kind == TypeKind::Matrix
+                                ? std::size_t(f.columns ? f.columns - 1 : 0) * f.column_stride +
+                                      std::size_t(f.rows) * component
+                                : std::size_t(f.rows ? f.rows : 1) * component;
+  return std::max<std::size_t>(f.size, reach);
+}
+
+/// Throws StructViewPath for a FieldRef that was never resolved against a layout, and
+/// StructViewPath (out of bounds) when the field does not fit in `span_bytes`.
+inline void check_field(const FieldRef& f, std::size_t span_bytes) {
+  if (f.type == nullptr) throw_unresolved(f);
+  if (static_cast<std::size_t>(f.offset) + field_extent(f) > span_bytes)
+    throw_out_of_bounds(f, span_bytes);
+}
 void write_f16(std::byte* dst, const FieldRef& f, const float* src) noexcept;
 void read_f16(const std::byte* src, const FieldRef& f, float* dst) noexcept;
 
@@ -123,8 +144,8 @@ class StructView {
   void set(const FieldRef& f, const T& value) {
     using Tr = detail::HostTraits<T>;
     constexpr detail::HostShape h = Tr::shape;
+    detail::check_field(f, bytes_.size());
     if (!detail::accepts(f, h)) detail::throw_type_mismatch(f, h);
-    if (static_cast<std::size_t>(f.offset) + f.size > bytes_.size()) detail::throw_out_of_bounds(f, bytes_.size());
     std::byte* dst = bytes_.data() + f.offset;
     if constexpr (h.kind == TypeKind::Matrix) {
       if (f.scalar == ScalarKind::F16) {
@@ -156,8 +177,8 @@ class StructView {
   T get(const FieldRef& f) const {
     using Tr = detail::HostTraits<T>;
     constexpr detail::HostShape h = Tr::shape;
+    detail::check_field(f, bytes_.size());
     if (!detail::accepts(f, h)) detail::throw_type_mismatch(f, h);
-    if (static_cast<std::size_t>(f.offset) + f.size > bytes_.size()) detail::throw_out_of_bounds(f, bytes_.size());
     const std::byte* src = bytes_.data() + f.offset;
     T value{};
     if constexpr (h.kind == TypeKind::Matrix) {

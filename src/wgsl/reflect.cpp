@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 #include <unordered_map>
 
 namespace bindery {
@@ -528,13 +529,13 @@ class Resolver {
     }
     uint64_t offset = 0, max_align = 1;
     bool host_shareable = true;
+    std::unordered_set<std::string_view> member_names;  // linear, not quadratic, in members
     for (size_t m = 0; m < s.members.size(); ++m) {
       const auto& ma = s.members[m];
       const Token& mt = t_[ma.name_tok];
       try {
-        for (size_t k = 0; k < m; ++k)
-          if (t_[s.members[k].name_tok].text == mt.text)
-            fail(mt, ErrorKind::WgslType, fmt::format("struct '{}' declares member '{}' twice", nt.text, mt.text));
+        if (!member_names.insert(mt.text).second)
+          fail(mt, ErrorKind::WgslType, fmt::format("struct '{}' declares member '{}' twice", nt.text, mt.text));
         TypePtr ty = resolve_type(ma.type, depth + 1);
         std::string where = fmt::format("struct '{}' member '{}'", nt.text, mt.text);
         if (ty->is_runtime_array() && m + 1 != s.members.size())

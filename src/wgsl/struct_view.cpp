@@ -91,7 +91,13 @@ void throw_type_mismatch(const FieldRef& f, HostShape h) {
 void throw_out_of_bounds(const FieldRef& f, std::size_t span_bytes) {
   throw Error(ErrorKind::StructViewPath,
               fmt::format("StructView: field '{}' at bytes [{}, {}) lies beyond the view's {} bytes", f.path, f.offset,
-                          static_cast<uint64_t>(f.offset) + f.size, span_bytes));
+                          static_cast<uint64_t>(f.offset) + field_extent(f), span_bytes));
+}
+
+void throw_unresolved(const FieldRef& f) {
+  throw Error(ErrorKind::StructViewPath,
+              fmt::format("StructView: FieldRef '{}' was never resolved (use StructLayout::field() or resolve())",
+                          f.path));
 }
 
 void write_f16(std::byte* dst, const FieldRef& f, const float* src) noexcept {
@@ -128,7 +134,7 @@ void StructView::set_bytes(const FieldRef& f, std::span<const std::byte> data) {
     throw Error(ErrorKind::StructViewType,
                 fmt::format("StructView: field '{}' ({}) is {} bytes; {} bytes given", f.path,
                             f.type ? f.type->name : "?", f.size, data.size()));
-  if (static_cast<std::size_t>(f.offset) + f.size > bytes_.size()) detail::throw_out_of_bounds(f, bytes_.size());
+  detail::check_field(f, bytes_.size());
   std::memcpy(bytes_.data() + f.offset, data.data(), data.size());
 }
 

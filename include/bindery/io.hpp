@@ -1,0 +1,20 @@
+// bindery/io.hpp — reading the input files bindery's tools take (WGSL shaders, scene JSON):
+// regular files only, with a size cap, so a FIFO, a directory or /dev/zero is an error rather
+// than a hang or an unbounded read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace bindery {
+
+/// The default cap for read_input_file: 64 MiB.
+inline constexpr uint64_t kMaxInputFileBytes = 64ull << 20;
+
+/// Reads the whole of `path`. Throws Io naming `what` and the path when it does not exist, is not
+/// a regular file (directory, FIFO, device), is larger than `max_bytes`, or cannot be read.
+std::string read_input_file(const std::string& path, std::string_view what,
+                            uint64_t max_bytes = kMaxInputFileBytes);
+
+}  // namespace bindery
