@@ -287,6 +287,25 @@ gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBuf
     throw Error(ErrorKind::BufferTooLarge,
                 fmt::format("createBuffer('{}'): size {} exceeds maxBufferSize ({})", label, size,
                             s_->limits.maxBufferSize));
+  // WebGPU §5.1.2 createBuffer: usage must be non-zero and known; MAP_READ combines only with
+  // COPY_DST and MAP_WRITE only with COPY_SRC.
+  constexpr WGPUBufferUsage kKnownUsage =
+      WGPUBufferUsage_MapRead | WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc |
+      WGPUBufferUsage_CopyDst | WGPUBufferUsage_Index | WGPUBufferUsage_Vertex |
+      WGPUBufferUsage_Uniform | WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect |
+      WGPUBufferUsage_QueryResolve;
+  if (usage == WGPUBufferUsage_None || (usage & ~kKnownUsage) != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("createBuffer('{}'): usage {:#x} is empty or has unknown bits", label,
+                            uint64_t(usage)));
+  if ((usage & WGPUBufferUsage_MapRead) && (usage & ~(WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst)))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("createBuffer('{}'): MAP_READ combines only with COPY_DST (usage {:#x})",
+                            label, uint64_t(usage)));
+  if ((usage & WGPUBufferUsage_MapWrite) && (usage & ~(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc)))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("createBuffer('{}'): MAP_WRITE combines only with COPY_SRC (usage {:#x})",
+                            label, uint64_t(usage)));
   if (mapped_at_creation && size % 4 != 0)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("createBuffer('{}'): mappedAtCreation needs a size that is a multiple "
@@ -318,6 +337,11 @@ gpu::ShaderModule Device::create_shader_module(std::string_view label,
 
 void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
                           uint64_t size) const {
+  if (buffer == nullptr || (data == nullptr && size > 0))
+    throw Error(ErrorKind::InvalidArgument, "writeBuffer: the buffer and the data must not be null");
+  if (!(wgpuBufferGetUsage(buffer) & WGPUBufferUsage_CopyDst))
+    throw Error(ErrorKind::InvalidArgument,
+                "writeBuffer: the destination buffer was not created with COPY_DST usage");
   validate_write_buffer(offset, size, wgpuBufferGetSize(buffer));
   wgpuQueueWriteBuffer(s_->queue.get(), buffer, offset, data, size);
   s_->counters.write_buffer_calls++;

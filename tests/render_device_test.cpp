@@ -283,3 +283,82 @@ TEST(RenderDevice, GltfBaseColorTextureWrapsLikeGltfSamplers) {
 
 }  // namespace
 }  // namespace bindery
+
+namespace bindery {
+namespace {
+
+// render() checks the public Scene before making GPU objects from it (found by adversarial
+// testing: these crashed or panicked inside wgpu-native before).
+TEST(RenderDevice, BadScenesAreSceneInputErrors) {
+  RenderOptions o;
+  o.width = 8;
+  o.height = 8;
+  o.frames = 1;
+  auto expect_kind = [&](const Scene& s, ErrorKind kind) {
+    try {
+      render(shared_device(), s, o);
+      ADD_FAILURE() << "bad scene accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), kind) << e.what();
+    }
+  };
+  const Scene good = make_cube_scene({.objects = 4, .seed = 1});
+  Scene s = good;
+  s.objects[0].mesh = 999;
+  expect_kind(s, ErrorKind::SceneInput);
+  s = good;
+  s.objects[0].material = 999;
+  expect_kind(s, ErrorKind::SceneInput);
+  s = good;
+  s.materials[0].texture = 999;
+  expect_kind(s, ErrorKind::SceneInput);
+  s = good;
+  s.textures[0].mips.clear();
+  expect_kind(s, ErrorKind::SceneInput);
+  s = good;
+  s.textures[0].width = 0;
+  expect_kind(s, ErrorKind::TextureSizeOutOfRange);
+  s = good;
+  s.textures[0].width = shared_device().limits().maxTextureDimension2D + 1;
+  expect_kind(s, ErrorKind::TextureSizeOutOfRange);
+  s = good;
+  s.meshes[0].indices[0] = 24;  // the cube has 24 vertices
+  expect_kind(s, ErrorKind::SceneInput);
+  o.strategy = static_cast<StrategyKind>(7);
+  expect_kind(good, ErrorKind::InvalidArgument);
+}
+
+// WebGPU §5.1.2 createBuffer rules checked before wgpu-native sees them.
+TEST(DeviceChecks, BufferUsageRules) {
+  const Device& d = shared_device();
+  auto kind_of = [&](WGPUBufferUsage usage) {
+    try {
+      d.create_buffer("t", 16, usage);
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    return ErrorKind::Io;  // "no error" marker for the comparisons below
+  };
+  EXPECT_EQ(kind_of(WGPUBufferUsage_None), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of(WGPUBufferUsage(0xFFFFF)), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of(WGPUBufferUsage_MapRead | WGPUBufferUsage_Uniform), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopyDst), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of(WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst), ErrorKind::Io);
+  gpu::Buffer no_copy_dst = d.create_buffer("t", 16, WGPUBufferUsage_Uniform);
+  const uint32_t data[4] = {};
+  try {
+    d.write_buffer(no_copy_dst.get(), 0, data, sizeof(data));
+    ADD_FAILURE() << "writeBuffer into a buffer without COPY_DST accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+  }
+  try {
+    d.write_buffer(nullptr, 0, data, sizeof(data));
+    ADD_FAILURE() << "writeBuffer into a null buffer accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+  }
+}
+
+}  // namespace
+}  // namespace bindery

@@ -25,6 +25,7 @@ namespace bindery {
   X(WebGPUValidation, "the WebGPU implementation reported a validation error")                  \
   X(OutOfMemory, "the WebGPU implementation reported out-of-memory")                            \
   X(DeviceLost, "the device was lost")                                                          \
+  X(ImplementationLimit, "a limit of this WebGPU implementation or driver that WebGPU does not expose") \
   /* limits and binding rules (WebGPU spec) */                                                  \
   X(DynamicOffsetAlignment, "dynamic offset not a multiple of min*BufferOffsetAlignment")       \
   X(DynamicOffsetOutOfBounds, "binding window moved by a dynamic offset leaves the buffer")     \

@@ -74,6 +74,12 @@ struct RenderReport {
 /// (whose rasterizer crashes past about 65,100 draws in one pass), unlimited elsewhere.
 uint32_t default_max_draws_per_pass(const AdapterDescription& adapter);
 
+/// The most bind groups bindery creates on `adapter` in one run: on Mesa lavapipe each bind group
+/// holds a memory mapping and the process crashes near vm.max_map_count (65530 by default; seen
+/// here at about 65,200 bind groups), so the budget is /proc/sys/vm/max_map_count minus 5000 for
+/// everything else; unlimited elsewhere.
+uint64_t default_max_bind_groups(const AdapterDescription& adapter);
+
 /// Renders `scene` with `options` on `device`. Throws SceneInput for a bad size or frame count
 /// (before touching the device), and whatever the device reports (WebGPUValidation, ...).
 RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options);

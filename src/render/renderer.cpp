@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 
 namespace bindery {
 
@@ -70,6 +71,64 @@ void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uin
     throw Error(ErrorKind::WebGPUValidation, "mapAsync failed: " + st.message);
 }
 
+// A Scene is a public struct: check every index and texture before any GPU object is made from
+// it, so a bad one is a SceneInput error naming the element instead of a crash or a raw
+// validation error from the implementation.
+void validate_scene(const Scene& scene, const Limits& limits) {
+  for (size_t i = 0; i < scene.meshes.size(); ++i) {
+    const Mesh& m = scene.meshes[i];
+    if (m.vertices.empty() || m.indices.empty() || m.indices.size() % 3 != 0)
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("scene: mesh {} ('{}') needs vertices and whole triangles ({} "
+                              "vertices, {} indices)",
+                              i, m.name, m.vertices.size(), m.indices.size()));
+    for (uint32_t index : m.indices)
+      if (index >= m.vertices.size())
+        throw Error(ErrorKind::SceneInput,
+                    fmt::format("scene: mesh {} ('{}') has index {} >= vertex count {}", i, m.name,
+                                index, m.vertices.size()));
+    if (m.index16 && m.vertices.size() > 65536)
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("scene: mesh {} ('{}') is marked index16 with {} vertices", i,
+                              m.name, m.vertices.size()));
+  }
+  for (size_t i = 0; i < scene.textures.size(); ++i) {
+    const TextureData& t = scene.textures[i];
+    if (t.width == 0 || t.height == 0 || t.width > limits.maxTextureDimension2D ||
+        t.height > limits.maxTextureDimension2D)
+      throw Error(ErrorKind::TextureSizeOutOfRange,
+                  fmt::format("scene: texture {} ('{}') is {}x{}; each side must be 1..{} "
+                              "(maxTextureDimension2D)",
+                              i, t.name, t.width, t.height, limits.maxTextureDimension2D));
+    uint32_t w = t.width, h = t.height;
+    if (t.mips.empty())
+      throw Error(ErrorKind::SceneInput, fmt::format("scene: texture {} ('{}') has no mip levels", i, t.name));
+    for (size_t level = 0; level < t.mips.size(); ++level) {
+      if (t.mips[level].size() != size_t(w) * h * 4)
+        throw Error(ErrorKind::SceneInput,
+                    fmt::format("scene: texture {} ('{}') mip {} has {} bytes, {}x{} RGBA8 needs {}",
+                                i, t.name, level, t.mips[level].size(), w, h, size_t(w) * h * 4));
+      if (level + 1 < t.mips.size() && w == 1 && h == 1)
+        throw Error(ErrorKind::SceneInput,
+                    fmt::format("scene: texture {} ('{}') has mips past 1x1", i, t.name));
+      w = std::max(1u, w / 2);
+      h = std::max(1u, h / 2);
+    }
+  }
+  for (size_t i = 0; i < scene.materials.size(); ++i)
+    if (scene.materials[i].texture >= scene.textures.size())
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("scene: material {} names texture {} of {}", i,
+                              scene.materials[i].texture, scene.textures.size()));
+  for (size_t i = 0; i < scene.objects.size(); ++i) {
+    const Object& obj = scene.objects[i];
+    if (obj.mesh >= scene.meshes.size() || obj.material >= scene.materials.size())
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("scene: object {} names mesh {} of {} and material {} of {}", i,
+                              obj.mesh, scene.meshes.size(), obj.material, scene.materials.size()));
+  }
+}
+
 void validate_options(const Device& device, const Scene& scene, const RenderOptions& o) {
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (o.width == 0 || o.height == 0 || o.width > max_dim || o.height > max_dim)
@@ -81,8 +140,11 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
   if (!(o.moving >= 0.0f && o.moving <= 1.0f))
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --moving {} is outside [0, 1]", o.moving));
-  if (scene.meshes.empty() && !scene.objects.empty())
-    throw Error(ErrorKind::SceneInput, "render: the scene has objects but no meshes");
+  if (o.strategy != StrategyKind::naive && o.strategy != StrategyKind::dynamic_offsets &&
+      o.strategy != StrategyKind::storage_instancing)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("render: strategy {} is not a StrategyKind", int(o.strategy)));
+  validate_scene(scene, device.limits());
 }
 
 }  // namespace
@@ -94,6 +156,14 @@ uint32_t default_max_draws_per_pass(const AdapterDescription& adapter) {
   constexpr uint32_t kLavapipeDrawsPerPass = 50'000;
   if (adapter.name.find("llvmpipe") != std::string::npos) return kLavapipeDrawsPerPass;
   return UINT32_MAX;
+}
+
+uint64_t default_max_bind_groups(const AdapterDescription& adapter) {
+  if (adapter.name.find("llvmpipe") == std::string::npos) return UINT64_MAX;
+  constexpr uint64_t kReservedMappings = 5000;  // libraries, heaps, threads, textures
+  uint64_t max_map_count = 65530;               // the Linux default
+  std::ifstream("/proc/sys/vm/max_map_count") >> max_map_count;
+  return max_map_count > kReservedMappings ? max_map_count - kReservedMappings : 0;
 }
 
 RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options) {

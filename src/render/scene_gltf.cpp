@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -89,18 +90,24 @@ AccessorView view_accessor(const tinygltf::Model& model, int index, const std::s
   v.count = a.count;
   const size_t elem = v.components * v.component_bytes;
   v.stride = bv.byteStride ? bv.byteStride : elem;
-  // glTF 2.0 §3.6.2.4: the last element must end inside the bufferView, the view inside its buffer.
-  const uint64_t view_end = uint64_t(bv.byteOffset) + bv.byteLength;
-  if (view_end > buf.data.size())
+  if (v.stride < elem)
+    fail(path, fmt::format("{} accessor {}: bufferView {} byteStride {} is smaller than the {}-byte "
+                           "element (glTF 2.0 §3.6.2.4)",
+                           what, index, a.bufferView, v.stride, elem));
+  // glTF 2.0 §3.6.2.4: the view lies inside its buffer and the last element ends inside the
+  // view. Every sum is checked against the buffer size first, so nothing can wrap around.
+  const uint64_t buffer_size = buf.data.size();
+  if (bv.byteOffset > buffer_size || bv.byteLength > buffer_size - bv.byteOffset)
     fail(path, fmt::format("bufferView {} (offset {} + length {}) exceeds buffer {} of {} bytes",
-                           a.bufferView, bv.byteOffset, bv.byteLength, bv.buffer, buf.data.size()));
+                           a.bufferView, bv.byteOffset, bv.byteLength, bv.buffer, buffer_size));
   if (v.count > 0) {
-    const uint64_t need = uint64_t(a.byteOffset) + uint64_t(v.stride) * (v.count - 1) + elem;
-    if (need > bv.byteLength)
+    const uint64_t view = bv.byteLength;
+    const bool fits = a.byteOffset <= view && elem <= view - a.byteOffset &&
+                      (v.count - 1) <= (view - a.byteOffset - elem) / v.stride;
+    if (!fits)
       fail(path, fmt::format("{} accessor {}: {} elements of {} bytes at stride {} from offset {} "
-                             "need {} bytes, bufferView {} has {}",
-                             what, index, v.count, elem, v.stride, a.byteOffset, need,
-                             a.bufferView, bv.byteLength));
+                             "do not fit bufferView {} of {} bytes",
+                             what, index, v.count, elem, v.stride, a.byteOffset, a.bufferView, view));
   }
   v.base = buf.data.data() + bv.byteOffset + a.byteOffset;
   return v;
@@ -142,18 +149,43 @@ std::vector<uint8_t> to_rgba8(const tinygltf::Image& img, const std::string& pat
   return out;
 }
 
+
+// True when the file starts with the GLB magic "glTF" (binary glTF 2.0 §4.4.2), whatever its
+// extension says.
+bool has_glb_magic(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && std::memcmp(magic, "glTF", 4) == 0;
+}
+
+Scene load_gltf(const std::string& path, uint32_t instances);
+
 }  // namespace
 
 Scene load_gltf_scene(const std::string& path, uint32_t instances) {
   if (instances == 0) throw Error(ErrorKind::SceneInput, "glTF scene: --instances must be at least 1");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
+  if (!std::filesystem::exists(path, ec))
     throw Error(ErrorKind::Io, fmt::format("glTF '{}': no such file", path));
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorKind::Io, fmt::format("glTF '{}' is not a regular file", path));
+  try {
+    return load_gltf(path, instances);
+  } catch (const std::bad_alloc&) {
+    fail(path, "the model needs more memory than is available (counts or sizes too large)");
+  } catch (const std::length_error&) {
+    fail(path, "a count or size in the model is too large to load");
+  }
+}
 
+namespace {
+
+Scene load_gltf(const std::string& path, uint32_t instances) {
   tinygltf::TinyGLTF loader;
   tinygltf::Model model;
   std::string err, warn;
-  const bool binary = std::filesystem::path(path).extension() == ".glb";
+  const bool binary = has_glb_magic(path);
   const bool ok = binary ? loader.LoadBinaryFromFile(&model, &err, &warn, path)
                          : loader.LoadASCIIFromFile(&model, &err, &warn, path);
   if (!ok) {
@@ -162,6 +194,8 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
     std::replace(msg.begin(), msg.end(), '\n', ' ');
     fail(path, msg);
   }
+  for (const std::string& ext : model.extensionsRequired)
+    fail(path, fmt::format("requires the extension {}, which bindery does not support", ext));
 
   Scene scene;
   scene.name = "gltf";
@@ -170,12 +204,20 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
   scene.textures.push_back(make_texture_with_mips("white", 1, 1, {255, 255, 255, 255}));
   std::map<int, uint32_t> texture_of_image;
   auto texture_for = [&](int gltf_texture) -> uint32_t {
-    if (gltf_texture < 0 || size_t(gltf_texture) >= model.textures.size()) return 0;
+    if (gltf_texture < 0) return 0;  // no base colour texture: white
+    if (size_t(gltf_texture) >= model.textures.size())
+      fail(path, fmt::format("texture {} does not exist ({} textures)", gltf_texture,
+                             model.textures.size()));
     const int source = model.textures[gltf_texture].source;
-    if (source < 0 || size_t(source) >= model.images.size()) return 0;
+    if (source < 0 || size_t(source) >= model.images.size())
+      fail(path, fmt::format("texture {} names image {}, which does not exist ({} images)",
+                             gltf_texture, source, model.images.size()));
     auto it = texture_of_image.find(source);
     if (it != texture_of_image.end()) return it->second;
     const tinygltf::Image& img = model.images[source];
+    if (img.width <= 0 || img.height <= 0)
+      fail(path, fmt::format("image {} ('{}') could not be read or decoded", source,
+                             img.uri.empty() ? img.name : img.uri));
     scene.textures.push_back(make_texture_with_mips(img.name.empty() ? img.uri : img.name,
                                                     uint32_t(img.width), uint32_t(img.height),
                                                     to_rgba8(img, path)));
@@ -199,6 +241,7 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
 
   // Meshes: one per triangle primitive, built once.
   std::map<std::pair<int, int>, uint32_t> mesh_of_primitive;
+  constexpr uint32_t kSkipped = UINT32_MAX;
   auto build_mesh = [&](int mesh_index, int prim_index) -> uint32_t {
     auto key = std::make_pair(mesh_index, prim_index);
     if (auto it = mesh_of_primitive.find(key); it != mesh_of_primitive.end()) return it->second;
@@ -229,10 +272,14 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
       for (size_t i = 0; i < uv.count; ++i)
         mesh.vertices[i].texcoord = glm::vec2(uv.get(i, 0), uv.get(i, 1));
     }
+    if (p.indices < -1)
+      fail(path, fmt::format("{}: indices accessor {} does not exist", what, p.indices));
     if (p.indices >= 0) {
       const AccessorView idx = view_accessor(model, p.indices, path, "indices");
-      if (idx.components != 1 || idx.component_type == TINYGLTF_COMPONENT_TYPE_FLOAT)
-        fail(path, what + ": indices are not unsigned integer scalars");
+      if (idx.components != 1 || (idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
+                                  idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+                                  idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT))
+        fail(path, what + ": indices are not unsigned byte/short/int scalars (glTF 2.0 §3.7.2.1)");
       mesh.indices.resize(idx.count);
       for (size_t i = 0; i < idx.count; ++i) {
         const double v = idx.get(i, 0);
@@ -246,6 +293,10 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
       for (size_t i = 0; i < pos.count; ++i) mesh.indices[i] = static_cast<uint32_t>(i);
     }
     mesh.indices.resize(mesh.indices.size() / 3 * 3);  // whole triangles only
+    if (mesh.indices.empty()) {  // nothing to draw: skipped (a draw of 0 indices binds 0 bytes)
+      mesh_of_primitive[key] = kSkipped;
+      return kSkipped;
+    }
     if (auto it = p.attributes.find("NORMAL"); it != p.attributes.end()) {
       const AccessorView n = view_accessor(model, it->second, path, "NORMAL");
       if (n.components != 3 || n.count != pos.count)
@@ -297,19 +348,33 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
       for (size_t p = 0; p < prims.size(); ++p) {
         if (prims[p].mode != kTriangles && prims[p].mode != -1) continue;  // points/lines: skipped
         const uint32_t mesh = build_mesh(n.mesh, static_cast<int>(p));
+        if (mesh == kSkipped) continue;
         const int mat = prims[p].material;
-        parts.push_back({mesh,
-                         mat >= 0 && size_t(mat) < model.materials.size() ? uint32_t(mat)
-                                                                           : default_material,
-                         world});
+        if (mat >= 0 && size_t(mat) >= model.materials.size())
+          fail(path, fmt::format("mesh {} primitive {} names material {}, which does not exist "
+                                 "({} materials)",
+                                 n.mesh, p, mat, model.materials.size()));
+        parts.push_back({mesh, mat >= 0 ? uint32_t(mat) : default_material, world});
       }
     }
     for (int child : n.children) visit(child, world);
     stack.pop_back();
   };
+  // glTF 2.0 §3.5.3: the node hierarchy is a set of disjoint trees, so no node has two parents
+  // (a node listed twice would be drawn twice per path, and 40 such levels are 2^40 draws).
+  std::vector<int> parents(model.nodes.size(), 0);
+  for (size_t i = 0; i < model.nodes.size(); ++i)
+    for (int c : model.nodes[i].children)
+      if (c >= 0 && size_t(c) < parents.size() && ++parents[c] > 1)
+        fail(path, fmt::format("node {} has more than one parent (node {} lists it again); glTF "
+                               "node hierarchies are disjoint trees",
+                               c, i));
   std::vector<int> roots;
+  if (model.defaultScene >= 0 && size_t(model.defaultScene) >= model.scenes.size())
+    fail(path, fmt::format("the default scene {} does not exist ({} scenes)", model.defaultScene,
+                           model.scenes.size()));
   const int scene_index = model.defaultScene >= 0 ? model.defaultScene : 0;
-  if (!model.scenes.empty() && size_t(scene_index) < model.scenes.size()) {
+  if (!model.scenes.empty()) {
     roots = model.scenes[scene_index].nodes;
   } else {
     std::vector<bool> is_child(model.nodes.size(), false);
@@ -338,6 +403,14 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
   const glm::vec3 extent = glm::max(hi - lo, glm::vec3(1e-3f));
   const glm::vec3 center = (lo + hi) * 0.5f;
   const float spacing = std::max({extent.x, extent.z}) * 1.25f;
+
+  constexpr uint64_t kMaxObjects = 10'000'000;  // the same cap as --objects
+  if (uint64_t(parts.size()) * instances > kMaxObjects)
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("glTF scene: {} instances x {} drawn primitives = {} objects exceeds "
+                            "the maximum {}",
+                            instances, parts.size(), uint64_t(parts.size()) * instances,
+                            kMaxObjects));
 
   // Instances on a square grid in the XZ plane, centred on the origin.
   const uint32_t side = static_cast<uint32_t>(std::ceil(std::sqrt(double(instances))));
@@ -369,4 +442,5 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
   return scene;
 }
 
+}  // namespace
 }  // namespace bindery

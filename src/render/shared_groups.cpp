@@ -3,6 +3,8 @@
 #include "bindery/align.hpp"
 #include "bindery/layout_builder.hpp"
 
+#include <algorithm>
+
 namespace bindery::strategies {
 
 FrameGroup::FrameGroup(const Device& device, const StructLayout& global)
@@ -45,26 +47,35 @@ MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const G
                {{0, BindingKind::sampled_texture, kStageFragment, false, 0, "diffuseTexture"},
                 {1, BindingKind::sampler, kStageFragment, false, 0, "diffuseSampler"},
                 {2, BindingKind::uniform_buffer, kStageFragment, false, material.size, "material"}}});
+  std::vector<uint32_t> used;
+  group_of_.assign(scene.materials.size(), UINT32_MAX);
+  for (const Object& o : scene.objects)
+    if (group_of_[o.material] == UINT32_MAX) {
+      group_of_[o.material] = static_cast<uint32_t>(used.size());
+      used.push_back(o.material);
+    }
+  check_bind_group_budget(device, used.size(), "material groups");
   // A binding offset must be a multiple of minUniformBufferOffsetAlignment, like a dynamic one.
   const uint64_t stride = dynamic_uniform_stride(material.size, device.limits());
-  const size_t count = scene.materials.size();
+  const size_t count = std::max<size_t>(used.size(), 1);
   buffer_ = device.create_buffer("material uniforms", stride * count,
                                  WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
   std::vector<std::byte> bytes(stride * count);
   const FieldRef color = material.field("color"), shininess = material.field("shininess");
-  for (size_t m = 0; m < count; ++m) {
-    StructView v(material, std::span<std::byte>(bytes).subspan(m * stride, material.size));
-    v.set(color, scene.materials[m].color);
-    v.set(shininess, scene.materials[m].shininess);
+  for (size_t g = 0; g < used.size(); ++g) {
+    const Material& m = scene.materials[used[g]];
+    StructView v(material, std::span<std::byte>(bytes).subspan(g * stride, material.size));
+    v.set(color, m.color);
+    v.set(shininess, m.shininess);
     WGPUBindGroupEntry e[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
                                WGPU_BIND_GROUP_ENTRY_INIT};
     e[0].binding = 0;
-    e[0].textureView = gpu.views[scene.materials[m].texture].get();
+    e[0].textureView = gpu.views[m.texture].get();
     e[1].binding = 1;
     e[1].sampler = gpu.sampler.get();
     e[2].binding = 2;
     e[2].buffer = buffer_.get();
-    e[2].offset = m * stride;
+    e[2].offset = g * stride;
     e[2].size = material.size;
     WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
     bd.label = gpu::sv("material");

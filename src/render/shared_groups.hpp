@@ -40,15 +40,18 @@ class FrameGroup {
 
 class MaterialGroups {
  public:
-  /// `material`: the reflected MaterialUniforms struct.
+  /// `material`: the reflected MaterialUniforms struct. Bind groups are made only for the
+  /// materials some object uses (a model may declare thousands it never draws with).
   MaterialGroups(const Device& device, const Scene& scene, const GpuScene& gpu,
                  const StructLayout& material);
   WGPUBindGroupLayout layout() const { return layout_.get(); }
-  WGPUBindGroup bind_group(uint32_t material) const { return groups_[material].get(); }
+  /// The bind group of a material that some object uses.
+  WGPUBindGroup bind_group(uint32_t material) const { return groups_[group_of_[material]].get(); }
 
  private:
   gpu::BindGroupLayout layout_;
   gpu::Buffer buffer_;
+  std::vector<uint32_t> group_of_;  ///< material -> index into groups_ (UINT32_MAX: unused)
   std::vector<gpu::BindGroup> groups_;
 };
 

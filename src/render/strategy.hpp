@@ -77,6 +77,10 @@ std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, co
 std::unique_ptr<Strategy> make_storage_instancing_strategy(const Device& device, const Scene& scene,
                                                            const GpuScene& gpu);
 
+/// Throws ImplementationLimit when creating `count` more bind groups would exceed
+/// default_max_bind_groups(device.adapter()); `what` names them in the message.
+void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what);
+
 /// Reflects one of bindery's own shaders; any reflection error is a bug here and is thrown.
 Reflection reflect_checked(std::string_view wgsl);
 

@@ -41,6 +41,7 @@ class NaiveStrategy final : public Strategy {
     module_ = device.create_shader_module("cubes_naive.wgsl", shaders::cubes_naive);
     pipeline_ = create_scene_pipeline(device, module_.get(), pipeline_layout_.get(), "naive");
 
+    check_bind_group_budget(device, scene.objects.size(), "naive strategy (one per object)");
     staging_.resize(uniform_size_);
     objects_.reserve(scene.objects.size());
     for (size_t i = 0; i < scene.objects.size(); ++i) {

@@ -97,6 +97,9 @@ StagingBlock StagingRing::acquire(uint64_t size_bytes) {
 void StagingRing::copy(WGPUCommandEncoder encoder, const StagingBlock& block, uint64_t src_offset,
                        WGPUBuffer dst, uint64_t dst_offset, uint64_t size_bytes) {
   const std::string call = fmt::format("StagingRing('{}')::copy", pool_->label);
+  if (encoder == nullptr || dst == nullptr)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: the command encoder and the destination buffer must not be null", call));
   if (block.id >= pool_->blocks.size() || pool_->blocks[block.id].buffer.get() != block.buffer) {
     throw Error(ErrorKind::InvalidArgument, fmt::format("{}: unknown block {}", call, block.id));
   }
