@@ -480,3 +480,42 @@ TEST(BindGroupPlan, JsonReportCarriesTheCounts) {
 
 }  // namespace
 }  // namespace bindery
+
+namespace bindery {
+namespace {
+
+// Scene descriptions are written into WGSL and checked against limits: names must be WGSL
+// identifiers, types plain type text, buffer sizes positive multiples of 4 within the binding
+// limits, alignment limits powers of two (found by adversarial testing).
+TEST(PlanInputChecks, RejectsInjectionAndImpossibleValues) {
+  auto kind_of = [](const std::string& binding, const std::string& limits = "") {
+    const std::string doc = R"({"stats": {"objects": 10, "materials": 2, "passes": 1},)" +
+                            (limits.empty() ? std::string() : R"("limits": )" + limits + ",") +
+                            R"("bindings": [)" + binding + "]}";
+    try {
+      parse_plan_input(doc);
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    return ErrorKind::Io;  // marker: accepted
+  };
+  const std::string ok = R"({"name": "camera", "kind": "uniform", "size": 64, "frequency": "frame"})";
+  EXPECT_EQ(kind_of(ok), ErrorKind::Io);
+  EXPECT_EQ(kind_of(R"({"name": "a; fn x", "kind": "uniform", "size": 64, "frequency": "frame"})"),
+            ErrorKind::PlanInput);
+  EXPECT_EQ(kind_of(R"({"name": "a", "kind": "uniform", "size": 64, "frequency": "frame",
+                        "wgsl_type": "mat4x4f; @compute fn main() {}"})"),
+            ErrorKind::PlanInput);
+  EXPECT_EQ(kind_of(R"({"name": "a", "kind": "uniform", "size": 3, "frequency": "frame"})"),
+            ErrorKind::PlanInput);
+  // 65540 > maxUniformBufferBindingSize 65536 (core default).
+  EXPECT_EQ(kind_of(R"({"name": "a", "kind": "uniform", "size": 65540, "frequency": "frame"})"),
+            ErrorKind::PlanInput);
+  EXPECT_EQ(kind_of(R"({"name": "t", "kind": "texture", "size": 16, "frequency": "material"})"),
+            ErrorKind::PlanInput);
+  EXPECT_EQ(kind_of(ok, R"({"minUniformBufferOffsetAlignment": 48})"), ErrorKind::PlanInput);
+  EXPECT_EQ(kind_of(ok, R"({"maxBindGroups": 0})"), ErrorKind::PlanInput);
+}
+
+}  // namespace
+}  // namespace bindery

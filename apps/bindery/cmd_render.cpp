@@ -34,6 +34,7 @@ struct RenderCli {
   std::string png;
   bool quiet = false;
   bool scene_given = false;  ///< --scene was on the command line (else --model implies gltf)
+  bool png_given = false;    ///< --png was on the command line (an empty name is an error)
 };
 
 // Parses "WxH" (e.g. 640x480, 1x1). Range checks against the device happen in render().
@@ -54,7 +55,7 @@ std::pair<uint32_t, uint32_t> parse_size(const std::string& s) {
     throw bad();
   if (w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
     throw Error(ErrorKind::TextureSizeOutOfRange,
-                fmt::format("render: --size {} must be at least 1x1", s));
+                fmt::format("render: --size {}: each side must be 1..maxTextureDimension2D", s));
   return {static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
 }
 
@@ -119,6 +120,15 @@ int run_render(const RenderCli& o) {
     if (o.model.empty())
       throw Error(ErrorKind::SceneInput, "render: --scene gltf needs --model PATH (.gltf or .glb)");
     scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances));
+  }
+
+  if (o.png_given && o.png.empty())
+    throw Error(ErrorKind::Io, "render: --png needs a file name");
+  if (!o.png.empty()) {
+    // Fail before rendering, not after, when the PNG cannot be written.
+    std::FILE* f = std::fopen(o.png.c_str(), "wb");
+    if (!f) throw Error(ErrorKind::Io, fmt::format("render: cannot open '{}' for writing", o.png));
+    std::fclose(f);
   }
 
   Device device = Device::create(to_device_options(o.device));
@@ -213,8 +223,10 @@ Registration reg{
       sub.add_flag("--quiet", o->quiet, "no progress output");
       add_device_options(sub, o->device);
       CLI::Option* scene_opt = sub.get_option("--scene");
-      return [o, scene_opt] {
+      CLI::Option* png_opt = sub.get_option("--png");
+      return [o, scene_opt, png_opt] {
         o->scene_given = scene_opt->count() > 0;
+        o->png_given = png_opt->count() > 0;
         return run_render(*o);
       };
     }};

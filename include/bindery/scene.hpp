@@ -113,8 +113,8 @@ struct CubeSceneOptions {
   uint64_t seed = 1;         ///< random seed: same seed, same scene
 };
 
-/// Builds the article's scene (seed 003). Throws SceneInput when a count is 0 or `objects`
-/// exceeds 10,000,000.
+/// Builds the article's scene (seed 003). Throws SceneInput when `objects` exceeds 10,000,000,
+/// `materials` is outside 1..100,000 or `textures` outside 1..1024.
 Scene make_cube_scene(const CubeSceneOptions& options);
 
 /// Loads a glTF 2.0 file (.gltf or .glb) and places `instances` copies on a square grid, each

@@ -109,6 +109,15 @@ const std::map<std::string, std::function<void(Limits&, uint64_t)>>& limit_sette
   return setters;
 }
 
+bool is_wgsl_identifier(std::string_view s) {
+  if (s.empty() || s == "_" || (s.size() >= 2 && s[0] == '_' && s[1] == '_')) return false;
+  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!alpha(s[0])) return false;
+  for (char c : s)
+    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+  return true;
+}
+
 PlanInput parse_document(const json& doc) {
   only_keys(doc, "scene", {"description", "grouping", "object_data", "strict_intruders", "stats",
                            "limits", "bindings"});
@@ -155,6 +164,20 @@ PlanInput parse_document(const json& doc) {
         bad("limits." + it.key(), "value does not fit 32 bits");
       setter->second(in.limits, v);
     }
+    // Alignment limits are powers of two (WebGPU §3.6.2 "alignment" limit class); sizes and
+    // counts must allow at least one binding.
+    for (auto [name, value] : {std::pair{"minUniformBufferOffsetAlignment",
+                                         uint64_t(in.limits.minUniformBufferOffsetAlignment)},
+                               std::pair{"minStorageBufferOffsetAlignment",
+                                         uint64_t(in.limits.minStorageBufferOffsetAlignment)}})
+      if (value == 0 || (value & (value - 1)) != 0)
+        bad(std::string("limits.") + name, fmt::format("{} is not a power of two", value));
+    for (auto [name, value] :
+         {std::pair{"maxUniformBufferBindingSize", in.limits.maxUniformBufferBindingSize},
+          std::pair{"maxStorageBufferBindingSize", in.limits.maxStorageBufferBindingSize},
+          std::pair{"maxBindGroups", uint64_t(in.limits.maxBindGroups)},
+          std::pair{"maxBindingsPerBindGroup", uint64_t(in.limits.maxBindingsPerBindGroup)}})
+      if (value == 0) bad(std::string("limits.") + name, "must be at least 1");
   }
   if (!doc.contains("bindings") || !doc["bindings"].is_array())
     bad("bindings", "missing or not an array");
@@ -175,6 +198,28 @@ PlanInput parse_document(const json& doc) {
       spec.changes = parse_frequency(get_string(b, field, "changes"), field + ".changes");
     if (b.contains("visibility")) spec.visibility = parse_visibility(b["visibility"], field + ".visibility");
     if (b.contains("wgsl_type")) spec.wgsl_type = get_string(b, field, "wgsl_type");
+    // Names and types are written into WGSL declarations: identifiers and type text only.
+    if (!is_wgsl_identifier(spec.name))
+      bad(field + ".name", "'" + spec.name + "' is not a WGSL identifier ([A-Za-z_][A-Za-z0-9_]*)");
+    if (spec.wgsl_type.find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_<>, ") != std::string::npos)
+      bad(field + ".wgsl_type",
+          "'" + spec.wgsl_type + "' may hold only letters, digits, '_', '<', '>', ',' and spaces");
+    if (!is_buffer(spec.kind) && b.contains("size"))
+      bad(field + ".size", "only buffers have a size");
+    if (is_buffer(spec.kind) && (spec.size_bytes == 0 || spec.size_bytes % 4 != 0))
+      bad(field + ".size", fmt::format("{} bytes: a buffer binding is a positive multiple of 4 "
+                                       "bytes (WGSL sizes are)",
+                                       spec.size_bytes));
+    const uint64_t max_size = spec.kind == BindingKind::uniform_buffer
+                                  ? in.limits.maxUniformBufferBindingSize
+                                  : in.limits.maxStorageBufferBindingSize;
+    if (is_buffer(spec.kind) && spec.size_bytes > max_size)
+      bad(field + ".size",
+          fmt::format("{} bytes exceed {} ({})", spec.size_bytes,
+                      spec.kind == BindingKind::uniform_buffer ? "maxUniformBufferBindingSize"
+                                                               : "maxStorageBufferBindingSize",
+                      max_size));
     in.bindings.push_back(std::move(spec));
   }
   return in;

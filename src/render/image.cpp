@@ -36,6 +36,10 @@ void write_png(const std::string& path, const Image& image) {
                              SPNG_ENCODE_FINALIZE);
   if (rc != 0)
     throw Error(ErrorKind::Io, fmt::format("writing PNG '{}': {}", path, spng_strerror(rc)));
+  ctx.reset();
+  // The bytes reach the file only on flush/close: a full disk shows up here, not above.
+  if (std::fclose(file.release()) != 0)
+    throw Error(ErrorKind::Io, fmt::format("writing PNG '{}': the file could not be completed", path));
 }
 
 Image read_png(const std::string& path) {

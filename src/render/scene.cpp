@@ -179,8 +179,12 @@ Scene make_cube_scene(const CubeSceneOptions& o) {
   if (o.objects > kMaxObjects)
     throw Error(ErrorKind::SceneInput,
                 fmt::format("cube scene: --objects {} exceeds the maximum {}", o.objects, kMaxObjects));
-  if (o.materials == 0 || o.textures == 0)
-    throw Error(ErrorKind::SceneInput, "cube scene: materials and textures must be at least 1");
+  constexpr uint32_t kMaxMaterials = 100'000, kMaxTextures = 1024;
+  if (o.materials == 0 || o.textures == 0 || o.materials > kMaxMaterials ||
+      o.textures > kMaxTextures)
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("cube scene: {} materials and {} textures; allowed 1..{} and 1..{}",
+                            o.materials, o.textures, kMaxMaterials, kMaxTextures));
 
   Scene s;
   s.name = "cubes";

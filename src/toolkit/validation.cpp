@@ -141,6 +141,12 @@ std::vector<AppliedDynamicOffset> validate_dynamic_offsets(
             [](const BindingLayoutEntry* a, const BindingLayoutEntry* b) {
               return a->binding < b->binding;
             });
+  for (size_t i = 1; i < dynamic.size(); ++i)
+    if (dynamic[i]->binding == dynamic[i - 1]->binding)
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("{}: layout {} lists binding {} twice (createBindGroupLayout "
+                              "requires unique binding numbers)",
+                              call, layout_name(layout), dynamic[i]->binding));
 
   if (dynamic_offsets.size() != dynamic.size()) {  // D06
     throw Error(ErrorKind::DynamicOffsetCount,
