@@ -6,14 +6,21 @@
 // MaterialGroups: one uniform buffer holding every material's MaterialUniforms at the device's
 //                 uniform offset alignment, one bind group per material (texture, sampler, that
 //                 material's window of the buffer), written once at creation.
-// Offsets come from the reflected shader, never from hand-counted constants.
+// Offsets come from the reflected shader, never from hand-counted constants: the frame and
+// material values are written through StructView at reflected offsets; per-object values (the
+// hot loop) through a C++ mirror struct verified against the reflected layout at start-up.
 #pragma once
 
 #include "strategy.hpp"
 
+#include "bindery/struct_check.hpp"
 #include "bindery/struct_view.hpp"
 #include "bindery/wgsl_layout.hpp"
 
+#include <glm/glm.hpp>
+
+#include <algorithm>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -55,20 +62,28 @@ class MaterialGroups {
   std::vector<gpu::BindGroup> groups_;
 };
 
-/// Writes object transforms at the reflected offsets of PerObjectUniforms {normalMatrix, world}.
+/// The C++ mirror of WGSL `PerObjectUniforms { normalMatrix: mat3x3f, world: mat4x4f }`: the
+/// mat3x3f's three columns are 16 bytes apart (WGSL §14.4.1: mat3x3<f32> is 48 bytes), so they
+/// are vec4s here. Checked against the reflected struct when a strategy starts (ObjectWriter).
+struct PerObjectGpu {
+  glm::vec4 normalMatrix[3];
+  glm::mat4 world;
+};
+BINDERY_WGSL_STRUCT_CHECK(PerObjectGpu, normalMatrix, world);
+
+/// Writes object transforms as PerObjectGpu, one copy per object. The constructor throws
+/// StructMismatch if the shader's PerObjectUniforms no longer has the mirror's layout.
 class ObjectWriter {
  public:
-  explicit ObjectWriter(const StructLayout& object)
-      : object_(object), world_(object.field("world")), normal_(object.field("normalMatrix")) {}
-  void write(std::span<std::byte> slot, const ObjectTransform& t) const {
-    StructView v(object_, slot);
-    v.set(world_, t.world);
-    v.set(normal_, t.normal);
+  explicit ObjectWriter(const StructLayout& object) {
+    check_struct_matches<PerObjectGpu>(object);
   }
-
- private:
-  const StructLayout& object_;
-  FieldRef world_, normal_;
+  void write(std::span<std::byte> slot, const ObjectTransform& t) const {
+    PerObjectGpu g;
+    for (int c = 0; c < 3; ++c) g.normalMatrix[c] = glm::vec4(t.normal[c], 0.0f);
+    g.world = t.world;
+    std::memcpy(slot.data(), &g, std::min(slot.size(), sizeof(g)));
+  }
 };
 
 }  // namespace bindery::strategies
