@@ -210,7 +210,7 @@ Registration reg{
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
           ->capture_default_str();
       sub.add_option("--objects", o->objects, "number of cubes (0..10000000)")->capture_default_str();
-      sub.add_option("--strategy", o->strategy, "per-draw data strategy: naive, dynamic-offsets, storage-instancing")
+      sub.add_option("--strategy", o->strategy, "per-draw data strategy: naive, dynamic-offsets, mapped-staging, storage-instancing")
           ->capture_default_str();
       sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
           ->capture_default_str();

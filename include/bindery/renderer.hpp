@@ -28,9 +28,11 @@ enum class StrategyKind {
                     ///< dynamic offset per draw at a stride from minUniformBufferOffsetAlignment
   storage_instancing,  ///< per-object data in a read-only storage array indexed by instance_index;
                        ///< one instanced draw per (material, mesh) batch
+  mapped_staging,  ///< dynamic-offsets, but per-object data written straight into mapped staging
+                   ///< buffers and copied with copyBufferToBuffer (seed 003's last step)
 };
 
-/// "naive", "dynamic-offsets", "storage-instancing".
+/// "naive", "dynamic-offsets", "storage-instancing", "mapped-staging".
 std::string_view to_string(StrategyKind kind);
 /// Parses a --strategy name; throws InvalidArgument listing the valid names.
 StrategyKind parse_strategy(std::string_view name);

@@ -18,6 +18,7 @@ std::string_view to_string(StrategyKind kind) {
     case StrategyKind::naive: return "naive";
     case StrategyKind::dynamic_offsets: return "dynamic-offsets";
     case StrategyKind::storage_instancing: return "storage-instancing";
+    case StrategyKind::mapped_staging: return "mapped-staging";
   }
   return "unknown";
 }
@@ -26,9 +27,10 @@ StrategyKind parse_strategy(std::string_view name) {
   if (name == "naive") return StrategyKind::naive;
   if (name == "dynamic-offsets") return StrategyKind::dynamic_offsets;
   if (name == "storage-instancing") return StrategyKind::storage_instancing;
+  if (name == "mapped-staging") return StrategyKind::mapped_staging;
   throw Error(ErrorKind::InvalidArgument,
               fmt::format("unknown strategy '{}' (valid: naive, dynamic-offsets, "
-                          "storage-instancing)",
+                          "mapped-staging, storage-instancing)",
                           name));
 }
 
@@ -141,7 +143,7 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --moving {} is outside [0, 1]", o.moving));
   if (o.strategy != StrategyKind::naive && o.strategy != StrategyKind::dynamic_offsets &&
-      o.strategy != StrategyKind::storage_instancing)
+      o.strategy != StrategyKind::storage_instancing && o.strategy != StrategyKind::mapped_staging)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("render: strategy {} is not a StrategyKind", int(o.strategy)));
   validate_scene(scene, device.limits());
@@ -222,6 +224,9 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     case StrategyKind::storage_instancing:
       strategy = strategies::make_storage_instancing_strategy(device, scene, gpu_scene);
       break;
+    case StrategyKind::mapped_staging:
+      strategy = strategies::make_mapped_staging_strategy(device, scene, gpu_scene);
+      break;
   }
 
   RenderReport report;
@@ -262,9 +267,9 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     // first clears, the others load; timestamps span from the first pass's start to the last's
     // end), then submit.
     strategies::FrameInputs in{transforms, values, 0, changed_end, f == 0};
-    strategy->upload(in);
     gpu::CommandEncoder encoder =
         gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
+    strategy->upload(in, encoder.get());
     const uint32_t draws = strategy->draw_count();
     for (uint32_t first = 0; first < draws || first == 0; first += max_draws) {
       const uint32_t end = std::min(draws, first + max_draws);
@@ -317,6 +322,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
         gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     WGPUCommandBuffer cmd = commands.get();
     wgpuQueueSubmit(device.queue(), 1, &cmd);
+    strategy->after_submit();
     const Clock::time_point t2 = Clock::now();
     with_context(fmt::format("frame {} ({} strategy)", f, to_string(options.strategy)),
                  [&] { device.check(); });

@@ -59,8 +59,11 @@ struct FrameInputs {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  /// Writes the frame's data (writeBuffer / arenas) before any draw is encoded.
-  virtual void upload(const FrameInputs& in) = 0;
+  /// Writes the frame's data before any draw is encoded: queue.writeBuffer, or copies recorded
+  /// into `encoder` ahead of the render passes (mapped staging).
+  virtual void upload(const FrameInputs& in, WGPUCommandEncoder encoder) = 0;
+  /// Called after the frame's queue.submit (mapped staging returns its blocks here).
+  virtual void after_submit() {}
   /// Draw calls per frame, in encode order.
   virtual uint32_t draw_count() const = 0;
   /// Encodes draws [first, last) into `pass`, a pass that starts with no state bound.
@@ -73,6 +76,8 @@ std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene&
                                               const GpuScene& gpu);
 std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, const Scene& scene,
                                                         const GpuScene& gpu);
+std::unique_ptr<Strategy> make_mapped_staging_strategy(const Device& device, const Scene& scene,
+                                                       const GpuScene& gpu);
 
 std::unique_ptr<Strategy> make_storage_instancing_strategy(const Device& device, const Scene& scene,
                                                            const GpuScene& gpu);

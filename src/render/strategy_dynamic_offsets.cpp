@@ -6,20 +6,32 @@
 //                       bind group, a dynamic offset per draw, stride = align_to(SizeOf,
 //                       device minUniformBufferOffsetAlignment), dirty slots flushed once a frame.
 // setBindGroup calls per frame = 1 + materials used + objects. Offsets come from reflection.
+//
+// --strategy mapped-staging is the same layout with the article's last upload step (seed 003,
+// "mapped transfer buffers"): the changed objects are written straight into a mapped
+// MAP_WRITE | COPY_SRC block of a StagingRing and copied into the per-object buffer with
+// copyBufferToBuffer before the pass, instead of queue.writeBuffer from a CPU shadow copy.
 #include "shared_groups.hpp"
 #include "strategy.hpp"
 
 #include "bindery/draw_list.hpp"
 #include "bindery/dynamic_uniform_buffer.hpp"
 #include "bindery/layout_builder.hpp"
+#include "bindery/staging_ring.hpp"
 #include "bindery_shaders.hpp"
+
+#include <algorithm>
 
 namespace bindery::strategies {
 namespace {
 
 class DynamicOffsetsStrategy final : public Strategy {
  public:
-  DynamicOffsetsStrategy(const Device& device, const Scene& scene, const GpuScene& gpu)
+  /// How per-object data reaches its buffer.
+  enum class Upload { write_buffer, mapped_staging };
+
+  DynamicOffsetsStrategy(const Device& device, const Scene& scene, const GpuScene& gpu,
+                         Upload upload)
       : device_(device),
         gpu_(gpu),
         reflection_(reflect_checked(shaders::cubes_by_frequency)),
@@ -33,6 +45,8 @@ class DynamicOffsetsStrategy final : public Strategy {
     od.binding = 0;
     od.visibility = kStageVertex | kStageFragment;
     objects_ = std::make_unique<DynamicUniformBuffer>(device, od);
+    if (upload == Upload::mapped_staging)
+      staging_ = std::make_unique<StagingRing>(device, StagingRingDesc{"per-object staging", 0});
 
     WGPUBindGroupLayout layouts[] = {frame_.layout(), materials_.layout(),
                                      objects_->bind_group_layout()};
@@ -52,8 +66,32 @@ class DynamicOffsetsStrategy final : public Strategy {
 
   uint64_t object_stride() const override { return objects_->stride(); }
 
-  void upload(const FrameInputs& in) override {
+  /// The changed objects [changed_begin, changed_end) are one run of slots: written straight
+  /// into one mapped block at the buffer's stride, then one copy per chunk they span.
+  void upload_through_staging(const FrameInputs& in, WGPUCommandEncoder encoder) {
+    const uint32_t first = in.changed_begin, end = in.changed_end;
+    if (end <= first) return;
+    const uint64_t stride = objects_->stride();
+    const StagingBlock block = staging_->acquire(uint64_t(end - first) * stride);
+    for (uint32_t i = first; i < end; ++i)
+      writer_.write(block.data.subspan(uint64_t(i - first) * stride, objects_->element_size()),
+                    in.transforms[i]);
+    for (uint32_t slot = first; slot < end;) {
+      const uint32_t chunk = objects_->chunk_of(slot);
+      const SlotLayout& layout = objects_->slot_layout();
+      const uint32_t chunk_end = std::min<uint64_t>(end, uint64_t(chunk + 1) * layout.slots_per_chunk);
+      staging_->copy(encoder, block, uint64_t(slot - first) * stride, objects_->buffer(chunk),
+                     layout.offset_in_chunk(slot), uint64_t(chunk_end - slot) * stride);
+      slot = chunk_end;
+    }
+  }
+
+  void upload(const FrameInputs& in, WGPUCommandEncoder encoder) override {
     frame_.update(in.values);
+    if (staging_) {
+      upload_through_staging(in, encoder);
+      return;
+    }
     // Only the objects that changed are written and marked dirty; flush() uploads them in one
     // writeBuffer or a few coalesced ranges.
     for (uint32_t i = in.changed_begin; i < in.changed_end; ++i) {
@@ -61,6 +99,10 @@ class DynamicOffsetsStrategy final : public Strategy {
       objects_->mark_dirty(i);
     }
     objects_->flush();
+  }
+
+  void after_submit() override {
+    if (staging_) staging_->after_submit();
   }
 
   uint32_t draw_count() const override { return static_cast<uint32_t>(draws_.size()); }
@@ -92,6 +134,7 @@ class DynamicOffsetsStrategy final : public Strategy {
   MaterialGroups materials_;
   ObjectWriter writer_;
   std::unique_ptr<DynamicUniformBuffer> objects_;
+  std::unique_ptr<StagingRing> staging_;  ///< mapped-staging only
   gpu::PipelineLayout pipeline_layout_;
   gpu::ShaderModule module_;
   gpu::RenderPipeline pipeline_;
@@ -102,7 +145,14 @@ class DynamicOffsetsStrategy final : public Strategy {
 
 std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, const Scene& scene,
                                                         const GpuScene& gpu) {
-  return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu);
+  return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu,
+                                                  DynamicOffsetsStrategy::Upload::write_buffer);
+}
+
+std::unique_ptr<Strategy> make_mapped_staging_strategy(const Device& device, const Scene& scene,
+                                                       const GpuScene& gpu) {
+  return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu,
+                                                  DynamicOffsetsStrategy::Upload::mapped_staging);
 }
 
 }  // namespace bindery::strategies

@@ -68,7 +68,7 @@ class NaiveStrategy final : public Strategy {
     with_context("creating the naive strategy's per-object bind groups", [&] { device.check(); });
   }
 
-  void upload(const FrameInputs& in) override {
+  void upload(const FrameInputs& in, WGPUCommandEncoder) override {
     // The article's loop writes every value of every object, every frame, one writeBuffer each.
     StructView view(reflection_.struct_layout("Uniforms"), std::span<std::byte>(staging_));
     for (size_t i = 0; i < objects_.size(); ++i) {

@@ -71,7 +71,7 @@ class StorageInstancingStrategy final : public Strategy {
 
   uint64_t object_stride() const override { return objects_->stride(); }
 
-  void upload(const FrameInputs& in) override {
+  void upload(const FrameInputs& in, WGPUCommandEncoder) override {
     frame_.update(in.values);
     for (uint32_t i = in.changed_begin; i < in.changed_end; ++i) {
       const uint32_t slot = slot_of_object_[i];
