@@ -45,7 +45,10 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   const RenderReport storage = render(shared_device(), scene, o);
   o.strategy = StrategyKind::mapped_staging;
   const RenderReport staged = render(shared_device(), scene, o);
-  ASSERT_TRUE(naive.last_frame && dyn.last_frame && storage.last_frame && staged.last_frame);
+  o.strategy = StrategyKind::render_bundles;
+  const RenderReport bundled = render(shared_device(), scene, o);  // frame 2 replays the bundle
+  ASSERT_TRUE(naive.last_frame && dyn.last_frame && storage.last_frame && staged.last_frame &&
+              bundled.last_frame);
   // The image must contain cubes, or the comparison would prove nothing: 300 cubes of scale 2..10
   // within ~100 units of the origin cover a good part of the 192x144 view.
   const auto box = foreground_box(*naive.last_frame, kBackground, 2);
@@ -58,6 +61,8 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   dump_on_failure("naive_vs_storage", *naive.last_frame, *storage.last_frame);
   EXPECT_LE(max_channel_difference(*naive.last_frame, *staged.last_frame), 1u);
   dump_on_failure("naive_vs_staged", *naive.last_frame, *staged.last_frame);
+  EXPECT_LE(max_channel_difference(*naive.last_frame, *bundled.last_frame), 1u);
+  dump_on_failure("naive_vs_bundles", *naive.last_frame, *bundled.last_frame);
 }
 
 // A frame split into several render passes (the first clears, the rest load colour and depth)
@@ -181,6 +186,27 @@ TEST(RenderDevice, MappedStagingCopiesInsteadOfWriteBuffer) {
   std::set<uint32_t> used;
   for (const Object& obj : scene.objects) used.insert(obj.material);
   EXPECT_EQ(r.per_frame.set_bind_group, 1u + used.size() + 2000u);  // as dynamic-offsets
+}
+
+// Render bundles: after the frame that records them, a frame encodes no setBindGroup, no
+// setPipeline and no draw call; it replays one bundle per pass (1 pass here) and still uploads
+// every moving object (the bundle binds the buffer, the data changes under it).
+TEST(RenderDevice, RenderBundlesReplayWithoutEncodingDraws) {
+  const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
+  RenderOptions o;
+  o.width = 16;
+  o.height = 16;
+  o.frames = 3;
+  o.keep_last_frame = false;
+  o.max_draws_per_pass = UINT32_MAX;
+  o.strategy = StrategyKind::render_bundles;
+  const RenderReport r = render(shared_device(), scene, o);
+  EXPECT_EQ(r.per_frame.execute_bundles, 1u);
+  EXPECT_EQ(r.per_frame.set_bind_group, 0u);
+  EXPECT_EQ(r.per_frame.set_pipeline, 0u);
+  EXPECT_EQ(r.per_frame.draws, 2000u);  // executed from the bundle
+  EXPECT_EQ(r.per_frame.write_buffer_calls, 2u);  // frame uniforms + all objects in one range
+  EXPECT_EQ(r.per_frame.bytes_uploaded, 96u + 1999u * r.object_stride_bytes + 112u);
 }
 
 TEST(RenderDevice, MovingFewObjectsUploadsFewStrides) {

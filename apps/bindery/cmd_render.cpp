@@ -79,6 +79,7 @@ nlohmann::ordered_json counters_json(const Counters& c) {
           {"bytesUploaded", c.bytes_uploaded},
           {"copyBufferToBuffer", c.copy_buffer_to_buffer},
           {"mapAsync", c.map_async},
+          {"executeBundles", c.execute_bundles},
           {"bindGroupsCreated", c.bind_groups_created},
           {"buffersCreated", c.buffers_created},
           {"bufferBytesCreated", c.buffer_bytes_created}};
@@ -210,7 +211,7 @@ Registration reg{
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
           ->capture_default_str();
       sub.add_option("--objects", o->objects, "number of cubes (0..10000000)")->capture_default_str();
-      sub.add_option("--strategy", o->strategy, "per-draw data strategy: naive, dynamic-offsets, mapped-staging, storage-instancing")
+      sub.add_option("--strategy", o->strategy, "per-draw data strategy: naive, dynamic-offsets, mapped-staging, render-bundles, storage-instancing")
           ->capture_default_str();
       sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
           ->capture_default_str();

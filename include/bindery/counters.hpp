@@ -25,6 +25,7 @@ struct Counters {
   uint64_t bytes_uploaded = 0;          ///< writeBuffer bytes + bytes written into mapped staging
   uint64_t copy_buffer_to_buffer = 0;
   uint64_t map_async = 0;
+  uint64_t execute_bundles = 0;         ///< executeBundles calls (render bundles replayed)
   uint64_t bind_groups_created = 0;
   uint64_t buffers_created = 0;
   uint64_t buffer_bytes_created = 0;
@@ -45,6 +46,7 @@ struct Counters {
     d.bytes_uploaded = bytes_uploaded - before.bytes_uploaded;
     d.copy_buffer_to_buffer = copy_buffer_to_buffer - before.copy_buffer_to_buffer;
     d.map_async = map_async - before.map_async;
+    d.execute_bundles = execute_bundles - before.execute_bundles;
     d.bind_groups_created = bind_groups_created - before.bind_groups_created;
     d.buffers_created = buffers_created - before.buffers_created;
     d.buffer_bytes_created = buffer_bytes_created - before.buffer_bytes_created;

@@ -45,6 +45,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace bindery {
@@ -165,12 +166,16 @@ class RenderStateTracker {
   std::vector<IntruderReport> intruders_;
 };
 
-/// A render pass encoder (borrowed, not owned) behind a RenderStateTracker: issues only the
-/// state changes the tracker lets through and counts everything into `counters`.
-class RenderPassState {
+/// A render pass encoder or a render bundle encoder (borrowed, not owned) behind a
+/// RenderStateTracker: issues only the state changes the tracker lets through and counts
+/// everything into `counters`. Use the aliases RenderPassState (a pass) and RenderBundleState
+/// (recording a render bundle: WebGPU §17.2, a bundle inherits no state and starts empty).
+template <class Encoder>
+class RenderEncoderState {
  public:
-  RenderPassState(WGPURenderPassEncoder pass, Counters& counters,
-                  IntruderPolicy policy = IntruderPolicy::build_default);
+  /// Throws InvalidArgument for a null encoder.
+  RenderEncoderState(Encoder encoder, Counters& counters,
+                     IntruderPolicy policy = IntruderPolicy::build_default);
 
   void set_pipeline(WGPURenderPipeline pipeline);
   /// setBindGroup(group, bind_group, dynamic_offsets) unless redundant. `declared` / `key`: see
@@ -186,15 +191,24 @@ class RenderPassState {
             uint32_t first_instance = 0);
   void draw_indexed(uint32_t index_count, uint32_t instance_count = 1, uint32_t first_index = 0,
                     int32_t base_vertex = 0, uint32_t first_instance = 0);
-  /// executeBundles, then forgets all state (WebGPU clears it; shared/cases rule 11).
-  void execute_bundles(std::span<const WGPURenderBundle> bundles);
+  /// Passes only: executeBundles, then forgets all state (WebGPU clears it; cases rule 11).
+  /// Counts one execute_bundles call.
+  void execute_bundles(std::span<const WGPURenderBundle> bundles)
+    requires std::is_same_v<Encoder, WGPURenderPassEncoder>;
 
   RenderStateTracker& tracker() { return tracker_; }
-  WGPURenderPassEncoder get() const { return pass_; }
+  Encoder get() const { return encoder_; }
 
  private:
-  WGPURenderPassEncoder pass_;
+  Encoder encoder_;
+  Counters* counters_;
   RenderStateTracker tracker_;
 };
+
+using RenderPassState = RenderEncoderState<WGPURenderPassEncoder>;
+using RenderBundleState = RenderEncoderState<WGPURenderBundleEncoder>;
+
+extern template class RenderEncoderState<WGPURenderPassEncoder>;
+extern template class RenderEncoderState<WGPURenderBundleEncoder>;
 
 }  // namespace bindery

@@ -30,9 +30,11 @@ enum class StrategyKind {
                        ///< one instanced draw per (material, mesh) batch
   mapped_staging,  ///< dynamic-offsets, but per-object data written straight into mapped staging
                    ///< buffers and copied with copyBufferToBuffer (seed 003's last step)
+  render_bundles,  ///< dynamic-offsets, with the draws recorded once into render bundles and
+                   ///< replayed each frame with executeBundles
 };
 
-/// "naive", "dynamic-offsets", "storage-instancing", "mapped-staging".
+/// "naive", "dynamic-offsets", "mapped-staging", "render-bundles", "storage-instancing".
 std::string_view to_string(StrategyKind kind);
 /// Parses a --strategy name; throws InvalidArgument listing the valid names.
 StrategyKind parse_strategy(std::string_view name);

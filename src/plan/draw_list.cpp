@@ -197,54 +197,99 @@ void RenderStateTracker::reset() {
 
 // ---------------------------------------------------------------------------------------------
 
-RenderPassState::RenderPassState(WGPURenderPassEncoder pass, Counters& counters,
-                                 IntruderPolicy policy)
-    : pass_(pass), tracker_(counters, policy) {
-  if (!pass_) throw Error(ErrorKind::InvalidArgument, "RenderPassState: null render pass encoder");
+namespace {
+
+// The webgpu.h entry points of each encoder type, so one implementation serves both.
+template <class E>
+struct EncoderCalls;
+
+template <>
+struct EncoderCalls<WGPURenderPassEncoder> {
+  static constexpr const char* kName = "RenderPassState";
+  static constexpr auto set_pipeline = wgpuRenderPassEncoderSetPipeline;
+  static constexpr auto set_bind_group = wgpuRenderPassEncoderSetBindGroup;
+  static constexpr auto set_vertex_buffer = wgpuRenderPassEncoderSetVertexBuffer;
+  static constexpr auto set_index_buffer = wgpuRenderPassEncoderSetIndexBuffer;
+  static constexpr auto draw = wgpuRenderPassEncoderDraw;
+  static constexpr auto draw_indexed = wgpuRenderPassEncoderDrawIndexed;
+};
+
+template <>
+struct EncoderCalls<WGPURenderBundleEncoder> {
+  static constexpr const char* kName = "RenderBundleState";
+  static constexpr auto set_pipeline = wgpuRenderBundleEncoderSetPipeline;
+  static constexpr auto set_bind_group = wgpuRenderBundleEncoderSetBindGroup;
+  static constexpr auto set_vertex_buffer = wgpuRenderBundleEncoderSetVertexBuffer;
+  static constexpr auto set_index_buffer = wgpuRenderBundleEncoderSetIndexBuffer;
+  static constexpr auto draw = wgpuRenderBundleEncoderDraw;
+  static constexpr auto draw_indexed = wgpuRenderBundleEncoderDrawIndexed;
+};
+
+}  // namespace
+
+template <class E>
+RenderEncoderState<E>::RenderEncoderState(E encoder, Counters& counters, IntruderPolicy policy)
+    : encoder_(encoder), counters_(&counters), tracker_(counters, policy) {
+  if (!encoder_)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: null encoder", EncoderCalls<E>::kName));
 }
 
-void RenderPassState::set_pipeline(WGPURenderPipeline pipeline) {
-  if (tracker_.set_pipeline(pipeline)) wgpuRenderPassEncoderSetPipeline(pass_, pipeline);
+template <class E>
+void RenderEncoderState<E>::set_pipeline(WGPURenderPipeline pipeline) {
+  if (tracker_.set_pipeline(pipeline)) EncoderCalls<E>::set_pipeline(encoder_, pipeline);
 }
 
-void RenderPassState::set_bind_group(uint32_t group, WGPUBindGroup bind_group,
-                                     std::span<const uint32_t> dynamic_offsets, Frequency declared,
-                                     uint64_t key) {
+template <class E>
+void RenderEncoderState<E>::set_bind_group(uint32_t group, WGPUBindGroup bind_group,
+                                           std::span<const uint32_t> dynamic_offsets,
+                                           Frequency declared, uint64_t key) {
   if (tracker_.set_bind_group(group, bind_group, dynamic_offsets, declared, key)) {
-    wgpuRenderPassEncoderSetBindGroup(pass_, group, bind_group, dynamic_offsets.size(),
-                                      dynamic_offsets.empty() ? nullptr : dynamic_offsets.data());
+    EncoderCalls<E>::set_bind_group(encoder_, group, bind_group, dynamic_offsets.size(),
+                                    dynamic_offsets.empty() ? nullptr : dynamic_offsets.data());
   }
 }
 
-void RenderPassState::set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, uint64_t offset,
-                                        uint64_t size) {
+template <class E>
+void RenderEncoderState<E>::set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, uint64_t offset,
+                                              uint64_t size) {
   if (tracker_.set_vertex_buffer(slot, buffer, offset, size))
-    wgpuRenderPassEncoderSetVertexBuffer(pass_, slot, buffer, offset, size);
+    EncoderCalls<E>::set_vertex_buffer(encoder_, slot, buffer, offset, size);
 }
 
-void RenderPassState::set_index_buffer(WGPUBuffer buffer, WGPUIndexFormat format, uint64_t offset,
-                                       uint64_t size) {
+template <class E>
+void RenderEncoderState<E>::set_index_buffer(WGPUBuffer buffer, WGPUIndexFormat format,
+                                             uint64_t offset, uint64_t size) {
   if (tracker_.set_index_buffer(buffer, static_cast<uint32_t>(format), offset, size))
-    wgpuRenderPassEncoderSetIndexBuffer(pass_, buffer, format, offset, size);
+    EncoderCalls<E>::set_index_buffer(encoder_, buffer, format, offset, size);
 }
 
-void RenderPassState::draw(uint32_t vertex_count, uint32_t instance_count, uint32_t first_vertex,
-                           uint32_t first_instance) {
+template <class E>
+void RenderEncoderState<E>::draw(uint32_t vertex_count, uint32_t instance_count,
+                                 uint32_t first_vertex, uint32_t first_instance) {
   tracker_.draw();
-  wgpuRenderPassEncoderDraw(pass_, vertex_count, instance_count, first_vertex, first_instance);
+  EncoderCalls<E>::draw(encoder_, vertex_count, instance_count, first_vertex, first_instance);
 }
 
-void RenderPassState::draw_indexed(uint32_t index_count, uint32_t instance_count,
-                                   uint32_t first_index, int32_t base_vertex,
-                                   uint32_t first_instance) {
+template <class E>
+void RenderEncoderState<E>::draw_indexed(uint32_t index_count, uint32_t instance_count,
+                                         uint32_t first_index, int32_t base_vertex,
+                                         uint32_t first_instance) {
   tracker_.draw();
-  wgpuRenderPassEncoderDrawIndexed(pass_, index_count, instance_count, first_index, base_vertex,
-                                   first_instance);
+  EncoderCalls<E>::draw_indexed(encoder_, index_count, instance_count, first_index, base_vertex,
+                                first_instance);
 }
 
-void RenderPassState::execute_bundles(std::span<const WGPURenderBundle> bundles) {
-  wgpuRenderPassEncoderExecuteBundles(pass_, bundles.size(), bundles.data());
+template <class E>
+void RenderEncoderState<E>::execute_bundles(std::span<const WGPURenderBundle> bundles)
+  requires std::is_same_v<E, WGPURenderPassEncoder>
+{
+  wgpuRenderPassEncoderExecuteBundles(encoder_, bundles.size(), bundles.data());
+  counters_->execute_bundles++;
   tracker_.reset();
 }
+
+template class RenderEncoderState<WGPURenderPassEncoder>;
+template class RenderEncoderState<WGPURenderBundleEncoder>;
 
 }  // namespace bindery

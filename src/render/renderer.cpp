@@ -19,6 +19,7 @@ std::string_view to_string(StrategyKind kind) {
     case StrategyKind::dynamic_offsets: return "dynamic-offsets";
     case StrategyKind::storage_instancing: return "storage-instancing";
     case StrategyKind::mapped_staging: return "mapped-staging";
+    case StrategyKind::render_bundles: return "render-bundles";
   }
   return "unknown";
 }
@@ -28,9 +29,10 @@ StrategyKind parse_strategy(std::string_view name) {
   if (name == "dynamic-offsets") return StrategyKind::dynamic_offsets;
   if (name == "storage-instancing") return StrategyKind::storage_instancing;
   if (name == "mapped-staging") return StrategyKind::mapped_staging;
+  if (name == "render-bundles") return StrategyKind::render_bundles;
   throw Error(ErrorKind::InvalidArgument,
               fmt::format("unknown strategy '{}' (valid: naive, dynamic-offsets, "
-                          "mapped-staging, storage-instancing)",
+                          "mapped-staging, render-bundles, storage-instancing)",
                           name));
 }
 
@@ -143,7 +145,8 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --moving {} is outside [0, 1]", o.moving));
   if (o.strategy != StrategyKind::naive && o.strategy != StrategyKind::dynamic_offsets &&
-      o.strategy != StrategyKind::storage_instancing && o.strategy != StrategyKind::mapped_staging)
+      o.strategy != StrategyKind::storage_instancing && o.strategy != StrategyKind::mapped_staging &&
+      o.strategy != StrategyKind::render_bundles)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("render: strategy {} is not a StrategyKind", int(o.strategy)));
   validate_scene(scene, device.limits());
@@ -226,6 +229,9 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
       break;
     case StrategyKind::mapped_staging:
       strategy = strategies::make_mapped_staging_strategy(device, scene, gpu_scene);
+      break;
+    case StrategyKind::render_bundles:
+      strategy = strategies::make_render_bundles_strategy(device, scene, gpu_scene);
       break;
   }
 

@@ -76,6 +76,8 @@ std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene&
                                               const GpuScene& gpu);
 std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, const Scene& scene,
                                                         const GpuScene& gpu);
+std::unique_ptr<Strategy> make_render_bundles_strategy(const Device& device, const Scene& scene,
+                                                       const GpuScene& gpu);
 std::unique_ptr<Strategy> make_mapped_staging_strategy(const Device& device, const Scene& scene,
                                                        const GpuScene& gpu);
 

@@ -11,6 +11,11 @@
 // "mapped transfer buffers"): the changed objects are written straight into a mapped
 // MAP_WRITE | COPY_SRC block of a StagingRing and copied into the per-object buffer with
 // copyBufferToBuffer before the pass, instead of queue.writeBuffer from a CPU shadow copy.
+//
+// --strategy render-bundles records the same draws once into render bundles (WebGPU §17.2; one
+// per render pass range) and replays them each frame with executeBundles: the per-object data
+// still changes every frame (the bundles bind the buffer, not its contents), but no draw call is
+// encoded per frame (seed 003's "further ideas").
 #include "shared_groups.hpp"
 #include "strategy.hpp"
 
@@ -21,6 +26,7 @@
 #include "bindery_shaders.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace bindery::strategies {
 namespace {
@@ -30,9 +36,13 @@ class DynamicOffsetsStrategy final : public Strategy {
   /// How per-object data reaches its buffer.
   enum class Upload { write_buffer, mapped_staging };
 
+  /// How draws reach the pass.
+  enum class Encode { direct, render_bundles };
+
   DynamicOffsetsStrategy(const Device& device, const Scene& scene, const GpuScene& gpu,
-                         Upload upload)
+                         Upload upload, Encode encode)
       : device_(device),
+        use_bundles_(encode == Encode::render_bundles),
         gpu_(gpu),
         reflection_(reflect_checked(shaders::cubes_by_frequency)),
         frame_(device, reflection_.struct_layout("GlobalUniforms")),
@@ -108,9 +118,25 @@ class DynamicOffsetsStrategy final : public Strategy {
   uint32_t draw_count() const override { return static_cast<uint32_t>(draws_.size()); }
 
   void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    // Through the redundant-state tracker: the frame group is set once, the material group once
-    // per material, the object group every draw with its dynamic offset.
+    if (!use_bundles_) {
+      RenderPassState state(pass, device_.counters());
+      encode_range(state, first, last);
+      return;
+    }
+    // Render bundles: recorded the first time this pass range is drawn, replayed after that.
+    auto it = bundles_.find(first);
+    const bool recorded_now = it == bundles_.end();
+    if (recorded_now) it = bundles_.emplace(first, record_bundle(first, last)).first;
     RenderPassState state(pass, device_.counters());
+    const WGPURenderBundle bundle = it->second.get();
+    state.execute_bundles({&bundle, 1});
+    if (!recorded_now) device_.counters().draws += last - first;  // replayed, not re-encoded
+  }
+
+  /// The draws [first, last) through a redundant-state tracker: the frame group is set once, the
+  /// material group once per material, the object group every draw with its dynamic offset.
+  template <class State>
+  void encode_range(State& state, uint32_t first, uint32_t last) {
     for (const DrawItem& item : draws_.items().subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[item.mesh];
       state.set_pipeline(pipeline_.get());
@@ -126,8 +152,30 @@ class DynamicOffsetsStrategy final : public Strategy {
     }
   }
 
+  gpu::RenderBundle record_bundle(uint32_t first, uint32_t last) {
+    const WGPUTextureFormat color = kColorFormat;
+    WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
+    d.label = gpu::sv("dynamic-offset draws");
+    d.colorFormatCount = 1;
+    d.colorFormats = &color;
+    d.depthStencilFormat = kDepthFormat;
+    d.sampleCount = 1;
+    gpu::RenderBundleEncoder encoder =
+        gpu::RenderBundleEncoder::acquire(wgpuDeviceCreateRenderBundleEncoder(device_.get(), &d));
+    {
+      RenderBundleState state(encoder.get(), device_.counters());
+      encode_range(state, first, last);
+    }
+    gpu::RenderBundle bundle =
+        gpu::RenderBundle::acquire(wgpuRenderBundleEncoderFinish(encoder.get(), nullptr));
+    with_context("recording a render bundle", [&] { device_.check(); });
+    return bundle;
+  }
+
+
  private:
   const Device& device_;
+  bool use_bundles_;
   const GpuScene& gpu_;
   Reflection reflection_;
   FrameGroup frame_;
@@ -135,6 +183,7 @@ class DynamicOffsetsStrategy final : public Strategy {
   ObjectWriter writer_;
   std::unique_ptr<DynamicUniformBuffer> objects_;
   std::unique_ptr<StagingRing> staging_;  ///< mapped-staging only
+  std::map<uint32_t, gpu::RenderBundle> bundles_;  ///< render-bundles: first draw -> bundle
   gpu::PipelineLayout pipeline_layout_;
   gpu::ShaderModule module_;
   gpu::RenderPipeline pipeline_;
@@ -146,13 +195,22 @@ class DynamicOffsetsStrategy final : public Strategy {
 std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, const Scene& scene,
                                                         const GpuScene& gpu) {
   return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu,
-                                                  DynamicOffsetsStrategy::Upload::write_buffer);
+                                                  DynamicOffsetsStrategy::Upload::write_buffer,
+                                                  DynamicOffsetsStrategy::Encode::direct);
+}
+
+std::unique_ptr<Strategy> make_render_bundles_strategy(const Device& device, const Scene& scene,
+                                                       const GpuScene& gpu) {
+  return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu,
+                                                  DynamicOffsetsStrategy::Upload::write_buffer,
+                                                  DynamicOffsetsStrategy::Encode::render_bundles);
 }
 
 std::unique_ptr<Strategy> make_mapped_staging_strategy(const Device& device, const Scene& scene,
                                                        const GpuScene& gpu) {
   return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu,
-                                                  DynamicOffsetsStrategy::Upload::mapped_staging);
+                                                  DynamicOffsetsStrategy::Upload::mapped_staging,
+                                                  DynamicOffsetsStrategy::Encode::direct);
 }
 
 }  // namespace bindery::strategies
