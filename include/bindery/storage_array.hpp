@@ -19,7 +19,7 @@
 #pragma once
 
 #include "bindery/binding.hpp"
-#include "bindery/dynamic_uniform_buffer.hpp"
+#include "bindery/buffer_arena.hpp"
 #include "bindery/gpu.hpp"
 #include "bindery/limits.hpp"
 
@@ -61,65 +61,12 @@ struct StorageArrayDesc {
 /// N elements in read-only storage buffers at the natural stride, one bind group per chunk
 /// (usually one), indexed by instance_index. Throws like storage_array_slot_layout; GPU objects
 /// go through Device (counted there).
-class StorageArray {
+class StorageArray : public BufferArena {
  public:
   StorageArray(const Device& device, const StorageArrayDesc& desc);
 
-  uint64_t element_size() const { return shadow_.layout().element_size; }
-  /// Bytes between elements: the array stride (no dynamic-offset padding).
-  uint64_t stride() const { return shadow_.layout().stride; }
-  uint32_t slot_count() const { return shadow_.slot_count(); }
-  uint32_t chunk_count() const { return shadow_.chunk_count(); }
-  const SlotLayout& slot_layout() const { return shadow_.layout(); }
-
-  /// Which chunk `slot` lives in (0 unless the array exceeds one binding).
-  uint32_t chunk_of(uint32_t slot) const;
   /// The index the shader uses for `slot` inside its chunk's array (instance_index).
   uint32_t index_in_chunk(uint32_t slot) const;
-  WGPUBindGroup bind_group(uint32_t chunk) const;
-  WGPUBuffer buffer(uint32_t chunk) const;
-  /// Size of chunk `chunk`'s buffer in bytes (elements in the chunk × stride).
-  uint64_t buffer_size(uint32_t chunk) const;
-  WGPUBindGroupLayout bind_group_layout() const { return layout_; }
-  /// The plain layout entry (read-only-storage, minBindingSize = one element).
-  BindingLayoutEntry layout_entry() const;
-  /// The bind group entry of chunk `chunk` (offset 0, the whole chunk), for callers that build
-  /// their own bind group (e.g. the frame group) around it.
-  WGPUBindGroupEntry bind_group_entry(uint32_t chunk) const;
-
-  std::span<std::byte> slot_data(uint32_t slot) { return shadow_.slot_data(slot); }
-  void mark_dirty(uint32_t slot) { shadow_.mark_dirty(slot); }
-  void write(uint32_t slot, std::span<const std::byte> bytes) { shadow_.write(slot, bytes); }
-  template <class T>
-  void write_value(uint32_t slot, const T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    shadow_.write(slot, std::as_bytes(std::span<const T, 1>(&value, 1)));
-  }
-
-  /// Uploads the dirty elements (queue.writeBuffer via Device::write_buffer) and clears the marks.
-  FlushStats flush();
-  /// Resizes keeping existing data; changed chunks get a new buffer and bind group and are
-  /// re-uploaded on the next flush().
-  void resize(uint32_t slot_count);
-
-  SlotShadow& shadow() { return shadow_; }
-  const SlotShadow& shadow() const { return shadow_; }
-
- private:
-  void rebuild_chunks_from(uint32_t first_chunk);
-
-  const Device* device_;
-  std::string label_;
-  uint32_t binding_;
-  uint32_t visibility_;
-  FlushPolicy policy_;
-  WGPUBufferUsage extra_usage_;
-  gpu::BindGroupLayout owned_layout_;
-  WGPUBindGroupLayout layout_ = nullptr;
-  SlotShadow shadow_;
-  std::vector<gpu::Buffer> buffers_;
-  std::vector<uint64_t> buffer_sizes_;
-  std::vector<gpu::BindGroup> bind_groups_;
 };
 
 }  // namespace bindery

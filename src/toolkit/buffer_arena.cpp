@@ -1,6 +1,7 @@
-// GPU side shared by DynamicUniformBuffer and StorageArray (buffer_arena.hpp).
-#include "buffer_arena.hpp"
+// BufferArena: the GPU layer shared by DynamicUniformBuffer and StorageArray (buffer_arena.hpp).
+#include "bindery/buffer_arena.hpp"
 
+#include "bindery/device.hpp"
 #include "bindery/error.hpp"
 #include "bindery/validation.hpp"
 
@@ -8,7 +9,7 @@
 
 #include <algorithm>
 
-namespace bindery::detail {
+namespace bindery {
 
 namespace {
 
@@ -22,8 +23,14 @@ WGPUBufferBindingType to_wgpu(BindingKind kind) {
   throw Error(ErrorKind::InvalidArgument, "buffer arena: binding kind is not a buffer");
 }
 
-}  // namespace
+void check_chunk(uint32_t chunk, size_t count, const char* call) {
+  if (chunk >= count) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: chunk {} is out of range (chunk count {})", call, chunk, count));
+  }
+}
 
+// createBindGroupLayout with the arena's single buffer entry, validated first.
 gpu::BindGroupLayout create_single_entry_layout(const Device& device, const std::string& label,
                                                 const BindingLayoutEntry& entry) {
   validate_bind_group_layout({label, {entry}}, device.limits());
@@ -43,62 +50,113 @@ gpu::BindGroupLayout create_single_entry_layout(const Device& device, const std:
   return layout;
 }
 
-WGPUBindGroupEntry chunk_entry(const std::vector<gpu::Buffer>& buffers,
-                               const std::vector<uint64_t>& sizes, const ArenaBinding& b,
-                               uint32_t chunk) {
-  check_chunk(chunk, buffers.size(), "bind_group_entry");
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = b.binding;
-  e.buffer = buffers[chunk].get();
-  e.offset = 0;
-  e.size = b.element_binding_size != 0 ? b.element_binding_size : sizes[chunk];
+}  // namespace
+
+BufferArena::BufferArena(const Device& device, Kind kind, const SlotLayout& layout,
+                         uint32_t slot_count)
+    : device_(&device), kind_(std::move(kind)), shadow_(layout, slot_count) {
+  if (kind_.lent_layout) {
+    layout_ = kind_.lent_layout;
+  } else {
+    owned_layout_ = create_single_entry_layout(device, kind_.label, layout_entry());
+    layout_ = owned_layout_.get();
+  }
+  rebuild_chunks_from(0);
+}
+
+BufferArena::~BufferArena() = default;
+
+void BufferArena::check_slot(uint32_t slot, const char*) const {
+  (void)shadow_.slot_data(slot);  // throws InvalidArgument naming the slot and the count
+}
+
+BindingLayoutEntry BufferArena::layout_entry() const {
+  BindingLayoutEntry e;
+  e.binding = kind_.binding;
+  e.kind = kind_.binding_kind;
+  e.visibility = kind_.visibility;
+  e.has_dynamic_offset = kind_.has_dynamic_offset;
+  // Dynamic offsets bind one element; a storage array's runtime-sized array counts as one
+  // element of its stride.
+  e.min_binding_size = kind_.has_dynamic_offset ? element_size() : stride();
+  e.name = kind_.label;
   return e;
 }
 
-void rebuild_chunks(const Device& device, const SlotShadow& shadow, const ArenaBinding& b,
-                    uint32_t first, ArenaChunks chunks) {
-  const uint32_t count = shadow.chunk_count();
-  first = std::min<uint32_t>(first, static_cast<uint32_t>(chunks.buffers.size()));
-  chunks.buffers.resize(first);
-  chunks.sizes.resize(first);
-  chunks.bind_groups.resize(first);
-  for (uint32_t c = first; c < count; ++c) {
-    const uint64_t size = shadow.layout().chunk_size_bytes(c, shadow.slot_count());
-    const std::string label = count == 1 ? b.label : fmt::format("{} [chunk {}]", b.label, c);
-    chunks.buffers.push_back(device.create_buffer(label, size, b.usage));
-    chunks.sizes.push_back(size);
-    const WGPUBindGroupEntry e = chunk_entry(chunks.buffers, chunks.sizes, b, c);
-    // The same checks createBindGroup makes, before the implementation sees the call.
-    validate_buffer_binding({b.binding, b.kind, e.offset, e.size, size, b.min_binding_size, 0},
-                            device.limits());
-    WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-    d.label = gpu::sv(label);
-    d.layout = b.layout;
-    d.entryCount = 1;
-    d.entries = &e;
-    chunks.bind_groups.push_back(device.create_bind_group(d));
-    with_context(fmt::format("creating bind group '{}'", label), [&] { device.check(); });
-  }
+uint32_t BufferArena::chunk_of(uint32_t slot) const {
+  check_slot(slot, "chunk_of");
+  return slot_layout().chunk_of(slot);
 }
 
-FlushStats flush_shadow(const Device& device, SlotShadow& shadow,
-                        const std::vector<gpu::Buffer>& buffers, const FlushPolicy& policy) {
+WGPUBindGroup BufferArena::bind_group(uint32_t chunk) const {
+  check_chunk(chunk, bind_groups_.size(), "bind_group");
+  return bind_groups_[chunk].get();
+}
+
+WGPUBuffer BufferArena::buffer(uint32_t chunk) const {
+  check_chunk(chunk, buffers_.size(), "buffer");
+  return buffers_[chunk].get();
+}
+
+uint64_t BufferArena::buffer_size(uint32_t chunk) const {
+  check_chunk(chunk, buffer_sizes_.size(), "buffer_size");
+  return buffer_sizes_[chunk];
+}
+
+WGPUBindGroupEntry BufferArena::bind_group_entry(uint32_t chunk) const {
+  check_chunk(chunk, buffers_.size(), "bind_group_entry");
+  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+  e.binding = kind_.binding;
+  e.buffer = buffers_[chunk].get();
+  e.offset = 0;
+  // Dynamic offsets: the element, not the whole buffer (seed 002); storage: the whole chunk.
+  e.size = kind_.has_dynamic_offset ? element_size() : buffer_sizes_[chunk];
+  return e;
+}
+
+FlushStats BufferArena::flush() {
   FlushStats stats;
-  const std::byte* base = shadow.bytes().data();
-  for (const UploadRange& r : shadow.take_upload_ranges(policy)) {
-    device.write_buffer(buffers[r.chunk].get(), r.buffer_offset, base + r.shadow_offset,
-                        r.size);
+  const std::byte* base = shadow_.bytes().data();
+  for (const UploadRange& r : shadow_.take_upload_ranges(kind_.flush_policy)) {
+    device_->write_buffer(buffers_[r.chunk].get(), r.buffer_offset, base + r.shadow_offset, r.size);
     stats.write_buffer_calls++;
     stats.bytes_uploaded += r.size;
   }
   return stats;
 }
 
-void check_chunk(uint32_t chunk, size_t count, const char* call) {
-  if (chunk >= count) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: chunk {} is out of range (chunk count {})", call, chunk, count));
+void BufferArena::resize(uint32_t slot_count) {
+  const uint32_t first = shadow_.resize(slot_count);
+  if (first < shadow_.chunk_count() || buffers_.size() != shadow_.chunk_count()) {
+    rebuild_chunks_from(first);
   }
 }
 
-}  // namespace bindery::detail
+void BufferArena::rebuild_chunks_from(uint32_t first) {
+  const uint32_t count = shadow_.chunk_count();
+  first = std::min<uint32_t>(first, static_cast<uint32_t>(buffers_.size()));
+  buffers_.resize(first);
+  buffer_sizes_.resize(first);
+  bind_groups_.resize(first);
+  for (uint32_t c = first; c < count; ++c) {
+    const uint64_t size = slot_layout().chunk_size_bytes(c, shadow_.slot_count());
+    const std::string label =
+        count == 1 ? kind_.label : fmt::format("{} [chunk {}]", kind_.label, c);
+    buffers_.push_back(device_->create_buffer(label, size, kind_.usage));
+    buffer_sizes_.push_back(size);
+    const WGPUBindGroupEntry e = bind_group_entry(c);
+    // The same checks createBindGroup makes, before the implementation sees the call.
+    validate_buffer_binding({kind_.binding, kind_.binding_kind, e.offset, e.size, size,
+                             layout_entry().min_binding_size, 0},
+                            device_->limits());
+    WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+    d.label = gpu::sv(label);
+    d.layout = layout_;
+    d.entryCount = 1;
+    d.entries = &e;
+    bind_groups_.push_back(device_->create_bind_group(d));
+    with_context(fmt::format("creating bind group '{}'", label), [&] { device_->check(); });
+  }
+}
+
+}  // namespace bindery

@@ -1,0 +1,213 @@
+// bindery/buffer_arena.hpp — what DynamicUniformBuffer and StorageArray share: N equally sized
+// slots of per-draw data in one or more GPU buffers ("chunks"), one bind group per chunk, and a
+// CPU shadow copy with per-slot dirty marks that flush() uploads with queue.writeBuffer.
+//
+// The CPU core (SlotLayout, SlotShadow, the upload plan) needs no device and is unit-tested on its
+// own; BufferArena is the GPU layer over it. The two concrete arenas differ only in their slot
+// layout (stride from minUniformBufferOffsetAlignment vs the natural array stride), their buffer
+// usage and binding type, and how a draw addresses a slot (dynamic offset vs instance_index).
+// Limits read: through the SlotLayout builders (dynamic_uniform_buffer.hpp, storage_array.hpp)
+// and Device::create_buffer (maxBufferSize).
+#pragma once
+
+#include "bindery/binding.hpp"
+#include "bindery/gpu.hpp"
+#include "bindery/limits.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace bindery {
+
+class Device;
+
+/// How N equally sized slots are laid out in one or more buffers ("chunks"). Bytes.
+/// Slot s lives in chunk s / slots_per_chunk at byte (s % slots_per_chunk) * stride.
+struct SlotLayout {
+  uint64_t element_size = 0;     ///< bytes the shader reads per slot (WGSL SizeOf of the struct)
+  uint64_t stride = 0;           ///< bytes between consecutive slots (a multiple of 4)
+  uint32_t slots_per_chunk = 0;  ///< most slots one buffer (one binding) may hold
+
+  uint32_t chunk_of(uint32_t slot) const { return slot / slots_per_chunk; }
+  uint32_t index_in_chunk(uint32_t slot) const { return slot % slots_per_chunk; }
+  /// Byte offset of `slot` inside its chunk's buffer (the dynamic offset for uniforms).
+  uint64_t offset_in_chunk(uint32_t slot) const { return uint64_t(index_in_chunk(slot)) * stride; }
+  /// Number of chunks `slot_count` slots need (0 for 0 slots).
+  uint32_t chunk_count(uint32_t slot_count) const;
+  /// Slots held by chunk `chunk` when there are `slot_count` slots.
+  uint32_t slots_in_chunk(uint32_t chunk, uint32_t slot_count) const;
+  /// Size of chunk `chunk`'s buffer: slots_in_chunk × stride (a multiple of 4), bytes.
+  uint64_t chunk_size_bytes(uint32_t chunk, uint32_t slot_count) const;
+  /// Bytes one slot's upload covers: element_size rounded up to 4 (writeBuffer's rule).
+  uint64_t upload_size_bytes() const;
+};
+
+
+/// Ranges SlotShadow::take_upload_ranges() returns: write `size` bytes from shadow offset
+/// `shadow_offset` to byte `buffer_offset` of chunk `chunk`'s buffer. Offsets and size are
+/// multiples of 4.
+struct UploadRange {
+  uint32_t chunk = 0;
+  uint64_t buffer_offset = 0;
+  uint64_t size = 0;
+  uint64_t shadow_offset = 0;
+};
+
+/// When flush() uploads one covering range and when it coalesces.
+struct FlushPolicy {
+  /// When at least this share of the slots is dirty, upload one range per chunk covering the
+  /// first to the last dirty slot (one writeBuffer), else one range per run of dirty slots.
+  double full_upload_fraction = 0.5;
+  /// Runs of dirty slots separated by at most this many clean slots are merged into one range
+  /// (0: only adjacent slots merge). Merging trades bytes for writeBuffer calls.
+  uint32_t merge_gap_slots = 0;
+};
+
+/// The CPU core of DynamicUniformBuffer and StorageArray: a shadow copy of every slot laid out
+/// exactly as in the GPU buffers (slot s at byte s × stride), per-slot dirty marks, and the plan
+/// of what to upload. No device needed. Slot indices out of range throw InvalidArgument.
+class SlotShadow {
+ public:
+  /// `slot_count` zero-filled slots, none dirty. Throws InvalidArgument when the layout is empty
+  /// or the shadow would not fit in memory addressing, OutOfMemory when allocation fails.
+  SlotShadow(const SlotLayout& layout, uint32_t slot_count);
+
+  const SlotLayout& layout() const { return layout_; }
+  uint32_t slot_count() const { return slot_count_; }
+  uint32_t chunk_count() const { return layout_.chunk_count(slot_count_); }
+
+  /// The element_size bytes of `slot` in the shadow copy; write them, then mark_dirty(slot).
+  std::span<std::byte> slot_data(uint32_t slot);
+  std::span<const std::byte> slot_data(uint32_t slot) const;
+  /// Marks `slot` as changed since the last take_upload_ranges().
+  void mark_dirty(uint32_t slot);
+  /// Copies `bytes` into `slot` at `offset_bytes` and marks it dirty. Throws InvalidArgument when
+  /// offset + size exceeds the element size.
+  void write(uint32_t slot, std::span<const std::byte> bytes, uint64_t offset_bytes = 0);
+  /// Marks every slot dirty (e.g. after the GPU buffers were recreated).
+  void mark_all_dirty();
+  bool is_dirty(uint32_t slot) const;
+  /// Number of dirty slots.
+  uint32_t dirty_count() const;
+
+  /// Resizes to `slot_count` slots; kept slots keep their bytes, new slots are zero. Returns the
+  /// first chunk whose buffer size changed (its buffer and those after must be recreated); the
+  /// slots of those chunks are marked dirty because a recreated buffer is empty. Returns
+  /// chunk_count() when nothing changed.
+  uint32_t resize(uint32_t slot_count);
+
+  /// The upload plan for everything dirty, following `policy`; clears the dirty marks. The
+  /// returned vector is reused by the next call. Ranges never cross a chunk boundary and come in
+  /// increasing (chunk, offset) order.
+  const std::vector<UploadRange>& take_upload_ranges(const FlushPolicy& policy = {});
+
+  /// The whole shadow copy (slot_count × stride bytes, rounded up to 4).
+  std::span<const std::byte> bytes() const { return {bytes_.data(), bytes_.size()}; }
+
+ private:
+  void check_slot(uint32_t slot, const char* call) const;
+  void add_range(uint32_t first, uint32_t last);
+
+  SlotLayout layout_;
+  uint32_t slot_count_ = 0;
+  std::vector<std::byte> bytes_;
+  std::vector<uint8_t> dirty_flag_;
+  std::vector<uint32_t> dirty_list_;
+  bool all_dirty_ = false;
+  std::vector<UploadRange> ranges_;
+};
+
+/// What one flush() issued.
+struct FlushStats {
+  uint64_t write_buffer_calls = 0;
+  uint64_t bytes_uploaded = 0;
+};
+
+/// The GPU layer shared by DynamicUniformBuffer and StorageArray (see the header comment). Slot
+/// and chunk indices out of range throw InvalidArgument; GPU objects go through Device (counted
+/// there). Not copyable; the concrete arenas are constructed through their own descriptors.
+class BufferArena {
+ public:
+  BufferArena(const BufferArena&) = delete;
+  BufferArena& operator=(const BufferArena&) = delete;
+
+  uint64_t element_size() const { return shadow_.layout().element_size; }
+  /// Bytes between slots in the buffers.
+  uint64_t stride() const { return shadow_.layout().stride; }
+  uint32_t slot_count() const { return shadow_.slot_count(); }
+  uint32_t chunk_count() const { return shadow_.chunk_count(); }
+  const SlotLayout& slot_layout() const { return shadow_.layout(); }
+
+  /// Which chunk (buffer + bind group) `slot` lives in; a draw loop switches bind group only
+  /// when this changes.
+  uint32_t chunk_of(uint32_t slot) const;
+  WGPUBindGroup bind_group(uint32_t chunk) const;
+  WGPUBuffer buffer(uint32_t chunk) const;
+  /// Size of chunk `chunk`'s buffer in bytes (slots in the chunk x stride).
+  uint64_t buffer_size(uint32_t chunk) const;
+  WGPUBindGroupLayout bind_group_layout() const { return layout_; }
+  /// The plain description of the layout entry, for the bind group planner and validation.hpp.
+  BindingLayoutEntry layout_entry() const;
+  /// The bind group entry of chunk `chunk` (offset 0; one element for dynamic offsets, the whole
+  /// chunk otherwise), for callers that build their own bind group around it.
+  WGPUBindGroupEntry bind_group_entry(uint32_t chunk) const;
+
+  /// The shadow bytes of `slot` (element_size bytes); mark_dirty(slot) after writing.
+  std::span<std::byte> slot_data(uint32_t slot) { return shadow_.slot_data(slot); }
+  void mark_dirty(uint32_t slot) { shadow_.mark_dirty(slot); }
+  /// Copies `bytes` into `slot` and marks it dirty (InvalidArgument if larger than the element).
+  void write(uint32_t slot, std::span<const std::byte> bytes) { shadow_.write(slot, bytes); }
+  /// Copies a trivially copyable value into `slot` (its size must not exceed the element size).
+  template <class T>
+  void write_value(uint32_t slot, const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    shadow_.write(slot, std::as_bytes(std::span<const T, 1>(&value, 1)));
+  }
+
+  /// Uploads the dirty slots with queue.writeBuffer (through Device::write_buffer, which counts
+  /// write_buffer_calls and bytes_uploaded) and clears the marks.
+  FlushStats flush();
+  /// Resizes to `slot_count` slots keeping existing data: chunks whose size changes get a new
+  /// buffer and bind group (counted as created) and are re-uploaded on the next flush().
+  void resize(uint32_t slot_count);
+
+  SlotShadow& shadow() { return shadow_; }
+  const SlotShadow& shadow() const { return shadow_; }
+
+ protected:
+  /// What distinguishes the concrete arenas.
+  struct Kind {
+    std::string label;
+    BindingKind binding_kind = BindingKind::uniform_buffer;
+    bool has_dynamic_offset = false;
+    WGPUBufferUsage usage = WGPUBufferUsage_None;  ///< full usage of the chunk buffers
+    uint32_t binding = 0;
+    uint32_t visibility = kStageVertex | kStageFragment;
+    FlushPolicy flush_policy{};
+    /// Lent (not owned) layout holding exactly layout_entry(); null: one is created.
+    WGPUBindGroupLayout lent_layout = nullptr;
+  };
+  /// Creates the layout (unless lent) and the buffers and bind groups of every chunk.
+  BufferArena(const Device& device, Kind kind, const SlotLayout& layout, uint32_t slot_count);
+  ~BufferArena();
+  /// Throws InvalidArgument when `slot` >= slot_count(); `call` names the caller.
+  void check_slot(uint32_t slot, const char* call) const;
+
+ private:
+  void rebuild_chunks_from(uint32_t first_chunk);
+
+  const Device* device_;
+  Kind kind_;
+  gpu::BindGroupLayout owned_layout_;
+  WGPUBindGroupLayout layout_ = nullptr;
+  SlotShadow shadow_;
+  std::vector<gpu::Buffer> buffers_;
+  std::vector<uint64_t> buffer_sizes_;
+  std::vector<gpu::BindGroup> bind_groups_;
+};
+
+}  // namespace bindery
