@@ -478,11 +478,6 @@ TEST(BindGroupPlan, JsonReportCarriesTheCounts) {
   EXPECT_NE(json.find("\"bind_groups_created\": 5"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace bindery
-
-namespace bindery {
-namespace {
 
 // Scene descriptions are written into WGSL and checked against limits: names must be WGSL
 // identifiers, types plain type text, buffer sizes positive multiples of 4 within the binding

@@ -18,6 +18,18 @@ const Device& shared_device() {
   return device;
 }
 
+// Options for a small render of `width` x `height` pixels and `frames` frames with the default
+// strategy; the last frame is read back unless `keep_last_frame` is false (counter tests).
+RenderOptions small_render(uint32_t width, uint32_t height, uint32_t frames,
+                           bool keep_last_frame = true) {
+  RenderOptions o;
+  o.width = width;
+  o.height = height;
+  o.frames = frames;
+  o.keep_last_frame = keep_last_frame;
+  return o;
+}
+
 // Writes actual images next to each other when an image comparison fails.
 void dump_on_failure(const std::string& name, const Image& a, const Image& b) {
   if (!::testing::Test::HasFailure()) return;
@@ -32,10 +44,7 @@ constexpr uint8_t kBackground[3] = {77, 77, 77};
 
 TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   const Scene scene = make_cube_scene({.objects = 300, .seed = 7});
-  RenderOptions o;
-  o.width = 192;
-  o.height = 144;
-  o.frames = 2;
+  RenderOptions o = small_render(192, 144, 2);
   o.time_s = 3.25f;
   o.strategy = StrategyKind::naive;
   const RenderReport naive = render(shared_device(), scene, o);
@@ -69,10 +78,7 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
 // renders the same image as one pass: 100 draws at 7 per pass = ceil(100 / 7) = 15 passes.
 TEST(RenderDevice, SplittingDrawsAcrossPassesKeepsTheImage) {
   const Scene scene = make_cube_scene({.objects = 100, .seed = 11});
-  RenderOptions o;
-  o.width = 96;
-  o.height = 72;
-  o.frames = 1;
+  RenderOptions o = small_render(96, 72, 1);
   o.time_s = 2.0f;
   o.max_draws_per_pass = UINT32_MAX;
   const RenderReport one = render(shared_device(), scene, o);
@@ -88,10 +94,7 @@ TEST(RenderDevice, SplittingDrawsAcrossPassesKeepsTheImage) {
 TEST(RenderDevice, DifferentTimesRenderDifferentImages) {
   // Guards the test above: the frozen time really changes the picture.
   const Scene scene = make_cube_scene({.objects = 100, .seed = 7});
-  RenderOptions o;
-  o.width = 96;
-  o.height = 72;
-  o.frames = 1;
+  RenderOptions o = small_render(96, 72, 1);
   o.time_s = 1.0f;
   const RenderReport a = render(shared_device(), scene, o);
   o.time_s = 9.0f;
@@ -107,11 +110,7 @@ TEST(RenderDevice, DynamicOffsetCountersFor2000Cubes) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
   std::set<uint32_t> used;
   for (const Object& obj : scene.objects) used.insert(obj.material);
-  RenderOptions o;
-  o.width = 32;
-  o.height = 32;
-  o.frames = 2;
-  o.keep_last_frame = false;
+  RenderOptions o = small_render(32, 32, 2, /*keep_last_frame=*/false);
   o.strategy = StrategyKind::dynamic_offsets;
   const RenderReport r = render(shared_device(), scene, o);
   EXPECT_LE(r.init.bind_groups_created, 1u + 20u + 1u);
@@ -126,11 +125,7 @@ TEST(RenderDevice, DynamicOffsetCountersFor2000Cubes) {
 // The naive strategy: per object one buffer, one bind group, one writeBuffer, one setBindGroup.
 TEST(RenderDevice, NaiveCountersScaleWithObjects) {
   const Scene scene = make_cube_scene({.objects = 150, .seed = 3});
-  RenderOptions o;
-  o.width = 16;
-  o.height = 16;
-  o.frames = 2;
-  o.keep_last_frame = false;
+  RenderOptions o = small_render(16, 16, 2, /*keep_last_frame=*/false);
   o.strategy = StrategyKind::naive;
   const RenderReport r = render(shared_device(), scene, o);
   EXPECT_EQ(r.init.bind_groups_created, 150u);
@@ -151,11 +146,7 @@ TEST(RenderDevice, StorageInstancingDrawsOncePerMaterial) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
   std::set<uint32_t> used;
   for (const Object& obj : scene.objects) used.insert(obj.material);
-  RenderOptions o;
-  o.width = 16;
-  o.height = 16;
-  o.frames = 2;
-  o.keep_last_frame = false;
+  RenderOptions o = small_render(16, 16, 2, /*keep_last_frame=*/false);
   o.strategy = StrategyKind::storage_instancing;
   const RenderReport r = render(shared_device(), scene, o);
   EXPECT_EQ(r.per_frame.draws, used.size());
@@ -171,11 +162,7 @@ TEST(RenderDevice, StorageInstancingDrawsOncePerMaterial) {
 // once the pool holds one (frame 0 creates it, frame 1 may need a second while the first maps).
 TEST(RenderDevice, MappedStagingCopiesInsteadOfWriteBuffer) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
-  RenderOptions o;
-  o.width = 16;
-  o.height = 16;
-  o.frames = 4;
-  o.keep_last_frame = false;
+  RenderOptions o = small_render(16, 16, 4, /*keep_last_frame=*/false);
   o.strategy = StrategyKind::mapped_staging;
   const RenderReport r = render(shared_device(), scene, o);
   const uint64_t stride = r.object_stride_bytes;
@@ -193,11 +180,7 @@ TEST(RenderDevice, MappedStagingCopiesInsteadOfWriteBuffer) {
 // every moving object (the bundle binds the buffer, the data changes under it).
 TEST(RenderDevice, RenderBundlesReplayWithoutEncodingDraws) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
-  RenderOptions o;
-  o.width = 16;
-  o.height = 16;
-  o.frames = 3;
-  o.keep_last_frame = false;
+  RenderOptions o = small_render(16, 16, 3, /*keep_last_frame=*/false);
   o.max_draws_per_pass = UINT32_MAX;
   o.strategy = StrategyKind::render_bundles;
   const RenderReport r = render(shared_device(), scene, o);
@@ -211,10 +194,7 @@ TEST(RenderDevice, RenderBundlesReplayWithoutEncodingDraws) {
 
 TEST(RenderDevice, MovingFewObjectsUploadsFewStrides) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 5});
-  RenderOptions o;
-  o.width = 16;
-  o.height = 16;
-  o.frames = 3;
+  RenderOptions o = small_render(16, 16, 3);
   o.moving = 0.0015f;
   o.keep_last_frame = false;
   const RenderReport r = render(shared_device(), scene, o);
@@ -233,11 +213,7 @@ TEST(RenderDevice, SpecDefaultLimitsGive256Stride) {
   const Device device = Device::create(d);
   ASSERT_EQ(device.limits().minUniformBufferOffsetAlignment, 256u);
   const Scene scene = make_cube_scene({.objects = 10, .seed = 5});
-  RenderOptions o;
-  o.width = 8;
-  o.height = 8;
-  o.frames = 1;
-  o.keep_last_frame = false;
+  RenderOptions o = small_render(8, 8, 1, /*keep_last_frame=*/false);
   EXPECT_EQ(render(device, scene, o).object_stride_bytes, 256u);
 }
 
@@ -270,10 +246,7 @@ const char* kEngine = "/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binar
 TEST(RenderDevice, GltfGridLandsWhereTheCameraPutsIt) {
   if (!std::filesystem::exists(kEngine)) GTEST_SKIP() << "assimp-testmodels not installed";
   const Scene scene = load_gltf_scene(kEngine, 4);
-  RenderOptions o;
-  o.width = 160;
-  o.height = 120;
-  o.frames = 1;
+  RenderOptions o = small_render(160, 120, 1);
   const RenderReport r = render(shared_device(), scene, o);
   ASSERT_TRUE(r.last_frame);
   const glm::mat4 vp = scene.view.view_projection(160.0f / 120.0f);
@@ -306,11 +279,6 @@ TEST(RenderDevice, GltfGridLandsWhereTheCameraPutsIt) {
   EXPECT_GT(float(box->y1 - box->y0), 0.5f * (y1 - y0));
 }
 
-}  // namespace
-}  // namespace bindery
-
-namespace bindery {
-namespace {
 
 // BoxTextured (Khronos sample, in assimp-testmodels) maps the Cesium logo with texcoords 5..6:
 // the texture must wrap (glTF's default REPEAT sampler), or every face samples the clamped white
@@ -320,10 +288,7 @@ TEST(RenderDevice, GltfBaseColorTextureWrapsLikeGltfSamplers) {
   if (!std::filesystem::exists(model)) GTEST_SKIP() << "assimp-testmodels not installed";
   const Scene scene = load_gltf_scene(model, 1);
   ASSERT_TRUE(scene.repeat_texcoords);
-  RenderOptions o;
-  o.width = 128;
-  o.height = 96;
-  o.frames = 1;
+  RenderOptions o = small_render(128, 96, 1);
   const RenderReport r = render(shared_device(), scene, o);
   uint64_t blue = 0;
   for (uint32_t y = 0; y < r.last_frame->height; ++y)
@@ -334,19 +299,11 @@ TEST(RenderDevice, GltfBaseColorTextureWrapsLikeGltfSamplers) {
   EXPECT_GT(blue, 200u);
 }
 
-}  // namespace
-}  // namespace bindery
-
-namespace bindery {
-namespace {
 
 // render() checks the public Scene before making GPU objects from it (found by adversarial
 // testing: these crashed or panicked inside wgpu-native before).
 TEST(RenderDevice, BadScenesAreSceneInputErrors) {
-  RenderOptions o;
-  o.width = 8;
-  o.height = 8;
-  o.frames = 1;
+  RenderOptions o = small_render(8, 8, 1);
   auto expect_kind = [&](const Scene& s, ErrorKind kind) {
     try {
       render(shared_device(), s, o);

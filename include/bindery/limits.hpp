@@ -27,8 +27,8 @@ struct Limits {
   uint32_t maxUniformBuffersPerShaderStage = 12;
   uint64_t maxUniformBufferBindingSize = 65536;
   uint64_t maxStorageBufferBindingSize = 134217728;
-  uint32_t minUniformBufferOffsetAlignment = 256;
-  uint32_t minStorageBufferOffsetAlignment = 256;
+  uint32_t minUniformBufferOffsetAlignment = 256;  // spec default; devices report their own
+  uint32_t minStorageBufferOffsetAlignment = 256;  // spec default; devices report their own
   uint32_t maxVertexBuffers = 8;
   uint64_t maxBufferSize = 268435456;
 
