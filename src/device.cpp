@@ -57,6 +57,7 @@ Limits to_limits(const WGPULimits& raw) {
   l.minStorageBufferOffsetAlignment = raw.minStorageBufferOffsetAlignment;
   l.maxVertexBuffers = raw.maxVertexBuffers;
   l.maxBufferSize = raw.maxBufferSize;
+  l.maxComputeWorkgroupsPerDimension = raw.maxComputeWorkgroupsPerDimension;
   return l;
 }
 
@@ -69,6 +70,7 @@ struct Device::State {
   Limits adapter_limits;
   AdapterDescription description;
   bool timestamp_query = false;
+  bool indirect_first_instance = false;
   mutable Counters counters;
 
   // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
@@ -188,6 +190,9 @@ Device Device::create(const DeviceOptions& options) {
   if (options.want_timestamp_query &&
       wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_TimestampQuery))
     features.push_back(WGPUFeatureName_TimestampQuery);
+  // GPU-driven draws write firstInstance into indirect arguments (gpu-culling strategy).
+  if (wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_IndirectFirstInstance))
+    features.push_back(WGPUFeatureName_IndirectFirstInstance);
 
   WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
   desc.label = gpu::sv("bindery device");
@@ -240,6 +245,8 @@ Device Device::create(const DeviceOptions& options) {
   wgpuDeviceGetLimits(s->device.get(), &device_raw);
   s->limits = to_limits(device_raw);
   s->timestamp_query = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_TimestampQuery);
+  s->indirect_first_instance =
+      wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_IndirectFirstInstance);
   return Device(std::move(s));
 }
 
@@ -262,6 +269,7 @@ const Limits& Device::limits() const { return s_->limits; }
 const Limits& Device::adapter_limits() const { return s_->adapter_limits; }
 const AdapterDescription& Device::adapter() const { return s_->description; }
 bool Device::has_timestamp_query() const { return s_->timestamp_query; }
+bool Device::has_indirect_first_instance() const { return s_->indirect_first_instance; }
 Counters& Device::counters() const { return s_->counters; }
 
 void Device::check() const {

@@ -4,6 +4,7 @@
 #include <bindery/renderer.hpp>
 #include <bindery/scene.hpp>
 
+#include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,8 +57,10 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   const RenderReport staged = render(shared_device(), scene, o);
   o.strategy = StrategyKind::render_bundles;
   const RenderReport bundled = render(shared_device(), scene, o);  // frame 2 replays the bundle
+  o.strategy = StrategyKind::gpu_culling;
+  const RenderReport culled = render(shared_device(), scene, o);
   ASSERT_TRUE(naive.last_frame && dyn.last_frame && storage.last_frame && staged.last_frame &&
-              bundled.last_frame);
+              bundled.last_frame && culled.last_frame);
   // The image must contain cubes, or the comparison would prove nothing: 300 cubes of scale 2..10
   // within ~100 units of the origin cover a good part of the 192x144 view.
   const auto box = foreground_box(*naive.last_frame, kBackground, 2);
@@ -72,6 +75,8 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   dump_on_failure("naive_vs_staged", *naive.last_frame, *staged.last_frame);
   EXPECT_LE(max_channel_difference(*naive.last_frame, *bundled.last_frame), 1u);
   dump_on_failure("naive_vs_bundles", *naive.last_frame, *bundled.last_frame);
+  EXPECT_LE(max_channel_difference(*naive.last_frame, *culled.last_frame), 1u);
+  dump_on_failure("naive_vs_culled", *naive.last_frame, *culled.last_frame);
 }
 
 // A frame split into several render passes (the first clears, the rest load colour and depth)
@@ -190,6 +195,32 @@ TEST(RenderDevice, RenderBundlesReplayWithoutEncodingDraws) {
   EXPECT_EQ(r.per_frame.draws, 2000u);  // executed from the bundle
   EXPECT_EQ(r.per_frame.write_buffer_calls, 2u);  // frame uniforms + all objects in one range
   EXPECT_EQ(r.per_frame.bytes_uploaded, 96u + 1999u * r.object_stride_bytes + 112u);
+}
+
+// GPU culling really culls: three unit cubes (bounding radius sqrt(3)), one at the origin (the
+// camera's target), one 500 units behind the camera (the camera looks from (100,150,200) to the
+// origin; the eye direction scaled past the eye), one 5000 units beyond the far plane (2000) in
+// the view direction. Exactly one survives the frustum test, and the picture equals the
+// storage-instancing one, which draws all three.
+TEST(RenderDevice, GpuCullingDrawsOnlyWhatTheFrustumHolds) {
+  Scene scene = make_cube_scene({.objects = 3, .seed = 1});
+  const glm::vec3 eye(100.0f, 150.0f, 200.0f), dir = glm::normalize(-eye);
+  const glm::vec3 places[3] = {glm::vec3(0.0f), eye - dir * 500.0f, eye + dir * 5000.0f};
+  for (int i = 0; i < 3; ++i) {
+    scene.objects[i].animated = false;
+    scene.objects[i].placement = glm::translate(glm::mat4(1.0f), places[i]) *
+                                 glm::scale(glm::mat4(1.0f), glm::vec3(10.0f));
+  }
+  RenderOptions o = small_render(64, 48, 1);
+  o.strategy = StrategyKind::gpu_culling;
+  const RenderReport culled = render(shared_device(), scene, o);
+  ASSERT_TRUE(culled.visible_objects.has_value());
+  EXPECT_EQ(*culled.visible_objects, 1u);
+  o.strategy = StrategyKind::storage_instancing;
+  const RenderReport all = render(shared_device(), scene, o);
+  EXPECT_FALSE(all.visible_objects.has_value());
+  EXPECT_LE(max_channel_difference(*culled.last_frame, *all.last_frame), 1u);
+  EXPECT_TRUE(foreground_box(*culled.last_frame, kBackground, 2).has_value());
 }
 
 TEST(RenderDevice, MovingFewObjectsUploadsFewStrides) {

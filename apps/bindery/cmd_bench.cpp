@@ -15,7 +15,7 @@ namespace {
 
 struct BenchCli {
   DeviceCliOptions device;
-  std::string strategies = "naive,dynamic-offsets,mapped-staging,render-bundles,storage-instancing";
+  std::string strategies = "naive,dynamic-offsets,mapped-staging,render-bundles,storage-instancing,gpu-culling";
   double budget_ms = 1000.0 / 60.0;
   std::string size = "640x480";
   int64_t frames = 5;

@@ -185,6 +185,7 @@ int run_render(const RenderCli& o) {
   j["limits"] = limits_json(device.limits());
   j["objectStrideBytes"] = r.object_stride_bytes;
   j["passesPerFrame"] = r.passes_per_frame;
+  if (r.visible_objects) j["visibleObjects"] = *r.visible_objects;
   nlohmann::ordered_json timing;
   timing["cpu_median"] = sc.median;
   timing["math_median"] = sm.median;
@@ -211,7 +212,7 @@ Registration reg{
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
           ->capture_default_str();
       sub.add_option("--objects", o->objects, "number of cubes (0..10000000)")->capture_default_str();
-      sub.add_option("--strategy", o->strategy, "per-draw data strategy: naive, dynamic-offsets, mapped-staging, render-bundles, storage-instancing")
+      sub.add_option("--strategy", o->strategy, "per-draw data strategy: naive, dynamic-offsets, mapped-staging, render-bundles, storage-instancing, gpu-culling")
           ->capture_default_str();
       sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
           ->capture_default_str();

@@ -44,7 +44,8 @@ nlohmann::ordered_json limits_json(const Limits& l) {
           {"maxSampledTexturesPerShaderStage", l.maxSampledTexturesPerShaderStage},
           {"maxSamplersPerShaderStage", l.maxSamplersPerShaderStage},
           {"maxTextureDimension2D", l.maxTextureDimension2D},
-          {"maxVertexBuffers", l.maxVertexBuffers}};
+          {"maxVertexBuffers", l.maxVertexBuffers},
+          {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension}};
 }
 
 }  // namespace bindery::cli

@@ -191,6 +191,9 @@ class RenderEncoderState {
             uint32_t first_instance = 0);
   void draw_indexed(uint32_t index_count, uint32_t instance_count = 1, uint32_t first_index = 0,
                     int32_t base_vertex = 0, uint32_t first_instance = 0);
+  /// drawIndexedIndirect with the 20-byte arguments at `offset` (a multiple of 4) of
+  /// `indirect_buffer` (usage INDIRECT). Counted as one draw.
+  void draw_indexed_indirect(WGPUBuffer indirect_buffer, uint64_t offset);
   /// Passes only: executeBundles, then forgets all state (WebGPU clears it; cases rule 11).
   /// Counts one execute_bundles call.
   void execute_bundles(std::span<const WGPURenderBundle> bundles)

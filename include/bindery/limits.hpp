@@ -31,6 +31,7 @@ struct Limits {
   uint32_t minStorageBufferOffsetAlignment = 256;  // spec default; devices report their own
   uint32_t maxVertexBuffers = 8;
   uint64_t maxBufferSize = 268435456;
+  uint32_t maxComputeWorkgroupsPerDimension = 65535;
 
   /// The spec defaults for core WebGPU (the member initialisers above).
   static constexpr Limits core_defaults() { return Limits{}; }

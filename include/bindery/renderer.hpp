@@ -32,9 +32,12 @@ enum class StrategyKind {
                    ///< buffers and copied with copyBufferToBuffer (seed 003's last step)
   render_bundles,  ///< dynamic-offsets, with the draws recorded once into render bundles and
                    ///< replayed each frame with executeBundles
+  gpu_culling,  ///< storage array + a compute pass that frustum-culls every object and fills
+                ///< indirect draw arguments; one drawIndexedIndirect per (material, mesh) batch
 };
 
-/// "naive", "dynamic-offsets", "mapped-staging", "render-bundles", "storage-instancing".
+/// "naive", "dynamic-offsets", "mapped-staging", "render-bundles", "storage-instancing",
+/// "gpu-culling".
 std::string_view to_string(StrategyKind kind);
 /// Parses a --strategy name; throws InvalidArgument listing the valid names.
 StrategyKind parse_strategy(std::string_view name);
@@ -68,6 +71,8 @@ struct RenderReport {
   uint32_t materials = 0;
   uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
   uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
+  /// Objects the GPU found visible in the last frame (gpu-culling only; read back after it).
+  std::optional<uint32_t> visible_objects;
   Counters init;                     ///< creation: buffers, bind groups, initial uploads
   Counters per_frame;                ///< the last frame's calls and bytes
   std::vector<FrameTiming> frames;

@@ -212,6 +212,7 @@ struct EncoderCalls<WGPURenderPassEncoder> {
   static constexpr auto set_index_buffer = wgpuRenderPassEncoderSetIndexBuffer;
   static constexpr auto draw = wgpuRenderPassEncoderDraw;
   static constexpr auto draw_indexed = wgpuRenderPassEncoderDrawIndexed;
+  static constexpr auto draw_indexed_indirect = wgpuRenderPassEncoderDrawIndexedIndirect;
 };
 
 template <>
@@ -223,6 +224,7 @@ struct EncoderCalls<WGPURenderBundleEncoder> {
   static constexpr auto set_index_buffer = wgpuRenderBundleEncoderSetIndexBuffer;
   static constexpr auto draw = wgpuRenderBundleEncoderDraw;
   static constexpr auto draw_indexed = wgpuRenderBundleEncoderDrawIndexed;
+  static constexpr auto draw_indexed_indirect = wgpuRenderBundleEncoderDrawIndexedIndirect;
 };
 
 }  // namespace
@@ -278,6 +280,17 @@ void RenderEncoderState<E>::draw_indexed(uint32_t index_count, uint32_t instance
   tracker_.draw();
   EncoderCalls<E>::draw_indexed(encoder_, index_count, instance_count, first_index, base_vertex,
                                 first_instance);
+}
+
+template <class E>
+void RenderEncoderState<E>::draw_indexed_indirect(WGPUBuffer indirect_buffer, uint64_t offset) {
+  if (indirect_buffer == nullptr || offset % 4 != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: drawIndexedIndirect needs a buffer and an offset that is a "
+                            "multiple of 4 (got {})",
+                            EncoderCalls<E>::kName, offset));
+  tracker_.draw();
+  EncoderCalls<E>::draw_indexed_indirect(encoder_, indirect_buffer, offset);
 }
 
 template <class E>

@@ -20,6 +20,7 @@ std::string_view to_string(StrategyKind kind) {
     case StrategyKind::storage_instancing: return "storage-instancing";
     case StrategyKind::mapped_staging: return "mapped-staging";
     case StrategyKind::render_bundles: return "render-bundles";
+    case StrategyKind::gpu_culling: return "gpu-culling";
   }
   return "unknown";
 }
@@ -30,9 +31,10 @@ StrategyKind parse_strategy(std::string_view name) {
   if (name == "storage-instancing") return StrategyKind::storage_instancing;
   if (name == "mapped-staging") return StrategyKind::mapped_staging;
   if (name == "render-bundles") return StrategyKind::render_bundles;
+  if (name == "gpu-culling") return StrategyKind::gpu_culling;
   throw Error(ErrorKind::InvalidArgument,
               fmt::format("unknown strategy '{}' (valid: naive, dynamic-offsets, "
-                          "mapped-staging, render-bundles, storage-instancing)",
+                          "mapped-staging, render-bundles, storage-instancing, gpu-culling)",
                           name));
 }
 
@@ -47,33 +49,6 @@ double ms_since(Clock::time_point t0, Clock::time_point t1) {
 // multiple of 256. This is a fixed rule of the spec, not a device limit.
 constexpr uint32_t kBytesPerRowAlignment = 256;  // spec constant, see above
 
-// Blocks (polling the device) until a mapAsync issued on `buffer` completes. Bounded: a map that
-// never completes ends with a DeviceLost-style error instead of a hang.
-void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uint64_t size) {
-  struct State {
-    bool done = false;
-    WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
-    std::string message;
-  } st;
-  WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
-  cb.mode = WGPUCallbackMode_AllowProcessEvents;
-  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* u1, void*) {
-    auto* s = static_cast<State*>(u1);
-    s->done = true;
-    s->status = status;
-    s->message = std::string(gpu::sv(message));
-  };
-  cb.userdata1 = &st;
-  wgpuBufferMapAsync(buffer, mode, 0, size, cb);
-  device.counters().map_async++;
-  for (int i = 0; i < 100000 && !st.done; ++i) {
-    device.poll(true);
-    wgpuInstanceProcessEvents(device.instance());
-  }
-  device.check();
-  if (!st.done || st.status != WGPUMapAsyncStatus_Success)
-    throw Error(ErrorKind::WebGPUValidation, "mapAsync failed: " + st.message);
-}
 
 // A Scene is a public struct: check every index and texture before any GPU object is made from
 // it, so a bad one is a SceneInput error naming the element instead of a crash or a raw
@@ -146,7 +121,7 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
                 fmt::format("render: --moving {} is outside [0, 1]", o.moving));
   if (o.strategy != StrategyKind::naive && o.strategy != StrategyKind::dynamic_offsets &&
       o.strategy != StrategyKind::storage_instancing && o.strategy != StrategyKind::mapped_staging &&
-      o.strategy != StrategyKind::render_bundles)
+      o.strategy != StrategyKind::render_bundles && o.strategy != StrategyKind::gpu_culling)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("render: strategy {} is not a StrategyKind", int(o.strategy)));
   validate_scene(scene, device.limits());
@@ -232,6 +207,9 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
       break;
     case StrategyKind::render_bundles:
       strategy = strategies::make_render_bundles_strategy(device, scene, gpu_scene);
+      break;
+    case StrategyKind::gpu_culling:
+      strategy = strategies::make_gpu_culling_strategy(device, scene, gpu_scene);
       break;
   }
 
@@ -336,7 +314,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     device.poll(true);
     FrameTiming timing;
     if (queries) {
-      map_and_wait(device, query_read.get(), WGPUMapMode_Read, 2 * sizeof(uint64_t));
+      strategies::map_and_wait(device, query_read.get(), WGPUMapMode_Read, 2 * sizeof(uint64_t));
       uint64_t ts[2];
       std::memcpy(ts, wgpuBufferGetConstMappedRange(query_read.get(), 0, sizeof(ts)), sizeof(ts));
       wgpuBufferUnmap(query_read.get());
@@ -352,7 +330,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   }
 
   if (readback) {
-    map_and_wait(device, readback.get(), WGPUMapMode_Read, readback_size);
+    strategies::map_and_wait(device, readback.get(), WGPUMapMode_Read, readback_size);
     const auto* data =
         static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(readback.get(), 0, readback_size));
     Image img;
@@ -366,6 +344,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     report.last_frame = std::move(img);
   }
   report.draws_per_frame = static_cast<uint32_t>(report.per_frame.draws);
+  report.visible_objects = strategy->visible_objects();
   return report;
 }
 

@@ -10,6 +10,7 @@
 #include <glm/glm.hpp>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace bindery::strategies {
@@ -70,6 +71,9 @@ class Strategy {
   virtual void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) = 0;
   /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
   virtual uint64_t object_stride() const { return 0; }
+  /// Objects the GPU found visible in the last submitted frame (GPU-driven strategies; reads
+  /// back and waits), nullopt for strategies that draw every object.
+  virtual std::optional<uint32_t> visible_objects() { return std::nullopt; }
 };
 
 std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene& scene,
@@ -78,6 +82,8 @@ std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, co
                                                         const GpuScene& gpu);
 std::unique_ptr<Strategy> make_render_bundles_strategy(const Device& device, const Scene& scene,
                                                        const GpuScene& gpu);
+std::unique_ptr<Strategy> make_gpu_culling_strategy(const Device& device, const Scene& scene,
+                                                    const GpuScene& gpu);
 std::unique_ptr<Strategy> make_mapped_staging_strategy(const Device& device, const Scene& scene,
                                                        const GpuScene& gpu);
 
@@ -87,6 +93,10 @@ std::unique_ptr<Strategy> make_storage_instancing_strategy(const Device& device,
 /// Throws ImplementationLimit when creating `count` more bind groups would exceed
 /// default_max_bind_groups(device.adapter()); `what` names them in the message.
 void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what);
+
+/// Maps `buffer` (its first `size` bytes) with `mode` and polls the device until the map is done.
+/// Throws WebGPUValidation when the map fails or does not complete.
+void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uint64_t size);
 
 /// Reflects one of bindery's own shaders; any reflection error is a bug here and is thrown.
 Reflection reflect_checked(std::string_view wgsl);
