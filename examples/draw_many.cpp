@@ -3,15 +3,19 @@
 // draw (seed 000). Offsets inside the per-object struct come from reflecting the shader, the
 // stride from the device's minUniformBufferOffsetAlignment.
 //
-//   build/examples/example_draw_many [N] [out.png]     (defaults: 64, draw_many.png)
+//   build/examples/example_draw_many [N] [out.png]     (defaults: 64, draw_many.png; N <= 50000,
+//                                                      one render pass: lavapipe crashes past
+//                                                      about 65,000 draws in one pass)
 #include <bindery/device.hpp>
 #include <bindery/draw_list.hpp>
 #include <bindery/dynamic_uniform_buffer.hpp>
 #include <bindery/image.hpp>
+#include <bindery/io.hpp>
 #include <bindery/layout_builder.hpp>
 #include <bindery/struct_view.hpp>
 #include <bindery/wgsl_layout.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -38,12 +42,23 @@ struct PerObject {
 
 int main(int argc, char** argv) try {
   using namespace bindery;
-  const uint32_t n = argc > 1 ? static_cast<uint32_t>(std::strtoul(argv[1], nullptr, 10)) : 64;
-  const char* png = argc > 2 ? argv[2] : "draw_many.png";
-  if (n == 0 || n > 100000) {
-    std::fprintf(stderr, "draw_many: N must be 1..100000\n");
+  constexpr uint32_t kMaxObjects = 50000;
+  if (argc > 3) {
+    std::fprintf(stderr, "draw_many: usage: example_draw_many [N] [out.png]\n");
     return 1;
   }
+  uint32_t n = 64;
+  if (argc > 1) {
+    const std::string_view arg = argv[1];
+    const auto r = std::from_chars(arg.data(), arg.data() + arg.size(), n);
+    if (r.ec != std::errc() || r.ptr != arg.data() + arg.size() || n == 0 || n > kMaxObjects) {
+      std::fprintf(stderr, "draw_many: N '%s' must be a whole number in 1..%u\n", argv[1],
+                   kMaxObjects);
+      return 1;
+    }
+  }
+  const char* png = argc > 2 ? argv[2] : "draw_many.png";
+  check_output_file(png, "draw_many: output");
   Device device = Device::create();
 
   // 1. Reflect the per-object struct: its size is the binding size, its fields the offsets.
@@ -117,7 +132,8 @@ int main(int argc, char** argv) try {
   rp.colorAttachments = &ca;
   WGPURenderPassEncoder pass = wgpuCommandEncoderBeginRenderPass(encoder.get(), &rp);
   {
-    RenderPassState state(pass, device.counters());
+    RenderPassState state(pass, device.counters(), IntruderPolicy::build_default,
+                          &device.limits());
     for (uint32_t i = 0; i < n; ++i) {
       state.set_pipeline(pipeline.get());
       const uint32_t dynamic_offset = objects.dynamic_offset(i);

@@ -81,6 +81,15 @@ struct Device::State {
   bool destroying = false;
 
   void record(ErrorKind kind, std::string message) const {
+    // One line: wgpu-native's messages span several ("Validation Error\n\nCaused by:\n ...").
+    std::string line;
+    for (char c : message) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+      if (c == ' ' && !line.empty() && line.back() == ' ') continue;
+      line += c;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    message = std::move(line);
     std::lock_guard<std::mutex> lock(mutex);
     if (has_error) return;
     has_error = true;

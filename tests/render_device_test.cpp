@@ -1,6 +1,8 @@
 // Device tests of the renderer (lavapipe on CPU-only machines): strategies render the same image,
 // counters match the arithmetic of each strategy, the glTF scene lands where the camera puts it.
 #include <bindery/device.hpp>
+#include <bindery/draw_list.hpp>
+#include <bindery/dynamic_uniform_buffer.hpp>
 #include <bindery/renderer.hpp>
 #include <bindery/scene.hpp>
 
@@ -367,6 +369,39 @@ TEST(RenderDevice, BadScenesAreSceneInputErrors) {
   expect_kind(s, ErrorKind::SceneInput);
   o.strategy = static_cast<StrategyKind>(7);
   expect_kind(good, ErrorKind::InvalidArgument);
+}
+
+// The encoder-state wrappers refuse null handles and out-of-range group indices before
+// wgpu-native sees them (it aborts the process on such calls).
+TEST(DeviceChecks, EncoderStateRejectsNullHandlesAndBadGroups) {
+  const Device& d = shared_device();
+  const WGPUTextureFormat color = WGPUTextureFormat_RGBA8Unorm;
+  WGPURenderBundleEncoderDescriptor desc = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
+  desc.colorFormatCount = 1;
+  desc.colorFormats = &color;
+  gpu::RenderBundleEncoder encoder =
+      gpu::RenderBundleEncoder::acquire(wgpuDeviceCreateRenderBundleEncoder(d.get(), &desc));
+  RenderBundleState state(encoder.get(), d.counters(), IntruderPolicy::ignore, &d.limits());
+  auto kind_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    return ErrorKind::Io;  // marker: accepted
+  };
+  EXPECT_EQ(kind_of([&] { state.set_pipeline(nullptr); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([&] { state.set_vertex_buffer(0, nullptr); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([&] { state.set_bind_group(0, nullptr); }), ErrorKind::InvalidArgument);
+  DynamicUniformBufferDesc ud;
+  ud.element_size = 16;
+  ud.slot_count = 1;
+  DynamicUniformBuffer ubo(d, ud);
+  const uint32_t offset = 0;
+  EXPECT_EQ(kind_of([&] {
+              state.set_bind_group(d.limits().maxBindGroups, ubo.bind_group(0), {&offset, 1});
+            }),
+            ErrorKind::TooManyBindGroups);
 }
 
 // WebGPU §5.1.2 createBuffer rules checked before wgpu-native sees them.

@@ -8,7 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <sstream>
+#include <algorithm>
+#include <limits>
 
 namespace bindery::cli {
 namespace {
@@ -24,11 +25,41 @@ struct BenchCli {
   double precision = 0.05;
 };
 
-int run_bench(const BenchCli& o) {
+// Parses --strategies: comma-separated names, each once, none empty.
+std::vector<StrategyKind> parse_strategy_list(const std::string& list) {
   std::vector<StrategyKind> kinds;
-  std::stringstream ss(o.strategies);
-  for (std::string name; std::getline(ss, name, ',');) kinds.push_back(parse_strategy(name));
-  if (kinds.empty()) throw Error(ErrorKind::InvalidArgument, "bench: --strategies is empty");
+  size_t start = 0;
+  while (true) {
+    const size_t comma = list.find(',', start);
+    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                           : comma - start);
+    if (name.empty())
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("bench: --strategies '{}' has an empty name (names are separated "
+                              "by single commas)",
+                              list));
+    const StrategyKind kind = with_context("reading --strategies", [&] { return parse_strategy(name); });
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("bench: --strategies lists '{}' twice", name));
+    kinds.push_back(kind);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return kinds;
+}
+
+// An implementation limit reached at some object count (bind groups lavapipe can hold, buffer
+// sizes) ends the search for that strategy like an over-budget frame, with the reason printed.
+bool is_capacity_limit(ErrorKind kind) {
+  return kind == ErrorKind::ImplementationLimit || kind == ErrorKind::BufferTooLarge ||
+         kind == ErrorKind::OutOfMemory || kind == ErrorKind::StorageBindingTooLarge ||
+         kind == ErrorKind::UniformBindingTooLarge;
+}
+
+int run_bench(const BenchCli& o) {
+  // Every option is checked before the device is created.
+  const std::vector<StrategyKind> kinds = parse_strategy_list(o.strategies);
   if (o.frames < 1 || o.frames > 1000)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --frames {} is outside 1..1000", o.frames));
@@ -36,18 +67,15 @@ int run_bench(const BenchCli& o) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= 10000000",
                             o.start, o.max));
-  unsigned width = 0, height = 0;
-  char x = 0;
-  std::istringstream size(o.size);
-  if (!(size >> width >> x >> height) || x != 'x' || width == 0 || height == 0 || !size.eof())
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("bench: --size '{}' is not WIDTHxHEIGHT with positive integers", o.size));
-
+  const auto [width, height] = parse_size(o.size, "bench");
   BudgetSearchOptions so;
   so.budget_ms = o.budget_ms;
   so.start_objects = static_cast<uint32_t>(o.start);
   so.max_objects = static_cast<uint32_t>(o.max);
   so.precision = o.precision;
+  find_max_within_budget([](uint32_t n) { return BudgetProbe{n, 0, 0, 0}; },
+                         BudgetSearchOptions{so.budget_ms, so.start_objects, so.start_objects,
+                                             so.precision});  // validates the options only
 
   Device device = Device::create(to_device_options(o.device));
   fmt::print(stderr, "bindery bench: budget {:.2f} ms, {}x{}, {} frames per probe, on {} ({})\n",
@@ -58,11 +86,18 @@ int run_bench(const BenchCli& o) {
              "cpu ms", "gpu ms", "cpu ns/draw");
   for (StrategyKind kind : kinds) {
     auto measure = [&](uint32_t n) {
-      BudgetProbe p = measure_cubes(device, kind, n, width, height,
-                                    static_cast<uint32_t>(o.frames));
-      fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", to_string(kind), n,
-                 p.frame_ms, p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
-      return p;
+      try {
+        BudgetProbe p = measure_cubes(device, kind, n, width, height,
+                                      static_cast<uint32_t>(o.frames));
+        fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", to_string(kind), n,
+                   p.frame_ms, p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
+        return p;
+      } catch (const Error& e) {
+        if (!is_capacity_limit(e.kind())) throw;
+        fmt::print(stderr, "  {}: {} objects -> not possible here ({}): counted as over budget\n",
+                   to_string(kind), n, e.what());
+        return BudgetProbe{n, std::numeric_limits<double>::infinity(), 0, 0};
+      }
     };
     const BudgetSearchResult r = find_max_within_budget(measure, so);
     const BudgetProbe* best = nullptr;

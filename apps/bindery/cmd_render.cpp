@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "options.hpp"
 
+#include <bindery/io.hpp>
 #include <bindery/renderer.hpp>
 #include <bindery/scene.hpp>
 
@@ -30,34 +31,14 @@ struct RenderCli {
   int64_t frames = 60;
   std::optional<float> time;
   uint64_t seed = 1;
-  float moving = 1.0f;
+  double moving = 1.0;
   std::string png;
   bool quiet = false;
   bool scene_given = false;  ///< --scene was on the command line (else --model implies gltf)
   bool png_given = false;    ///< --png was on the command line (an empty name is an error)
+  bool objects_given = false;  ///< --objects was on the command line
 };
 
-// Parses "WxH" (e.g. 640x480, 1x1). Range checks against the device happen in render().
-std::pair<uint32_t, uint32_t> parse_size(const std::string& s) {
-  const auto x = s.find('x');
-  auto bad = [&] {
-    return Error(ErrorKind::SceneInput,
-                 fmt::format("render: --size '{}' is not WIDTHxHEIGHT with positive integers "
-                             "(e.g. 640x480; 1x1 is the article's render-off mode)",
-                             s));
-  };
-  if (x == std::string::npos) throw bad();
-  int64_t w = -1, h = -1;
-  auto r1 = std::from_chars(s.data(), s.data() + x, w);
-  auto r2 = std::from_chars(s.data() + x + 1, s.data() + s.size(), h);
-  if (r1.ec != std::errc() || r1.ptr != s.data() + x || r2.ec != std::errc() ||
-      r2.ptr != s.data() + s.size())
-    throw bad();
-  if (w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
-    throw Error(ErrorKind::TextureSizeOutOfRange,
-                fmt::format("render: --size {}: each side must be 1..maxTextureDimension2D", s));
-  return {static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
-}
 
 struct Summary {
   double min = 0, median = 0, max = 0;
@@ -97,7 +78,7 @@ int run_render(const RenderCli& o) {
                 fmt::format("render: --frames {} is outside 1..1000000", o.frames));
   if (o.time && !std::isfinite(*o.time))
     throw Error(ErrorKind::SceneInput, fmt::format("render: --time {} is not a finite number", *o.time));
-  const auto [width, height] = parse_size(o.size);
+  const auto [width, height] = parse_size(o.size, "render");
   RenderOptions ro;
   ro.strategy = parse_strategy(o.strategy);
   ro.width = width;
@@ -112,6 +93,9 @@ int run_render(const RenderCli& o) {
   const bool gltf = o.scene == "gltf" || (!o.scene_given && !o.model.empty());
   if (!gltf && !o.model.empty())
     throw Error(ErrorKind::SceneInput, "render: --model needs --scene gltf (not cubes)");
+  if (gltf && o.objects_given)
+    throw Error(ErrorKind::SceneInput,
+                "render: --objects sets the cube count; a glTF scene takes --instances");
   if (!gltf) {
     CubeSceneOptions co;
     co.objects = static_cast<uint32_t>(o.objects);
@@ -123,14 +107,8 @@ int run_render(const RenderCli& o) {
     scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances));
   }
 
-  if (o.png_given && o.png.empty())
-    throw Error(ErrorKind::Io, "render: --png needs a file name");
-  if (!o.png.empty()) {
-    // Fail before rendering, not after, when the PNG cannot be written.
-    std::FILE* f = std::fopen(o.png.c_str(), "wb");
-    if (!f) throw Error(ErrorKind::Io, fmt::format("render: cannot open '{}' for writing", o.png));
-    std::fclose(f);
-  }
+  // Fail before rendering, not after, when the PNG cannot be written (the file is not touched).
+  if (o.png_given) check_output_file(o.png, "render: --png");
 
   Device device = Device::create(to_device_options(o.device));
   const bool tty = isatty(fileno(stderr));
@@ -226,9 +204,11 @@ Registration reg{
       add_device_options(sub, o->device);
       CLI::Option* scene_opt = sub.get_option("--scene");
       CLI::Option* png_opt = sub.get_option("--png");
-      return [o, scene_opt, png_opt] {
+      CLI::Option* objects_opt = sub.get_option("--objects");
+      return [o, scene_opt, png_opt, objects_opt] {
         o->scene_given = scene_opt->count() > 0;
         o->png_given = png_opt->count() > 0;
+        o->objects_given = objects_opt->count() > 0;
         return run_render(*o);
       };
     }};

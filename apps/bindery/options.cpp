@@ -1,6 +1,32 @@
 #include "options.hpp"
 
+#include <fmt/format.h>
+
+#include <charconv>
+
 namespace bindery::cli {
+
+std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view command) {
+  const auto x = s.find('x');
+  auto bad = [&] {
+    return Error(ErrorKind::SceneInput,
+                 fmt::format("{}: --size '{}' is not WIDTHxHEIGHT with positive integers "
+                             "(e.g. 640x480; 1x1 is the article's render-off mode)",
+                             command, s));
+  };
+  if (x == std::string::npos) throw bad();
+  int64_t w = -1, h = -1;
+  auto r1 = std::from_chars(s.data(), s.data() + x, w);
+  auto r2 = std::from_chars(s.data() + x + 1, s.data() + s.size(), h);
+  if (r1.ec != std::errc() || r1.ptr != s.data() + x || r2.ec != std::errc() ||
+      r2.ptr != s.data() + s.size())
+    throw bad();
+  if (w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
+    throw Error(ErrorKind::TextureSizeOutOfRange,
+                fmt::format("{}: --size {}: each side must be 1..maxTextureDimension2D", command,
+                            s));
+  return {static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
+}
 
 void add_device_options(CLI::App& sub, DeviceCliOptions& o) {
   sub.add_option("--backend", o.backend, "WebGPU backend: any (Vulkan, then GL), vulkan, gl")
@@ -17,6 +43,12 @@ void add_device_options(CLI::App& sub, DeviceCliOptions& o) {
 }
 
 DeviceOptions to_device_options(const DeviceCliOptions& o) {
+  const uint32_t spec_default = Limits::core_defaults().minUniformBufferOffsetAlignment;
+  if (o.uniform_alignment && *o.uniform_alignment > spec_default)
+    throw Error(ErrorKind::DeviceCreation,
+                fmt::format("--uniform-alignment {}: WebGPU raises a requested alignment worse than "
+                            "the spec default ({}) to that default; ask for a power of two up to {}",
+                            *o.uniform_alignment, spec_default, spec_default));
   DeviceOptions d;
   d.backend = o.backend == "vulkan" ? Backend::vulkan : o.backend == "gl" ? Backend::gl : Backend::any;
   d.limits = o.limits == "default" ? LimitsRequest::spec_default : LimitsRequest::adapter_best;

@@ -8,6 +8,8 @@
 #include <bindery/device.hpp>
 
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <string>
 
 namespace bindery::cli {
@@ -19,6 +21,10 @@ struct DeviceCliOptions {
 };
 
 void add_device_options(CLI::App& sub, DeviceCliOptions& o);
+/// Parses "WIDTHxHEIGHT" (e.g. 640x480; 1x1 = render off) with positive integers, nothing else.
+/// Throws SceneInput (not that form) or TextureSizeOutOfRange (a side is 0); `command` prefixes
+/// the message. Range checks against maxTextureDimension2D happen with the device.
+std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view command);
 DeviceOptions to_device_options(const DeviceCliOptions& o);
 nlohmann::ordered_json adapter_json(const AdapterDescription& a);
 nlohmann::ordered_json limits_json(const Limits& l);

@@ -173,9 +173,15 @@ class RenderStateTracker {
 template <class Encoder>
 class RenderEncoderState {
  public:
-  /// Throws InvalidArgument for a null encoder.
+  /// Throws InvalidArgument for a null encoder. Without `limits`, group indices are not checked
+  /// against maxBindGroups (pass Device::limits() to have them checked).
   RenderEncoderState(Encoder encoder, Counters& counters,
-                     IntruderPolicy policy = IntruderPolicy::build_default);
+                     IntruderPolicy policy = IntruderPolicy::build_default,
+                     const Limits* limits = nullptr);
+
+  // Every call below throws InvalidArgument for a null pipeline, buffer or bundle, and
+  // TooManyBindGroups for a group index >= maxBindGroups (when limits were given), before
+  // anything reaches the encoder: wgpu-native aborts the process on such calls.
 
   void set_pipeline(WGPURenderPipeline pipeline);
   /// setBindGroup(group, bind_group, dynamic_offsets) unless redundant. `declared` / `key`: see
@@ -205,6 +211,7 @@ class RenderEncoderState {
  private:
   Encoder encoder_;
   Counters* counters_;
+  const Limits* limits_;
   RenderStateTracker tracker_;
 };
 

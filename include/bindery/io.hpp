@@ -17,4 +17,9 @@ inline constexpr uint64_t kMaxInputFileBytes = 64ull << 20;
 std::string read_input_file(const std::string& path, std::string_view what,
                             uint64_t max_bytes = kMaxInputFileBytes);
 
+/// Checks that `path` can be written as an output file without touching it: an existing path
+/// must be a regular file (a pipe would block the writer) that is writable; a new one needs a
+/// writable parent folder. Throws Io naming `what` and the path otherwise.
+void check_output_file(const std::string& path, std::string_view what);
+
 }  // namespace bindery

@@ -48,7 +48,7 @@ struct RenderOptions {
   uint32_t width = 640, height = 480;  ///< target size in pixels, each 1..maxTextureDimension2D
   uint32_t frames = 60;                ///< frames to render (>= 1)
   std::optional<float> time_s;         ///< freeze the animation at this time (seconds)
-  float moving = 1.0f;                 ///< share of objects that move each frame, 0..1
+  double moving = 1.0;                 ///< share of objects that move each frame, 0..1
   bool keep_last_frame = true;         ///< read the last frame back into RenderReport::last_frame
   /// Most draws encoded into one render pass; a frame with more is split into several passes
   /// (the first clears, the rest load). 0 = default_max_draws_per_pass(the device's adapter).

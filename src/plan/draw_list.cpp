@@ -230,15 +230,24 @@ struct EncoderCalls<WGPURenderBundleEncoder> {
 }  // namespace
 
 template <class E>
-RenderEncoderState<E>::RenderEncoderState(E encoder, Counters& counters, IntruderPolicy policy)
-    : encoder_(encoder), counters_(&counters), tracker_(counters, policy) {
+RenderEncoderState<E>::RenderEncoderState(E encoder, Counters& counters, IntruderPolicy policy,
+                                          const Limits* limits)
+    : encoder_(encoder), counters_(&counters), limits_(limits), tracker_(counters, policy) {
   if (!encoder_)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: null encoder", EncoderCalls<E>::kName));
 }
 
+namespace {
+void require_handle(const void* handle, const char* state, const char* call) {
+  if (handle == nullptr)
+    throw Error(ErrorKind::InvalidArgument, fmt::format("{}::{}: null handle", state, call));
+}
+}  // namespace
+
 template <class E>
 void RenderEncoderState<E>::set_pipeline(WGPURenderPipeline pipeline) {
+  require_handle(pipeline, EncoderCalls<E>::kName, "set_pipeline");
   if (tracker_.set_pipeline(pipeline)) EncoderCalls<E>::set_pipeline(encoder_, pipeline);
 }
 
@@ -246,6 +255,11 @@ template <class E>
 void RenderEncoderState<E>::set_bind_group(uint32_t group, WGPUBindGroup bind_group,
                                            std::span<const uint32_t> dynamic_offsets,
                                            Frequency declared, uint64_t key) {
+  require_handle(bind_group, EncoderCalls<E>::kName, "set_bind_group");
+  if (limits_ && group >= limits_->maxBindGroups)
+    throw Error(ErrorKind::TooManyBindGroups,
+                fmt::format("{}::set_bind_group({}): group index must be below maxBindGroups ({})",
+                            EncoderCalls<E>::kName, group, limits_->maxBindGroups));
   if (tracker_.set_bind_group(group, bind_group, dynamic_offsets, declared, key)) {
     EncoderCalls<E>::set_bind_group(encoder_, group, bind_group, dynamic_offsets.size(),
                                     dynamic_offsets.empty() ? nullptr : dynamic_offsets.data());
@@ -255,6 +269,11 @@ void RenderEncoderState<E>::set_bind_group(uint32_t group, WGPUBindGroup bind_gr
 template <class E>
 void RenderEncoderState<E>::set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, uint64_t offset,
                                               uint64_t size) {
+  require_handle(buffer, EncoderCalls<E>::kName, "set_vertex_buffer");
+  if (limits_ && slot >= limits_->maxVertexBuffers)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}::set_vertex_buffer({}): slot must be below maxVertexBuffers ({})",
+                            EncoderCalls<E>::kName, slot, limits_->maxVertexBuffers));
   if (tracker_.set_vertex_buffer(slot, buffer, offset, size))
     EncoderCalls<E>::set_vertex_buffer(encoder_, slot, buffer, offset, size);
 }
@@ -262,6 +281,7 @@ void RenderEncoderState<E>::set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, 
 template <class E>
 void RenderEncoderState<E>::set_index_buffer(WGPUBuffer buffer, WGPUIndexFormat format,
                                              uint64_t offset, uint64_t size) {
+  require_handle(buffer, EncoderCalls<E>::kName, "set_index_buffer");
   if (tracker_.set_index_buffer(buffer, static_cast<uint32_t>(format), offset, size))
     EncoderCalls<E>::set_index_buffer(encoder_, buffer, format, offset, size);
 }
@@ -297,6 +317,7 @@ template <class E>
 void RenderEncoderState<E>::execute_bundles(std::span<const WGPURenderBundle> bundles)
   requires std::is_same_v<E, WGPURenderPassEncoder>
 {
+  for (WGPURenderBundle b : bundles) require_handle(b, EncoderCalls<E>::kName, "execute_bundles");
   wgpuRenderPassEncoderExecuteBundles(encoder_, bundles.size(), bundles.data());
   counters_->execute_bundles++;
   tracker_.reset();

@@ -108,8 +108,9 @@ void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uin
     s->message = std::string(gpu::sv(message));
   };
   cb.userdata1 = &st;
+  // Not counted in Counters::map_async: this is bindery's own instrumentation (timestamps,
+  // frame readback), not a cost of the strategy being measured.
   wgpuBufferMapAsync(buffer, mode, 0, size, cb);
-  device.counters().map_async++;
   for (int i = 0; i < 100000 && !st.done; ++i) {
     device.poll(true);
     wgpuInstanceProcessEvents(device.instance());

@@ -1,6 +1,7 @@
 #include "bindery/image.hpp"
 
 #include "bindery/error.hpp"
+#include "bindery/io.hpp"
 
 #include <fmt/format.h>
 #include <spng.h>
@@ -22,6 +23,7 @@ struct FileCloser {
 }  // namespace
 
 void write_png(const std::string& path, const Image& image) {
+  check_output_file(path, "PNG");  // never open a pipe or a device for writing (it may block)
   std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
   if (!file) throw Error(ErrorKind::Io, fmt::format("cannot open '{}' for writing", path));
   std::unique_ptr<spng_ctx, CtxDeleter> ctx(spng_ctx_new(SPNG_CTX_ENCODER));

@@ -116,7 +116,9 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
                             "each dimension",
                             o.width, o.height, max_dim));
   if (o.frames == 0) throw Error(ErrorKind::SceneInput, "render: --frames must be at least 1");
-  if (!(o.moving >= 0.0f && o.moving <= 1.0f))
+  if (o.time_s && !std::isfinite(*o.time_s))
+    throw Error(ErrorKind::SceneInput, fmt::format("render: time {} is not finite", *o.time_s));
+  if (!(o.moving >= 0.0 && o.moving <= 1.0))
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --moving {} is outside [0, 1]", o.moving));
   if (o.strategy != StrategyKind::naive && o.strategy != StrategyKind::dynamic_offsets &&
@@ -234,7 +236,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   // ceil(moving * n), with a tolerance so that a decimal share such as 0.0015 of 2000 (not exact
   // in binary floating point) gives 3, not 4.
   const uint32_t moving = std::min(
-      n, static_cast<uint32_t>(std::ceil(double(options.moving) * n - 1e-6)));
+      n, static_cast<uint32_t>(std::ceil(options.moving * n - 1e-6)));
 
   for (uint32_t f = 0; f < options.frames; ++f) {
     const bool last = f + 1 == options.frames;

@@ -76,25 +76,26 @@ class DynamicOffsetsStrategy final : public Strategy {
 
   uint64_t object_stride() const override { return objects_->stride(); }
 
-  /// The changed objects [changed_begin, changed_end) are one run of slots: written straight
-  /// into one mapped block at the buffer's stride, then one copy per chunk they span.
+  /// The changed objects [changed_begin, changed_end) are one run of slots: for each chunk they
+  /// span, written straight into one mapped block at the buffer's stride and copied with one
+  /// copyBufferToBuffer (a block never exceeds its chunk, so never maxBufferSize).
   void upload_through_staging(const FrameInputs& in, WGPUCommandEncoder encoder) {
-    const uint32_t first = in.changed_begin, end = in.changed_end;
-    if (end <= first) return;
     const uint64_t stride = objects_->stride();
-    const StagingBlock block = staging_->acquire(uint64_t(end - first) * stride);
-    for (uint32_t i = first; i < end; ++i)
-      writer_.write(block.data.subspan(uint64_t(i - first) * stride, objects_->element_size()),
-                    in.transforms[i]);
-    for (uint32_t slot = first; slot < end;) {
+    const SlotLayout& layout = objects_->slot_layout();
+    for (uint32_t slot = in.changed_begin; slot < in.changed_end;) {
       const uint32_t chunk = objects_->chunk_of(slot);
-      const SlotLayout& layout = objects_->slot_layout();
-      const uint32_t chunk_end = std::min<uint64_t>(end, uint64_t(chunk + 1) * layout.slots_per_chunk);
-      staging_->copy(encoder, block, uint64_t(slot - first) * stride, objects_->buffer(chunk),
-                     layout.offset_in_chunk(slot), uint64_t(chunk_end - slot) * stride);
-      slot = chunk_end;
+      const uint32_t end =
+          std::min<uint64_t>(in.changed_end, uint64_t(chunk + 1) * layout.slots_per_chunk);
+      const StagingBlock block = staging_->acquire(uint64_t(end - slot) * stride);
+      for (uint32_t i = slot; i < end; ++i)
+        writer_.write(block.data.subspan(uint64_t(i - slot) * stride, objects_->element_size()),
+                      in.transforms[i]);
+      staging_->copy(encoder, block, 0, objects_->buffer(chunk), layout.offset_in_chunk(slot),
+                     uint64_t(end - slot) * stride);
+      slot = end;
     }
   }
+
 
   void upload(const FrameInputs& in, WGPUCommandEncoder encoder) override {
     frame_.update(in.values);
@@ -119,7 +120,8 @@ class DynamicOffsetsStrategy final : public Strategy {
 
   void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
     if (!use_bundles_) {
-      RenderPassState state(pass, device_.counters());
+      RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
+                            &device_.limits());
       encode_range(state, first, last);
       return;
     }
@@ -127,7 +129,8 @@ class DynamicOffsetsStrategy final : public Strategy {
     auto it = bundles_.find(first);
     const bool recorded_now = it == bundles_.end();
     if (recorded_now) it = bundles_.emplace(first, record_bundle(first, last)).first;
-    RenderPassState state(pass, device_.counters());
+    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
+                          &device_.limits());
     const WGPURenderBundle bundle = it->second.get();
     state.execute_bundles({&bundle, 1});
     if (!recorded_now) device_.counters().draws += last - first;  // replayed, not re-encoded
@@ -163,7 +166,8 @@ class DynamicOffsetsStrategy final : public Strategy {
     gpu::RenderBundleEncoder encoder =
         gpu::RenderBundleEncoder::acquire(wgpuDeviceCreateRenderBundleEncoder(device_.get(), &d));
     {
-      RenderBundleState state(encoder.get(), device_.counters());
+      RenderBundleState state(encoder.get(), device_.counters(), IntruderPolicy::build_default,
+                              &device_.limits());
       encode_range(state, first, last);
     }
     gpu::RenderBundle bundle =

@@ -158,7 +158,8 @@ class GpuCullingStrategy final : public Strategy {
   }
 
   void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters());
+    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
+                          &device_.limits());
     for (uint32_t b = first; b < last; ++b) {
       const Batch& batch = batches_[b];
       const GpuMesh& mesh = gpu_.meshes[batch.mesh];

@@ -84,7 +84,8 @@ class StorageInstancingStrategy final : public Strategy {
   uint32_t draw_count() const override { return static_cast<uint32_t>(batches_.size()); }
 
   void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters());
+    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
+                          &device_.limits());
     for (const Batch& b : std::span<const Batch>(batches_).subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[b.mesh];
       state.set_pipeline(pipeline_.get());

@@ -49,7 +49,12 @@ struct MapTicket {
 StagingRing::StagingRing(const Device& device, const StagingRingDesc& desc)
     : device_(&device), pool_(std::make_shared<Pool>()) {
   pool_->label = desc.label;
-  pool_->block_size = align_to(desc.block_size == 0 ? kDefaultBlockBytes : desc.block_size, 4);
+  const uint64_t block = desc.block_size == 0 ? kDefaultBlockBytes : desc.block_size;
+  if (block > device.limits().maxBufferSize)
+    throw Error(ErrorKind::BufferTooLarge,
+                fmt::format("StagingRing('{}'): block_size {} exceeds maxBufferSize ({})",
+                            desc.label, block, device.limits().maxBufferSize));
+  pool_->block_size = align_to(block, 4);
 }
 
 StagingRing::~StagingRing() = default;
@@ -57,10 +62,15 @@ StagingRing::StagingRing(StagingRing&&) noexcept = default;
 StagingRing& StagingRing::operator=(StagingRing&&) noexcept = default;
 
 StagingBlock StagingRing::acquire(uint64_t size_bytes) {
+  if (!pool_) throw Error(ErrorKind::InvalidArgument, "StagingRing::acquire: the ring was moved from");
   if (size_bytes == 0) {
     throw Error(ErrorKind::InvalidArgument, fmt::format("StagingRing('{}')::acquire: size 0",
                                                         pool_->label));
   }
+  if (size_bytes > device_->limits().maxBufferSize)
+    throw Error(ErrorKind::BufferTooLarge,
+                fmt::format("StagingRing('{}')::acquire: {} bytes exceed maxBufferSize ({})",
+                            pool_->label, size_bytes, device_->limits().maxBufferSize));
   const uint64_t size = align_to(size_bytes, 4);
   auto find_free = [&]() -> int64_t {
     for (size_t i = 0; i < pool_->blocks.size(); ++i) {
@@ -100,6 +110,11 @@ void StagingRing::copy(WGPUCommandEncoder encoder, const StagingBlock& block, ui
   if (encoder == nullptr || dst == nullptr)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: the command encoder and the destination buffer must not be null", call));
+  if (!(wgpuBufferGetUsage(dst) & WGPUBufferUsage_CopyDst))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: the destination buffer lacks COPY_DST usage (copyBufferToBuffer "
+                            "needs it)",
+                            call));
   if (block.id >= pool_->blocks.size() || pool_->blocks[block.id].buffer.get() != block.buffer) {
     throw Error(ErrorKind::InvalidArgument, fmt::format("{}: unknown block {}", call, block.id));
   }
@@ -166,6 +181,7 @@ void StagingRing::after_submit() {
 
 StagingRingStats StagingRing::stats() const {
   StagingRingStats s;
+  if (!pool_) return s;  // moved from: an empty ring
   for (const Pool::Block& b : pool_->blocks) {
     if (b.state == BlockState::lost) continue;
     s.blocks++;
