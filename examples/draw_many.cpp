@@ -117,7 +117,8 @@ int main(int argc, char** argv) try {
   td.format = WGPUTextureFormat_RGBA8Unorm;
   td.usage = WGPUTextureUsage_RenderAttachment | WGPUTextureUsage_CopySrc;
   gpu::Texture target_texture = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td));
-  gpu::TextureView view = gpu::TextureView::acquire(wgpuTextureCreateView(target_texture.get(), nullptr));
+  gpu::TextureView view =
+      gpu::TextureView::acquire(wgpuTextureCreateView(target_texture.get(), nullptr));
   gpu::Buffer readback = device.create_buffer("readback", kSize * kSize * 4,
                                               WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
   gpu::CommandEncoder encoder =
@@ -132,8 +133,7 @@ int main(int argc, char** argv) try {
   rp.colorAttachments = &ca;
   WGPURenderPassEncoder pass = wgpuCommandEncoderBeginRenderPass(encoder.get(), &rp);
   {
-    RenderPassState state(pass, device.counters(), IntruderPolicy::build_default,
-                          &device.limits());
+    RenderPassState state(pass, device.counters(), IntruderPolicy::build_default, &device.limits());
     for (uint32_t i = 0; i < n; ++i) {
       state.set_pipeline(pipeline.get());
       const uint32_t dynamic_offset = objects.dynamic_offset(i);
@@ -151,7 +151,8 @@ int main(int argc, char** argv) try {
   dst.layout.rowsPerImage = kSize;
   WGPUExtent3D extent = {kSize, kSize, 1};
   wgpuCommandEncoderCopyTextureToBuffer(encoder.get(), &src, &dst, &extent);
-  gpu::CommandBuffer commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+  gpu::CommandBuffer commands =
+      gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
   WGPUCommandBuffer cmd = commands.get();
   wgpuQueueSubmit(device.queue(), 1, &cmd);
   device.check();
@@ -171,20 +172,22 @@ int main(int argc, char** argv) try {
   }
   if (!mapped) throw Error(ErrorKind::WebGPUValidation, "draw_many: readback map failed");
   Image image{kSize, kSize, std::vector<uint8_t>(kSize * kSize * 4)};
-  std::memcpy(image.rgba.data(), wgpuBufferGetConstMappedRange(readback.get(), 0, image.rgba.size()),
+  std::memcpy(image.rgba.data(),
+              wgpuBufferGetConstMappedRange(readback.get(), 0, image.rgba.size()),
               image.rgba.size());
   wgpuBufferUnmap(readback.get());
   write_png(png, image);
   const Counters& c = device.counters();
-  std::printf("draws %llu, setBindGroup %llu, setPipeline %llu (skipped %llu), writeBuffer %llu; "
-              "wrote %s\n",
-              static_cast<unsigned long long>(c.draws), static_cast<unsigned long long>(c.set_bind_group),
-              static_cast<unsigned long long>(c.set_pipeline),
-              static_cast<unsigned long long>(c.set_pipeline_skipped),
-              static_cast<unsigned long long>(c.write_buffer_calls), png);
+  std::printf(
+      "draws %llu, setBindGroup %llu, setPipeline %llu (skipped %llu), writeBuffer %llu; "
+      "wrote %s\n",
+      static_cast<unsigned long long>(c.draws), static_cast<unsigned long long>(c.set_bind_group),
+      static_cast<unsigned long long>(c.set_pipeline),
+      static_cast<unsigned long long>(c.set_pipeline_skipped),
+      static_cast<unsigned long long>(c.write_buffer_calls), png);
   return 0;
 } catch (const bindery::Error& e) {
-  std::fprintf(stderr, "draw_many: error [%s]: %s\n", std::string(bindery::to_string(e.kind())).c_str(),
-               e.what());
+  std::fprintf(stderr, "draw_many: error [%s]: %s\n",
+               std::string(bindery::to_string(e.kind())).c_str(), e.what());
   return 1;
 }

@@ -17,24 +17,37 @@ namespace {
 
 std::string backend_name(WGPUBackendType t) {
   switch (t) {
-    case WGPUBackendType_Vulkan: return "vulkan";
-    case WGPUBackendType_OpenGL: return "gl";
-    case WGPUBackendType_OpenGLES: return "gles";
-    case WGPUBackendType_Metal: return "metal";
-    case WGPUBackendType_D3D12: return "d3d12";
-    case WGPUBackendType_D3D11: return "d3d11";
-    case WGPUBackendType_Null: return "null";
-    case WGPUBackendType_WebGPU: return "webgpu";
-    default: return "undefined";
+    case WGPUBackendType_Vulkan:
+      return "vulkan";
+    case WGPUBackendType_OpenGL:
+      return "gl";
+    case WGPUBackendType_OpenGLES:
+      return "gles";
+    case WGPUBackendType_Metal:
+      return "metal";
+    case WGPUBackendType_D3D12:
+      return "d3d12";
+    case WGPUBackendType_D3D11:
+      return "d3d11";
+    case WGPUBackendType_Null:
+      return "null";
+    case WGPUBackendType_WebGPU:
+      return "webgpu";
+    default:
+      return "undefined";
   }
 }
 
 std::string adapter_type_name(WGPUAdapterType t) {
   switch (t) {
-    case WGPUAdapterType_DiscreteGPU: return "discrete-gpu";
-    case WGPUAdapterType_IntegratedGPU: return "integrated-gpu";
-    case WGPUAdapterType_CPU: return "cpu";
-    default: return "unknown";
+    case WGPUAdapterType_DiscreteGPU:
+      return "discrete-gpu";
+    case WGPUAdapterType_IntegratedGPU:
+      return "integrated-gpu";
+    case WGPUAdapterType_CPU:
+      return "cpu";
+    default:
+      return "unknown";
   }
 }
 
@@ -212,8 +225,8 @@ Device Device::create(const DeviceOptions& options) {
   desc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
                                                  WGPUStringView message, void* userdata1, void*) {
     auto* st = static_cast<State*>(userdata1);
-    ErrorKind kind = type == WGPUErrorType_OutOfMemory ? ErrorKind::OutOfMemory
-                                                       : ErrorKind::WebGPUValidation;
+    ErrorKind kind =
+        type == WGPUErrorType_OutOfMemory ? ErrorKind::OutOfMemory : ErrorKind::WebGPUValidation;
     st->record(kind, "WebGPU error: " + std::string(gpu::sv(message)));
   };
   desc.uncapturedErrorCallbackInfo.userdata1 = raw_state;
@@ -271,15 +284,33 @@ Device::~Device() {
   // Members release in reverse order: queue, device, adapter, instance.
 }
 
-WGPUDevice Device::get() const { return s_->device.get(); }
-WGPUQueue Device::queue() const { return s_->queue.get(); }
-WGPUInstance Device::instance() const { return s_->instance.get(); }
-const Limits& Device::limits() const { return s_->limits; }
-const Limits& Device::adapter_limits() const { return s_->adapter_limits; }
-const AdapterDescription& Device::adapter() const { return s_->description; }
-bool Device::has_timestamp_query() const { return s_->timestamp_query; }
-bool Device::has_indirect_first_instance() const { return s_->indirect_first_instance; }
-Counters& Device::counters() const { return s_->counters; }
+WGPUDevice Device::get() const {
+  return s_->device.get();
+}
+WGPUQueue Device::queue() const {
+  return s_->queue.get();
+}
+WGPUInstance Device::instance() const {
+  return s_->instance.get();
+}
+const Limits& Device::limits() const {
+  return s_->limits;
+}
+const Limits& Device::adapter_limits() const {
+  return s_->adapter_limits;
+}
+const AdapterDescription& Device::adapter() const {
+  return s_->description;
+}
+bool Device::has_timestamp_query() const {
+  return s_->timestamp_query;
+}
+bool Device::has_indirect_first_instance() const {
+  return s_->indirect_first_instance;
+}
+Counters& Device::counters() const {
+  return s_->counters;
+}
 
 void Device::check() const {
   std::unique_lock<std::mutex> lock(s_->mutex);
@@ -291,7 +322,9 @@ void Device::check() const {
   throw Error(kind, message);
 }
 
-void Device::poll(bool wait) const { wgpuDevicePoll(s_->device.get(), wait, nullptr); }
+void Device::poll(bool wait) const {
+  wgpuDevicePoll(s_->device.get(), wait, nullptr);
+}
 
 gpu::BindGroup Device::create_bind_group(const WGPUBindGroupDescriptor& desc) const {
   s_->counters.bind_groups_created++;
@@ -306,23 +339,27 @@ gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBuf
                             s_->limits.maxBufferSize));
   // WebGPU §5.1.2 createBuffer: usage must be non-zero and known; MAP_READ combines only with
   // COPY_DST and MAP_WRITE only with COPY_SRC.
-  constexpr WGPUBufferUsage kKnownUsage =
-      WGPUBufferUsage_MapRead | WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc |
-      WGPUBufferUsage_CopyDst | WGPUBufferUsage_Index | WGPUBufferUsage_Vertex |
-      WGPUBufferUsage_Uniform | WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect |
-      WGPUBufferUsage_QueryResolve;
+  constexpr WGPUBufferUsage kKnownUsage = WGPUBufferUsage_MapRead | WGPUBufferUsage_MapWrite |
+                                          WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst |
+                                          WGPUBufferUsage_Index | WGPUBufferUsage_Vertex |
+                                          WGPUBufferUsage_Uniform | WGPUBufferUsage_Storage |
+                                          WGPUBufferUsage_Indirect | WGPUBufferUsage_QueryResolve;
   if (usage == WGPUBufferUsage_None || (usage & ~kKnownUsage) != 0)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("createBuffer('{}'): usage {:#x} is empty or has unknown bits", label,
                             uint64_t(usage)));
-  if ((usage & WGPUBufferUsage_MapRead) && (usage & ~(WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst)))
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("createBuffer('{}'): MAP_READ combines only with COPY_DST (usage {:#x})",
-                            label, uint64_t(usage)));
-  if ((usage & WGPUBufferUsage_MapWrite) && (usage & ~(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc)))
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("createBuffer('{}'): MAP_WRITE combines only with COPY_SRC (usage {:#x})",
-                            label, uint64_t(usage)));
+  if ((usage & WGPUBufferUsage_MapRead) &&
+      (usage & ~(WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst)))
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("createBuffer('{}'): MAP_READ combines only with COPY_DST (usage {:#x})", label,
+                    uint64_t(usage)));
+  if ((usage & WGPUBufferUsage_MapWrite) &&
+      (usage & ~(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc)))
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("createBuffer('{}'): MAP_WRITE combines only with COPY_SRC (usage {:#x})",
+                    label, uint64_t(usage)));
   if (mapped_at_creation && size % 4 != 0)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("createBuffer('{}'): mappedAtCreation needs a size that is a multiple "
@@ -355,7 +392,8 @@ gpu::ShaderModule Device::create_shader_module(std::string_view label,
 void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
                           uint64_t size) const {
   if (buffer == nullptr || (data == nullptr && size > 0))
-    throw Error(ErrorKind::InvalidArgument, "writeBuffer: the buffer and the data must not be null");
+    throw Error(ErrorKind::InvalidArgument,
+                "writeBuffer: the buffer and the data must not be null");
   if (!(wgpuBufferGetUsage(buffer) & WGPUBufferUsage_CopyDst))
     throw Error(ErrorKind::InvalidArgument,
                 "writeBuffer: the destination buffer was not created with COPY_DST usage");

@@ -41,7 +41,8 @@ void check_output_file(const std::string& path, std::string_view what) {
   const fs::file_status st = fs::status(path, ec);
   if (fs::exists(st)) {
     if (!fs::is_regular_file(st))
-      throw Error(ErrorKind::Io, fmt::format("{} '{}' exists and is not a regular file", what, path));
+      throw Error(ErrorKind::Io,
+                  fmt::format("{} '{}' exists and is not a regular file", what, path));
     if (access(path.c_str(), W_OK) != 0)
       throw Error(ErrorKind::Io, fmt::format("{} '{}' is not writable", what, path));
     return;

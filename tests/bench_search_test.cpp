@@ -9,7 +9,9 @@ namespace bindery {
 namespace {
 
 // Cost 0.01 ms per object: 16.7 ms / 0.01 = 1670 objects fit a 60 fps budget of 16.7 ms.
-BudgetProbe linear(uint32_t n) { return {n, n * 0.01, 0, 0}; }
+BudgetProbe linear(uint32_t n) {
+  return {n, n * 0.01, 0, 0};
+}
 
 TEST(BenchSearch, FindsTheLargestCountWithinPrecision) {
   BudgetSearchOptions o;

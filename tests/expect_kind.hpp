@@ -6,12 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#define EXPECT_KIND(stmt, k)                                                \
-  do {                                                                      \
-    try {                                                                   \
-      stmt;                                                                 \
-      ADD_FAILURE() << #stmt " did not throw " #k;                          \
-    } catch (const ::bindery::Error& e) {                                   \
-      EXPECT_EQ(e.kind(), ::bindery::ErrorKind::k) << e.what();             \
-    }                                                                       \
+#define EXPECT_KIND(stmt, k)                                    \
+  do {                                                          \
+    try {                                                       \
+      stmt;                                                     \
+      ADD_FAILURE() << #stmt " did not throw " #k;              \
+    } catch (const ::bindery::Error& e) {                       \
+      EXPECT_EQ(e.kind(), ::bindery::ErrorKind::k) << e.what(); \
+    }                                                           \
   } while (0)

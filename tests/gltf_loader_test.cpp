@@ -31,8 +31,8 @@ json valid_triangle() {
 }
 
 std::string write_model(const std::string& name, const json& j) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("bindery_gltf_test_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("bindery_gltf_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto path = dir / name;
   std::ofstream(path) << j.dump();
@@ -55,62 +55,75 @@ TEST(GltfLoader, ValidTriangleLoads) {
 // glTF 2.0 §3.6.2.4: a bufferView lies inside its buffer and an accessor's last element inside its
 // bufferView. Offsets near 2^64 must not wrap around into "in bounds".
 TEST(GltfLoader, OffsetsThatWrapAroundAreRejected) {
-  EXPECT_KIND(load_gltf_scene(broken("bv_offset.gltf", [](json& j) {
-                j["bufferViews"][0]["byteOffset"] = 18446744072635809792ull;
-                j["bufferViews"][0]["byteLength"] = 1073741860ull;
-              }), 1),
+  EXPECT_KIND(load_gltf_scene(broken("bv_offset.gltf",
+                                     [](json& j) {
+                                       j["bufferViews"][0]["byteOffset"] = 18446744072635809792ull;
+                                       j["bufferViews"][0]["byteLength"] = 1073741860ull;
+                                     }),
+                              1),
               ModelLoad);
-  EXPECT_KIND(load_gltf_scene(broken("acc_offset.gltf", [](json& j) {
-                j["accessors"][0]["byteOffset"] = 18446744073709551600ull;
-              }), 1),
+  EXPECT_KIND(load_gltf_scene(broken("acc_offset.gltf",
+                                     [](json& j) {
+                                       j["accessors"][0]["byteOffset"] = 18446744073709551600ull;
+                                     }),
+                              1),
               ModelLoad);
-  EXPECT_KIND(load_gltf_scene(broken("stride.gltf", [](json& j) {
-                j["bufferViews"][0]["byteStride"] = 4;  // < the 12-byte VEC3 element
-              }), 1),
+  EXPECT_KIND(load_gltf_scene(broken("stride.gltf",
+                                     [](json& j) {
+                                       j["bufferViews"][0]["byteStride"] =
+                                           4;  // < the 12-byte VEC3 element
+                                     }),
+                              1),
               ModelLoad);
 }
 
 // Two vertices make no whole triangle: nothing to draw is an error, not a 0-byte index buffer.
 TEST(GltfLoader, NoWholeTriangleIsAnError) {
-  EXPECT_KIND(load_gltf_scene(broken("two.gltf", [](json& j) {
-                j["accessors"][0]["count"] = 2;
-                j["meshes"][0]["primitives"][0].erase("indices");
-              }), 1),
+  EXPECT_KIND(load_gltf_scene(broken("two.gltf",
+                                     [](json& j) {
+                                       j["accessors"][0]["count"] = 2;
+                                       j["meshes"][0]["primitives"][0].erase("indices");
+                                     }),
+                              1),
               ModelLoad);
 }
 
 // §3.5.3: node hierarchies are disjoint trees. 40 levels of "the same child twice" would expand
 // to 2^40 draws; it must be rejected, not expanded.
 TEST(GltfLoader, NodeWithTwoParentsIsRejected) {
-  EXPECT_KIND(load_gltf_scene(broken("dag.gltf", [](json& j) {
-                json nodes = json::array();
-                for (int i = 0; i < 40; ++i) nodes.push_back({{"children", {i + 1, i + 1}}});
-                nodes.push_back({{"mesh", 0}});
-                j["nodes"] = nodes;
-              }), 1),
+  EXPECT_KIND(load_gltf_scene(broken("dag.gltf",
+                                     [](json& j) {
+                                       json nodes = json::array();
+                                       for (int i = 0; i < 40; ++i)
+                                         nodes.push_back({{"children", {i + 1, i + 1}}});
+                                       nodes.push_back({{"mesh", 0}});
+                                       j["nodes"] = nodes;
+                                     }),
+                              1),
               ModelLoad);
 }
 
 TEST(GltfLoader, DanglingReferencesAreErrors) {
-  EXPECT_KIND(load_gltf_scene(broken("mat.gltf", [](json& j) {
-                j["meshes"][0]["primitives"][0]["material"] = 9;
-              }), 1),
-              ModelLoad);
-  EXPECT_KIND(load_gltf_scene(broken("scene.gltf", [](json& j) { j["scene"] = 5; }), 1),
-              ModelLoad);
-  EXPECT_KIND(load_gltf_scene(broken("ext.gltf", [](json& j) {
-                j["extensionsUsed"] = {"KHR_draco_mesh_compression"};
-                j["extensionsRequired"] = {"KHR_draco_mesh_compression"};
-              }), 1),
+  EXPECT_KIND(
+      load_gltf_scene(
+          broken("mat.gltf", [](json& j) { j["meshes"][0]["primitives"][0]["material"] = 9; }), 1),
+      ModelLoad);
+  EXPECT_KIND(load_gltf_scene(broken("scene.gltf", [](json& j) { j["scene"] = 5; }), 1), ModelLoad);
+  EXPECT_KIND(load_gltf_scene(broken("ext.gltf",
+                                     [](json& j) {
+                                       j["extensionsUsed"] = {"KHR_draco_mesh_compression"};
+                                       j["extensionsRequired"] = {"KHR_draco_mesh_compression"};
+                                     }),
+                              1),
               ModelLoad);
 }
 
 // Unsigned index types only (§3.7.2.1): SHORT (5122) is not allowed.
 TEST(GltfLoader, SignedIndicesAreRejected) {
-  EXPECT_KIND(load_gltf_scene(broken("signed.gltf", [](json& j) {
-                j["accessors"][1]["componentType"] = 5122;
-              }), 1),
-              ModelLoad);
+  EXPECT_KIND(
+      load_gltf_scene(
+          broken("signed.gltf", [](json& j) { j["accessors"][1]["componentType"] = 5122; }), 1),
+      ModelLoad);
 }
 
 TEST(GltfLoader, InstanceCountIsCapped) {

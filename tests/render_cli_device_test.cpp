@@ -26,7 +26,8 @@ void expect_one_error(const CliResult& r, const std::string& must_mention) {
 
 TEST(RenderCli, JsonLineReportsDeviceLimitsAndCounters) {
   const std::string png = ::testing::TempDir() + "bindery_cli_frame.png";
-  const CliResult r = run_cli("render --objects 50 --frames 2 --size 64x48 --time 1 --quiet --png " + png);
+  const CliResult r =
+      run_cli("render --objects 50 --frames 2 --size 64x48 --time 1 --quiet --png " + png);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
   const auto j = nlohmann::json::parse(last);
@@ -55,8 +56,9 @@ TEST(RenderCli, BadModelPath) {
 
 TEST(RenderCli, MalformedGltf) {
   const std::string path = ::testing::TempDir() + "bindery_malformed.gltf";
-  std::ofstream(path) << "{ \"asset\": { \"version\": \"2.0\" }, \"meshes\": [ { \"primitives\": [ "
-                         "{ \"attributes\": { \"POSITION\": 7 } } ] } ], \"nodes\": [ { \"mesh\": 0 } ] }";
+  std::ofstream(path)
+      << "{ \"asset\": { \"version\": \"2.0\" }, \"meshes\": [ { \"primitives\": [ "
+         "{ \"attributes\": { \"POSITION\": 7 } } ] } ], \"nodes\": [ { \"mesh\": 0 } ] }";
   expect_one_error(run_cli("render --scene gltf --model " + path + " --frames 1"), "glTF");
 }
 
@@ -69,9 +71,13 @@ TEST(RenderCli, GltfIndexOutOfRange) {
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
 }
 
-TEST(RenderCli, ZeroSize) { expect_one_error(run_cli("render --size 0x0 --frames 1"), "0x0"); }
+TEST(RenderCli, ZeroSize) {
+  expect_one_error(run_cli("render --size 0x0 --frames 1"), "0x0");
+}
 
-TEST(RenderCli, MalformedSize) { expect_one_error(run_cli("render --size big --frames 1"), "big"); }
+TEST(RenderCli, MalformedSize) {
+  expect_one_error(run_cli("render --size big --frames 1"), "big");
+}
 
 TEST(RenderCli, NegativeObjects) {
   expect_one_error(run_cli("render --objects -1 --frames 1"), "-1");

@@ -194,7 +194,7 @@ TEST(RenderDevice, RenderBundlesReplayWithoutEncodingDraws) {
   EXPECT_EQ(r.per_frame.execute_bundles, 1u);
   EXPECT_EQ(r.per_frame.set_bind_group, 0u);
   EXPECT_EQ(r.per_frame.set_pipeline, 0u);
-  EXPECT_EQ(r.per_frame.draws, 2000u);  // executed from the bundle
+  EXPECT_EQ(r.per_frame.draws, 2000u);            // executed from the bundle
   EXPECT_EQ(r.per_frame.write_buffer_calls, 2u);  // frame uniforms + all objects in one range
   EXPECT_EQ(r.per_frame.bytes_uploaded, 96u + 1999u * r.object_stride_bytes + 112u);
 }
@@ -210,8 +210,8 @@ TEST(RenderDevice, GpuCullingDrawsOnlyWhatTheFrustumHolds) {
   const glm::vec3 places[3] = {glm::vec3(0.0f), eye - dir * 500.0f, eye + dir * 5000.0f};
   for (int i = 0; i < 3; ++i) {
     scene.objects[i].animated = false;
-    scene.objects[i].placement = glm::translate(glm::mat4(1.0f), places[i]) *
-                                 glm::scale(glm::mat4(1.0f), glm::vec3(10.0f));
+    scene.objects[i].placement =
+        glm::translate(glm::mat4(1.0f), places[i]) * glm::scale(glm::mat4(1.0f), glm::vec3(10.0f));
   }
   RenderOptions o = small_render(64, 48, 1);
   o.strategy = StrategyKind::gpu_culling;
@@ -271,7 +271,8 @@ TEST(RenderDevice, RejectsBadSizesBeforeTouchingTheDevice) {
   }
 }
 
-const char* kEngine = "/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb";
+const char* kEngine =
+    "/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb";
 
 // The glTF grid must appear where the camera puts it: project every object's AABB corners with the
 // scene's view-projection to pixels (WebGPU NDC: x right, y up; framebuffer y down) and compare
@@ -312,7 +313,6 @@ TEST(RenderDevice, GltfGridLandsWhereTheCameraPutsIt) {
   EXPECT_GT(float(box->y1 - box->y0), 0.5f * (y1 - y0));
 }
 
-
 // BoxTextured (Khronos sample, in assimp-testmodels) maps the Cesium logo with texcoords 5..6:
 // the texture must wrap (glTF's default REPEAT sampler), or every face samples the clamped white
 // edge. The logo's blue (about rgb 100, 160, 220 before lighting) then shows up on the boxes.
@@ -331,7 +331,6 @@ TEST(RenderDevice, GltfBaseColorTextureWrapsLikeGltfSamplers) {
     }
   EXPECT_GT(blue, 200u);
 }
-
 
 // render() checks the public Scene before making GPU objects from it (found by adversarial
 // testing: these crashed or panicked inside wgpu-native before).
@@ -418,7 +417,8 @@ TEST(DeviceChecks, BufferUsageRules) {
   EXPECT_EQ(kind_of(WGPUBufferUsage_None), ErrorKind::InvalidArgument);
   EXPECT_EQ(kind_of(WGPUBufferUsage(0xFFFFF)), ErrorKind::InvalidArgument);
   EXPECT_EQ(kind_of(WGPUBufferUsage_MapRead | WGPUBufferUsage_Uniform), ErrorKind::InvalidArgument);
-  EXPECT_EQ(kind_of(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopyDst), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopyDst),
+            ErrorKind::InvalidArgument);
   EXPECT_EQ(kind_of(WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst), ErrorKind::Io);
   gpu::Buffer no_copy_dst = d.create_buffer("t", 16, WGPUBufferUsage_Uniform);
   const uint32_t data[4] = {};

@@ -16,7 +16,8 @@ namespace {
 
 struct BenchCli {
   DeviceCliOptions device;
-  std::string strategies = "naive,dynamic-offsets,mapped-staging,render-bundles,storage-instancing,gpu-culling";
+  std::string strategies =
+      "naive,dynamic-offsets,mapped-staging,render-bundles,storage-instancing,gpu-culling";
   double budget_ms = 1000.0 / 60.0;
   std::string size = "640x480";
   int64_t frames = 5;
@@ -31,14 +32,15 @@ std::vector<StrategyKind> parse_strategy_list(const std::string& list) {
   size_t start = 0;
   while (true) {
     const size_t comma = list.find(',', start);
-    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                           : comma - start);
+    const std::string name =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (name.empty())
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("bench: --strategies '{}' has an empty name (names are separated "
                               "by single commas)",
                               list));
-    const StrategyKind kind = with_context("reading --strategies", [&] { return parse_strategy(name); });
+    const StrategyKind kind =
+        with_context("reading --strategies", [&] { return parse_strategy(name); });
     if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("bench: --strategies lists '{}' twice", name));
@@ -64,18 +66,22 @@ int run_bench(const BenchCli& o) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --frames {} is outside 1..1000", o.frames));
   if (o.start < 1 || o.max > 10'000'000 || o.max < o.start)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= 10000000",
-                            o.start, o.max));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= 10000000",
+                    o.start, o.max));
   const auto [width, height] = parse_size(o.size, "bench");
   BudgetSearchOptions so;
   so.budget_ms = o.budget_ms;
   so.start_objects = static_cast<uint32_t>(o.start);
   so.max_objects = static_cast<uint32_t>(o.max);
   so.precision = o.precision;
-  find_max_within_budget([](uint32_t n) { return BudgetProbe{n, 0, 0, 0}; },
-                         BudgetSearchOptions{so.budget_ms, so.start_objects, so.start_objects,
-                                             so.precision});  // validates the options only
+  find_max_within_budget(
+      [](uint32_t n) {
+        return BudgetProbe{n, 0, 0, 0};
+      },
+      BudgetSearchOptions{so.budget_ms, so.start_objects, so.start_objects,
+                          so.precision});  // validates the options only
 
   Device device = Device::create(to_device_options(o.device));
   fmt::print(stderr, "bindery bench: budget {:.2f} ms, {}x{}, {} frames per probe, on {} ({})\n",
@@ -87,8 +93,8 @@ int run_bench(const BenchCli& o) {
   for (StrategyKind kind : kinds) {
     auto measure = [&](uint32_t n) {
       try {
-        BudgetProbe p = measure_cubes(device, kind, n, width, height,
-                                      static_cast<uint32_t>(o.frames));
+        BudgetProbe p =
+            measure_cubes(device, kind, n, width, height, static_cast<uint32_t>(o.frames));
         fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", to_string(kind), n,
                    p.frame_ms, p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
         return p;
@@ -109,7 +115,9 @@ int run_bench(const BenchCli& o) {
                best ? best->gpu_ms : 0.0, ns_per_draw, r.capped ? "  (capped by --max)" : "");
     nlohmann::ordered_json probes = nlohmann::ordered_json::array();
     for (const BudgetProbe& p : r.probes)
-      probes.push_back({{"objects", p.objects}, {"frame_ms", p.frame_ms}, {"cpu_ms", p.cpu_ms},
+      probes.push_back({{"objects", p.objects},
+                        {"frame_ms", p.frame_ms},
+                        {"cpu_ms", p.cpu_ms},
                         {"gpu_ms", p.gpu_ms}});
     results.push_back({{"strategy", std::string(to_string(kind))},
                        {"max_objects", r.max_objects},

@@ -35,27 +35,31 @@ int run_layout(const LayoutOptions& o) {
                  e.what());
     return 2;  // unreadable: exit 2 (issue 3)
   }
-  Reflection r = reflect_wgsl(text, ReflectOptions{.uniform_buffer_standard_layout = o.standard_layout});
+  Reflection r =
+      reflect_wgsl(text, ReflectOptions{.uniform_buffer_standard_layout = o.standard_layout});
   if (o.json) {
     fmt::print("{}\n", layout_json(r));
   } else {
     fmt::print("{}", layout_table(r));
-    if (!r.ok()) std::fprintf(stderr, "bindery: %s: %zu error(s)\n", o.file.c_str(), r.errors.size());
+    if (!r.ok())
+      std::fprintf(stderr, "bindery: %s: %zu error(s)\n", o.file.c_str(), r.errors.size());
   }
   if (r.has_syntax_error()) return 2;
   return r.ok() ? 0 : 1;
 }
 
-Registration reg{"layout", "print the WGSL memory layout (structs, offsets, strides, minBindingSize) of a shader",
-                 [](CLI::App& sub) -> Runner {
-                   auto o = std::make_shared<LayoutOptions>();
-                   sub.add_option("file", o->file, "WGSL shader source")->required();
-                   sub.add_flag("--json", o->json, "print JSON: {structs, bindings, errors}");
-                   sub.add_flag("--standard-layout", o->standard_layout,
-                                "apply the uniform_buffer_standard_layout language extension (uniform uses the "
-                                "storage layout checks)");
-                   return [o] { return run_layout(*o); };
-                 }};
+Registration reg{
+    "layout",
+    "print the WGSL memory layout (structs, offsets, strides, minBindingSize) of a shader",
+    [](CLI::App& sub) -> Runner {
+      auto o = std::make_shared<LayoutOptions>();
+      sub.add_option("file", o->file, "WGSL shader source")->required();
+      sub.add_flag("--json", o->json, "print JSON: {structs, bindings, errors}");
+      sub.add_flag("--standard-layout", o->standard_layout,
+                   "apply the uniform_buffer_standard_layout language extension (uniform uses the "
+                   "storage layout checks)");
+      return [o] { return run_layout(*o); };
+    }};
 
 }  // namespace
 }  // namespace bindery::cli

@@ -29,7 +29,6 @@ struct PlanCliOptions {
   bool strict = false;
 };
 
-
 Registration reg{
     "plan", "plan bind groups by frequency of change for a scene description (JSON)",
     [](CLI::App& sub) -> Runner {

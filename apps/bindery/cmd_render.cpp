@@ -34,11 +34,10 @@ struct RenderCli {
   double moving = 1.0;
   std::string png;
   bool quiet = false;
-  bool scene_given = false;  ///< --scene was on the command line (else --model implies gltf)
-  bool png_given = false;    ///< --png was on the command line (an empty name is an error)
+  bool scene_given = false;    ///< --scene was on the command line (else --model implies gltf)
+  bool png_given = false;      ///< --png was on the command line (an empty name is an error)
   bool objects_given = false;  ///< --objects was on the command line
 };
-
 
 struct Summary {
   double min = 0, median = 0, max = 0;
@@ -77,7 +76,8 @@ int run_render(const RenderCli& o) {
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --frames {} is outside 1..1000000", o.frames));
   if (o.time && !std::isfinite(*o.time))
-    throw Error(ErrorKind::SceneInput, fmt::format("render: --time {} is not a finite number", *o.time));
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("render: --time {} is not a finite number", *o.time));
   const auto [width, height] = parse_size(o.size, "render");
   RenderOptions ro;
   ro.strategy = parse_strategy(o.strategy);
@@ -113,10 +113,10 @@ int run_render(const RenderCli& o) {
   Device device = Device::create(to_device_options(o.device));
   const bool tty = isatty(fileno(stderr));
   if (!o.quiet) {
-    fmt::print(stderr, "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frame{} on {} ({})\n",
+    fmt::print(stderr,
+               "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frame{} on {} ({})\n",
                scene.name, scene.objects.size(), o.strategy, width, height, ro.frames,
-               ro.frames == 1 ? "" : "s",
-               device.adapter().name, device.adapter().backend);
+               ro.frames == 1 ? "" : "s", device.adapter().name, device.adapter().backend);
     ro.on_frame = [tty](uint32_t f, uint32_t n) {
       if (tty)
         fmt::print(stderr, "\rframe {}/{}", f + 1, n);
@@ -189,8 +189,11 @@ Registration reg{
       sub.add_option("--model", o->model, "glTF 2.0 file (.gltf/.glb) for --scene gltf");
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
           ->capture_default_str();
-      sub.add_option("--objects", o->objects, "number of cubes (0..10000000)")->capture_default_str();
-      sub.add_option("--strategy", o->strategy, "per-draw data strategy: naive, dynamic-offsets, mapped-staging, render-bundles, storage-instancing, gpu-culling")
+      sub.add_option("--objects", o->objects, "number of cubes (0..10000000)")
+          ->capture_default_str();
+      sub.add_option("--strategy", o->strategy,
+                     "per-draw data strategy: naive, dynamic-offsets, mapped-staging, "
+                     "render-bundles, storage-instancing, gpu-culling")
           ->capture_default_str();
       sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
           ->capture_default_str();

@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return run();
     }
   } catch (const bindery::Error& e) {
-    std::fprintf(stderr, "bindery: error [%s]: %s\n", std::string(bindery::to_string(e.kind())).c_str(),
-                 e.what());
+    std::fprintf(stderr, "bindery: error [%s]: %s\n",
+                 std::string(bindery::to_string(e.kind())).c_str(), e.what());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bindery: error: %s\n", e.what());

@@ -22,9 +22,9 @@ std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view 
       r2.ptr != s.data() + s.size())
     throw bad();
   if (w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
-    throw Error(ErrorKind::TextureSizeOutOfRange,
-                fmt::format("{}: --size {}: each side must be 1..maxTextureDimension2D", command,
-                            s));
+    throw Error(
+        ErrorKind::TextureSizeOutOfRange,
+        fmt::format("{}: --size {}: each side must be 1..maxTextureDimension2D", command, s));
   return {static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
 }
 
@@ -45,39 +45,43 @@ void add_device_options(CLI::App& sub, DeviceCliOptions& o) {
 DeviceOptions to_device_options(const DeviceCliOptions& o) {
   const uint32_t spec_default = Limits::core_defaults().minUniformBufferOffsetAlignment;
   if (o.uniform_alignment && *o.uniform_alignment > spec_default)
-    throw Error(ErrorKind::DeviceCreation,
-                fmt::format("--uniform-alignment {}: WebGPU raises a requested alignment worse than "
-                            "the spec default ({}) to that default; ask for a power of two up to {}",
-                            *o.uniform_alignment, spec_default, spec_default));
+    throw Error(
+        ErrorKind::DeviceCreation,
+        fmt::format("--uniform-alignment {}: WebGPU raises a requested alignment worse than "
+                    "the spec default ({}) to that default; ask for a power of two up to {}",
+                    *o.uniform_alignment, spec_default, spec_default));
   DeviceOptions d;
-  d.backend = o.backend == "vulkan" ? Backend::vulkan : o.backend == "gl" ? Backend::gl : Backend::any;
+  d.backend = o.backend == "vulkan" ? Backend::vulkan
+              : o.backend == "gl"   ? Backend::gl
+                                    : Backend::any;
   d.limits = o.limits == "default" ? LimitsRequest::spec_default : LimitsRequest::adapter_best;
   d.min_uniform_buffer_offset_alignment = o.uniform_alignment;
   return d;
 }
 
 nlohmann::ordered_json adapter_json(const AdapterDescription& a) {
-  return {{"name", a.name},       {"backend", a.backend},     {"driver", a.driver},
+  return {{"name", a.name},         {"backend", a.backend},     {"driver", a.driver},
           {"type", a.adapter_type}, {"vendor_id", a.vendor_id}, {"device_id", a.device_id}};
 }
 
 nlohmann::ordered_json limits_json(const Limits& l) {
-  return {{"minUniformBufferOffsetAlignment", l.minUniformBufferOffsetAlignment},
-          {"minStorageBufferOffsetAlignment", l.minStorageBufferOffsetAlignment},
-          {"maxUniformBufferBindingSize", l.maxUniformBufferBindingSize},
-          {"maxStorageBufferBindingSize", l.maxStorageBufferBindingSize},
-          {"maxBufferSize", l.maxBufferSize},
-          {"maxBindGroups", l.maxBindGroups},
-          {"maxBindingsPerBindGroup", l.maxBindingsPerBindGroup},
-          {"maxDynamicUniformBuffersPerPipelineLayout", l.maxDynamicUniformBuffersPerPipelineLayout},
-          {"maxDynamicStorageBuffersPerPipelineLayout", l.maxDynamicStorageBuffersPerPipelineLayout},
-          {"maxUniformBuffersPerShaderStage", l.maxUniformBuffersPerShaderStage},
-          {"maxStorageBuffersPerShaderStage", l.maxStorageBuffersPerShaderStage},
-          {"maxSampledTexturesPerShaderStage", l.maxSampledTexturesPerShaderStage},
-          {"maxSamplersPerShaderStage", l.maxSamplersPerShaderStage},
-          {"maxTextureDimension2D", l.maxTextureDimension2D},
-          {"maxVertexBuffers", l.maxVertexBuffers},
-          {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension}};
+  return {
+      {"minUniformBufferOffsetAlignment", l.minUniformBufferOffsetAlignment},
+      {"minStorageBufferOffsetAlignment", l.minStorageBufferOffsetAlignment},
+      {"maxUniformBufferBindingSize", l.maxUniformBufferBindingSize},
+      {"maxStorageBufferBindingSize", l.maxStorageBufferBindingSize},
+      {"maxBufferSize", l.maxBufferSize},
+      {"maxBindGroups", l.maxBindGroups},
+      {"maxBindingsPerBindGroup", l.maxBindingsPerBindGroup},
+      {"maxDynamicUniformBuffersPerPipelineLayout", l.maxDynamicUniformBuffersPerPipelineLayout},
+      {"maxDynamicStorageBuffersPerPipelineLayout", l.maxDynamicStorageBuffersPerPipelineLayout},
+      {"maxUniformBuffersPerShaderStage", l.maxUniformBuffersPerShaderStage},
+      {"maxStorageBuffersPerShaderStage", l.maxStorageBuffersPerShaderStage},
+      {"maxSampledTexturesPerShaderStage", l.maxSampledTexturesPerShaderStage},
+      {"maxSamplersPerShaderStage", l.maxSamplersPerShaderStage},
+      {"maxTextureDimension2D", l.maxTextureDimension2D},
+      {"maxVertexBuffers", l.maxVertexBuffers},
+      {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension}};
 }
 
 }  // namespace bindery::cli

@@ -15,8 +15,8 @@
 namespace bindery::cli {
 
 struct DeviceCliOptions {
-  std::string backend = "any";          ///< any | vulkan | gl
-  std::string limits = "adapter";       ///< adapter | default
+  std::string backend = "any";     ///< any | vulkan | gl
+  std::string limits = "adapter";  ///< adapter | default
   std::optional<uint32_t> uniform_alignment;
 };
 

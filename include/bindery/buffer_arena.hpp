@@ -46,7 +46,6 @@ struct SlotLayout {
   uint64_t upload_size_bytes() const;
 };
 
-
 /// Ranges SlotShadow::take_upload_ranges() returns: write `size` bytes from shadow offset
 /// `shadow_offset` to byte `buffer_offset` of chunk `chunk`'s buffer. Offsets and size are
 /// multiples of 4.

@@ -22,10 +22,10 @@ struct Counters {
   uint64_t set_index_buffer = 0;
   uint64_t set_index_buffer_skipped = 0;
   uint64_t write_buffer_calls = 0;
-  uint64_t bytes_uploaded = 0;          ///< writeBuffer bytes + bytes written into mapped staging
+  uint64_t bytes_uploaded = 0;  ///< writeBuffer bytes + bytes written into mapped staging
   uint64_t copy_buffer_to_buffer = 0;
   uint64_t map_async = 0;
-  uint64_t execute_bundles = 0;         ///< executeBundles calls (render bundles replayed)
+  uint64_t execute_bundles = 0;  ///< executeBundles calls (render bundles replayed)
   uint64_t bind_groups_created = 0;
   uint64_t buffers_created = 0;
   uint64_t buffer_bytes_created = 0;

@@ -4,9 +4,9 @@
 // Device::create() asks the adapter for its limits and, by default, REQUIRES the adapter's best
 // values (LimitsRequest::adapter_best): a device created without requiredLimits keeps the spec
 // defaults (minUniformBufferOffsetAlignment 256) even where the adapter offers 16 or 64
-// (through wgpu-native, lavapipe offers 32 and the H200 64). Everything after creation reads Device::limits(), the
-// DEVICE's limits. The features "timestamp-query" and "indirect-first-instance" are requested
-// wherever the adapter has them.
+// (through wgpu-native, lavapipe offers 32 and the H200 64). Everything after creation reads
+// Device::limits(), the DEVICE's limits. The features "timestamp-query" and
+// "indirect-first-instance" are requested wherever the adapter has them.
 //
 // Errors: uncaptured validation / out-of-memory errors and device loss are recorded by callbacks
 // and thrown as bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by

@@ -12,8 +12,8 @@
 //     state.set_bind_group(1, material_bg[item.material], {}, Frequency::material, item.material);
 //     uint32_t offset = item.object_slot * stride;
 //     state.set_bind_group(2, object_bg, {&offset, 1}, Frequency::object, item.object_slot);
-//     state.set_vertex_buffer(0, vertices);  state.set_index_buffer(indices, WGPUIndexFormat_Uint16);
-//     state.draw_indexed(index_count);
+//     state.set_vertex_buffer(0, vertices);  state.set_index_buffer(indices,
+//     WGPUIndexFormat_Uint16); state.draw_indexed(index_count);
 //   }
 //
 // Redundant-state elision (WebGPU §17 GPURenderPassEncoder; shared/cases C01 and rule 11):
@@ -22,7 +22,8 @@
 //     and size are skipped; everything made or skipped is added to a bindery::Counters.
 //   - Bind groups stay bound across setPipeline (WebGPU keeps them in the pass encoder).
 //   - Nothing carries across passes (a new RenderPassState starts empty) and executeBundles clears
-//     the pipeline, bind groups, vertex and index buffers (RenderPassState::execute_bundles resets).
+//     the pipeline, bind groups, vertex and index buffers (RenderPassState::execute_bundles
+//     resets).
 //
 // Run-time intruders (seed 001, "El error que arruina el reparto"): each setBindGroup carries the
 // group's DECLARED frequency and the key of that frequency for the coming draw (material id for a
@@ -119,8 +120,7 @@ class RenderStateTracker {
   bool set_pipeline(const void* pipeline);
   /// `declared` and `key`: the group's declared frequency and this draw's key of that frequency.
   bool set_bind_group(uint32_t group, const void* bind_group,
-                      std::span<const uint32_t> dynamic_offsets, Frequency declared,
-                      uint64_t key);
+                      std::span<const uint32_t> dynamic_offsets, Frequency declared, uint64_t key);
   bool set_vertex_buffer(uint32_t slot, const void* buffer, uint64_t offset, uint64_t size);
   bool set_index_buffer(const void* buffer, uint32_t format, uint64_t offset, uint64_t size);
   /// Call right before each draw: counts it and runs the intruder check. Throws Intruder under
@@ -202,8 +202,8 @@ class RenderEncoderState {
   void draw_indexed_indirect(WGPUBuffer indirect_buffer, uint64_t offset);
   /// Passes only: executeBundles, then forgets all state (WebGPU clears it; cases rule 11).
   /// Counts one execute_bundles call.
-  void execute_bundles(std::span<const WGPURenderBundle> bundles)
-    requires std::is_same_v<Encoder, WGPURenderPassEncoder>;
+  void execute_bundles(std::span<const WGPURenderBundle> bundles) requires
+      std::is_same_v<Encoder, WGPURenderPassEncoder>;
 
   RenderStateTracker& tracker() { return tracker_; }
   Encoder get() const { return encoder_; }

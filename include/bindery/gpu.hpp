@@ -61,12 +61,12 @@ class Handle {
   T h_ = nullptr;
 };
 
-#define BINDERY_GPU_HANDLE(Name)                                         \
-  template <>                                                           \
-  struct HandleTraits<WGPU##Name> {                                     \
-    static void release(WGPU##Name h) { wgpu##Name##Release(h); }       \
-    static void add_ref(WGPU##Name h) { wgpu##Name##AddRef(h); }        \
-  };                                                                    \
+#define BINDERY_GPU_HANDLE(Name)                                  \
+  template <>                                                     \
+  struct HandleTraits<WGPU##Name> {                               \
+    static void release(WGPU##Name h) { wgpu##Name##Release(h); } \
+    static void add_ref(WGPU##Name h) { wgpu##Name##AddRef(h); }  \
+  };                                                              \
   using Name = Handle<WGPU##Name>;
 
 BINDERY_GPU_HANDLE(Instance)
@@ -94,7 +94,9 @@ BINDERY_GPU_HANDLE(QuerySet)
 #undef BINDERY_GPU_HANDLE
 
 /// A WGPUStringView over `s` (no copy; `s` must outlive the call it is passed to).
-inline WGPUStringView sv(std::string_view s) { return WGPUStringView{s.data(), s.size()}; }
+inline WGPUStringView sv(std::string_view s) {
+  return WGPUStringView{s.data(), s.size()};
+}
 /// A std::string_view over a WGPUStringView (handles the null-terminated form).
 inline std::string_view sv(WGPUStringView s) {
   if (!s.data) return {};

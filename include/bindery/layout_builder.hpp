@@ -12,7 +12,8 @@ namespace bindery {
 
 /// Creates a GPUBindGroupLayout from `desc` (textures: float sample type, 2D; samplers:
 /// filtering). Throws WebGPUValidation with the implementation's message if it rejects it.
-gpu::BindGroupLayout create_bind_group_layout(const Device& device, const BindGroupLayoutDesc& desc);
+gpu::BindGroupLayout create_bind_group_layout(const Device& device,
+                                              const BindGroupLayoutDesc& desc);
 
 /// Creates a GPUPipelineLayout over `layouts` (group i = layouts[i]).
 gpu::PipelineLayout create_pipeline_layout(const Device& device,

@@ -32,8 +32,8 @@ enum class StrategyKind {
                    ///< buffers and copied with copyBufferToBuffer (seed 003's last step)
   render_bundles,  ///< dynamic-offsets, with the draws recorded once into render bundles and
                    ///< replayed each frame with executeBundles
-  gpu_culling,  ///< storage array + a compute pass that frustum-culls every object and fills
-                ///< indirect draw arguments; one drawIndexedIndirect per (material, mesh) batch
+  gpu_culling,     ///< storage array + a compute pass that frustum-culls every object and fills
+                   ///< indirect draw arguments; one drawIndexedIndirect per (material, mesh) batch
 };
 
 /// "naive", "dynamic-offsets", "mapped-staging", "render-bundles", "storage-instancing",
@@ -73,8 +73,8 @@ struct RenderReport {
   uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
   /// Objects the GPU found visible in the last frame (gpu-culling only; read back after it).
   std::optional<uint32_t> visible_objects;
-  Counters init;                     ///< creation: buffers, bind groups, initial uploads
-  Counters per_frame;                ///< the last frame's calls and bytes
+  Counters init;       ///< creation: buffers, bind groups, initial uploads
+  Counters per_frame;  ///< the last frame's calls and bytes
   std::vector<FrameTiming> frames;
   std::optional<Image> last_frame;
 };

@@ -107,10 +107,10 @@ struct Scene {
 
 /// Options of the article's cube scene.
 struct CubeSceneOptions {
-  uint32_t objects = 1000;   ///< number of cubes (the article's slider; max 30000 there)
-  uint32_t materials = 20;   ///< the article's 20 materials
-  uint32_t textures = 6;     ///< the article's 6 textures (procedural here: no fonts needed)
-  uint64_t seed = 1;         ///< random seed: same seed, same scene
+  uint32_t objects = 1000;  ///< number of cubes (the article's slider; max 30000 there)
+  uint32_t materials = 20;  ///< the article's 20 materials
+  uint32_t textures = 6;    ///< the article's 6 textures (procedural here: no fonts needed)
+  uint64_t seed = 1;        ///< random seed: same seed, same scene
 };
 
 /// Builds the article's scene (seed 003). Throws SceneInput when `objects` exceeds 10,000,000,

@@ -129,8 +129,7 @@ void RenderStateTracker::report(uint32_t group, const Slot& slot) {
   // key did change since the previous draw; with none, the binding changes on every draw.
   Frequency observed = Frequency::object;
   for (const auto& [g, other] : groups_) {
-    if (g != group && other.drawn && other.key != other.drawn_key &&
-        other.declared > slot.declared)
+    if (g != group && other.drawn && other.key != other.drawn_key && other.declared > slot.declared)
       observed = std::min(observed, other.declared);
   }
   auto described = described_.find(group);
@@ -150,14 +149,14 @@ void RenderStateTracker::report(uint32_t group, const Slot& slot) {
     if (i < slot.offsets.size() && i < slot.drawn_offsets.size() &&
         slot.offsets[i] == slot.drawn_offsets[i])
       continue;
-    changed.emplace_back(i < dynamic.size() ? dynamic[i]->name
-                                            : fmt::format("{} dynamic offset {}", group_name, i),
-                         "dynamic offset");
+    changed.emplace_back(
+        i < dynamic.size() ? dynamic[i]->name : fmt::format("{} dynamic offset {}", group_name, i),
+        "dynamic offset");
   }
   for (const auto& [name, what] : changed) {
-    const bool seen = std::any_of(intruders_.begin(), intruders_.end(), [&](const IntruderReport& r) {
-      return r.group == group && r.binding == name;
-    });
+    const bool seen =
+        std::any_of(intruders_.begin(), intruders_.end(),
+                    [&](const IntruderReport& r) { return r.group == group && r.binding == name; });
     if (seen) continue;
     IntruderReport r{group, name, slot.declared, observed,
                      fmt::format("intruder: @group({}) '{}' is declared {} but its {} changed "
@@ -314,9 +313,8 @@ void RenderEncoderState<E>::draw_indexed_indirect(WGPUBuffer indirect_buffer, ui
 }
 
 template <class E>
-void RenderEncoderState<E>::execute_bundles(std::span<const WGPURenderBundle> bundles)
-  requires std::is_same_v<E, WGPURenderPassEncoder>
-{
+void RenderEncoderState<E>::execute_bundles(
+    std::span<const WGPURenderBundle> bundles) requires std::is_same_v<E, WGPURenderPassEncoder> {
   for (WGPURenderBundle b : bundles) require_handle(b, EncoderCalls<E>::kName, "execute_bundles");
   wgpuRenderPassEncoderExecuteBundles(encoder_, bundles.size(), bundles.data());
   counters_->execute_bundles++;

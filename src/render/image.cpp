@@ -41,7 +41,8 @@ void write_png(const std::string& path, const Image& image) {
   ctx.reset();
   // The bytes reach the file only on flush/close: a full disk shows up here, not above.
   if (std::fclose(file.release()) != 0)
-    throw Error(ErrorKind::Io, fmt::format("writing PNG '{}': the file could not be completed", path));
+    throw Error(ErrorKind::Io,
+                fmt::format("writing PNG '{}': the file could not be completed", path));
 }
 
 Image read_png(const std::string& path) {
@@ -65,8 +66,8 @@ Image read_png(const std::string& path) {
 
 uint32_t max_channel_difference(const Image& a, const Image& b) {
   if (a.width != b.width || a.height != b.height)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("image sizes differ: {}x{} vs {}x{}", a.width, a.height, b.width, b.height));
+    throw Error(ErrorKind::InvalidArgument, fmt::format("image sizes differ: {}x{} vs {}x{}",
+                                                        a.width, a.height, b.width, b.height));
   uint32_t m = 0;
   for (size_t i = 0; i < a.rgba.size(); ++i)
     m = std::max<uint32_t>(m, static_cast<uint32_t>(std::abs(int(a.rgba[i]) - int(b.rgba[i]))));

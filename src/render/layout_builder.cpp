@@ -6,14 +6,16 @@
 
 namespace bindery {
 
-gpu::BindGroupLayout create_bind_group_layout(const Device& device, const BindGroupLayoutDesc& desc) {
+gpu::BindGroupLayout create_bind_group_layout(const Device& device,
+                                              const BindGroupLayoutDesc& desc) {
   std::vector<WGPUBindGroupLayoutEntry> entries;
   for (const BindingLayoutEntry& e : desc.entries) {
     WGPUBindGroupLayoutEntry w = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
     w.binding = e.binding;
-    w.visibility = (e.visibility & kStageVertex ? WGPUShaderStage_Vertex : WGPUShaderStage_None) |
-                   (e.visibility & kStageFragment ? WGPUShaderStage_Fragment : WGPUShaderStage_None) |
-                   (e.visibility & kStageCompute ? WGPUShaderStage_Compute : WGPUShaderStage_None);
+    w.visibility =
+        (e.visibility & kStageVertex ? WGPUShaderStage_Vertex : WGPUShaderStage_None) |
+        (e.visibility & kStageFragment ? WGPUShaderStage_Fragment : WGPUShaderStage_None) |
+        (e.visibility & kStageCompute ? WGPUShaderStage_Compute : WGPUShaderStage_None);
     switch (e.kind) {
       case BindingKind::uniform_buffer:
       case BindingKind::storage_buffer:

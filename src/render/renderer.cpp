@@ -15,12 +15,18 @@ namespace bindery {
 
 std::string_view to_string(StrategyKind kind) {
   switch (kind) {
-    case StrategyKind::naive: return "naive";
-    case StrategyKind::dynamic_offsets: return "dynamic-offsets";
-    case StrategyKind::storage_instancing: return "storage-instancing";
-    case StrategyKind::mapped_staging: return "mapped-staging";
-    case StrategyKind::render_bundles: return "render-bundles";
-    case StrategyKind::gpu_culling: return "gpu-culling";
+    case StrategyKind::naive:
+      return "naive";
+    case StrategyKind::dynamic_offsets:
+      return "dynamic-offsets";
+    case StrategyKind::storage_instancing:
+      return "storage-instancing";
+    case StrategyKind::mapped_staging:
+      return "mapped-staging";
+    case StrategyKind::render_bundles:
+      return "render-bundles";
+    case StrategyKind::gpu_culling:
+      return "gpu-culling";
   }
   return "unknown";
 }
@@ -49,7 +55,6 @@ double ms_since(Clock::time_point t0, Clock::time_point t1) {
 // multiple of 256. This is a fixed rule of the spec, not a device limit.
 constexpr uint32_t kBytesPerRowAlignment = 256;  // spec constant, see above
 
-
 // A Scene is a public struct: check every index and texture before any GPU object is made from
 // it, so a bad one is a SceneInput error naming the element instead of a crash or a raw
 // validation error from the implementation.
@@ -68,8 +73,8 @@ void validate_scene(const Scene& scene, const Limits& limits) {
                                 index, m.vertices.size()));
     if (m.index16 && m.vertices.size() > 65536)
       throw Error(ErrorKind::SceneInput,
-                  fmt::format("scene: mesh {} ('{}') is marked index16 with {} vertices", i,
-                              m.name, m.vertices.size()));
+                  fmt::format("scene: mesh {} ('{}') is marked index16 with {} vertices", i, m.name,
+                              m.vertices.size()));
   }
   for (size_t i = 0; i < scene.textures.size(); ++i) {
     const TextureData& t = scene.textures[i];
@@ -81,12 +86,14 @@ void validate_scene(const Scene& scene, const Limits& limits) {
                               i, t.name, t.width, t.height, limits.maxTextureDimension2D));
     uint32_t w = t.width, h = t.height;
     if (t.mips.empty())
-      throw Error(ErrorKind::SceneInput, fmt::format("scene: texture {} ('{}') has no mip levels", i, t.name));
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("scene: texture {} ('{}') has no mip levels", i, t.name));
     for (size_t level = 0; level < t.mips.size(); ++level) {
       if (t.mips[level].size() != size_t(w) * h * 4)
-        throw Error(ErrorKind::SceneInput,
-                    fmt::format("scene: texture {} ('{}') mip {} has {} bytes, {}x{} RGBA8 needs {}",
-                                i, t.name, level, t.mips[level].size(), w, h, size_t(w) * h * 4));
+        throw Error(
+            ErrorKind::SceneInput,
+            fmt::format("scene: texture {} ('{}') mip {} has {} bytes, {}x{} RGBA8 needs {}", i,
+                        t.name, level, t.mips[level].size(), w, h, size_t(w) * h * 4));
       if (level + 1 < t.mips.size() && w == 1 && h == 1)
         throw Error(ErrorKind::SceneInput,
                     fmt::format("scene: texture {} ('{}') has mips past 1x1", i, t.name));
@@ -122,8 +129,9 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --moving {} is outside [0, 1]", o.moving));
   if (o.strategy != StrategyKind::naive && o.strategy != StrategyKind::dynamic_offsets &&
-      o.strategy != StrategyKind::storage_instancing && o.strategy != StrategyKind::mapped_staging &&
-      o.strategy != StrategyKind::render_bundles && o.strategy != StrategyKind::gpu_culling)
+      o.strategy != StrategyKind::storage_instancing &&
+      o.strategy != StrategyKind::mapped_staging && o.strategy != StrategyKind::render_bundles &&
+      o.strategy != StrategyKind::gpu_culling)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("render: strategy {} is not a StrategyKind", int(o.strategy)));
   validate_scene(scene, device.limits());
@@ -164,13 +172,15 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   dd.format = strategies::kDepthFormat;
   dd.usage = WGPUTextureUsage_RenderAttachment;
   gpu::Texture depth = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &dd));
-  gpu::TextureView color_view = gpu::TextureView::acquire(wgpuTextureCreateView(color.get(), nullptr));
-  gpu::TextureView depth_view = gpu::TextureView::acquire(wgpuTextureCreateView(depth.get(), nullptr));
+  gpu::TextureView color_view =
+      gpu::TextureView::acquire(wgpuTextureCreateView(color.get(), nullptr));
+  gpu::TextureView depth_view =
+      gpu::TextureView::acquire(wgpuTextureCreateView(depth.get(), nullptr));
   with_context("creating the offscreen target", [&] { device.check(); });
 
   // Readback buffer for the last frame.
-  const uint32_t bytes_per_row =
-      (options.width * 4 + kBytesPerRowAlignment - 1) / kBytesPerRowAlignment * kBytesPerRowAlignment;
+  const uint32_t bytes_per_row = (options.width * 4 + kBytesPerRowAlignment - 1) /
+                                 kBytesPerRowAlignment * kBytesPerRowAlignment;
   const uint64_t readback_size = uint64_t(bytes_per_row) * options.height;
   gpu::Buffer readback;
   if (options.keep_last_frame)
@@ -229,14 +239,13 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
                                  : default_max_draws_per_pass(device.adapter());
 
   const float aspect = float(options.width) / float(options.height);
-  strategies::FrameValues values{scene.view.view_projection(aspect), scene.view.light_world_position,
-                             scene.view.eye};
+  strategies::FrameValues values{scene.view.view_projection(aspect),
+                                 scene.view.light_world_position, scene.view.eye};
   std::vector<ObjectTransform> transforms;
   const uint32_t n = static_cast<uint32_t>(scene.objects.size());
   // ceil(moving * n), with a tolerance so that a decimal share such as 0.0015 of 2000 (not exact
   // in binary floating point) gives 3, not 4.
-  const uint32_t moving = std::min(
-      n, static_cast<uint32_t>(std::ceil(options.moving * n - 1e-6)));
+  const uint32_t moving = std::min(n, static_cast<uint32_t>(std::ceil(options.moving * n - 1e-6)));
 
   for (uint32_t f = 0; f < options.frames; ++f) {
     const bool last = f + 1 == options.frames;
@@ -264,8 +273,8 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
       ca.view = color_view.get();
       ca.loadOp = first_pass ? WGPULoadOp_Clear : WGPULoadOp_Load;
       ca.storeOp = WGPUStoreOp_Store;
-      ca.clearValue = {scene.view.clear_color.r, scene.view.clear_color.g,
-                       scene.view.clear_color.b, scene.view.clear_color.a};
+      ca.clearValue = {scene.view.clear_color.r, scene.view.clear_color.g, scene.view.clear_color.b,
+                       scene.view.clear_color.a};
       WGPURenderPassDepthStencilAttachment da = WGPU_RENDER_PASS_DEPTH_STENCIL_ATTACHMENT_INIT;
       da.view = depth_view.get();
       da.depthLoadOp = first_pass ? WGPULoadOp_Clear : WGPULoadOp_Load;
@@ -333,8 +342,8 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
 
   if (readback) {
     strategies::map_and_wait(device, readback.get(), WGPUMapMode_Read, readback_size);
-    const auto* data =
-        static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(readback.get(), 0, readback_size));
+    const auto* data = static_cast<const uint8_t*>(
+        wgpuBufferGetConstMappedRange(readback.get(), 0, readback_size));
     Image img;
     img.width = options.width;
     img.height = options.height;

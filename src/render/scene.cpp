@@ -29,7 +29,8 @@ void Scene::animate(float time, std::vector<ObjectTransform>& out, uint32_t begi
       // Seed 003, "Calcular una matriz de mundo": wgpu-matrix post-multiplies each step.
       const float fi = static_cast<float>(i);
       world = glm::rotate(glm::mat4(1.0f), fi + time * o.speed, o.axis);
-      world = glm::translate(world, {0.0f, 0.0f, std::sin(fi * 3.721f + time * o.speed) * o.radius});
+      world =
+          glm::translate(world, {0.0f, 0.0f, std::sin(fi * 3.721f + time * o.speed) * o.radius});
       world = glm::translate(world, {0.0f, 0.0f, std::sin(fi * 9.721f + time * 0.1f) * o.radius});
       world = glm::rotate(world, time * o.rotation_speed + fi, {1.0f, 0.0f, 0.0f});
       world = glm::scale(world, glm::vec3(o.scale));
@@ -102,12 +103,18 @@ glm::vec4 hsl_to_rgba(float h, float s, float l) {
   const float hp = hd / 60.0f;
   const float x = c * (1.0f - std::fabs(std::fmod(hp, 2.0f) - 1.0f));
   glm::vec3 rgb(0.0f);
-  if (hp < 1) rgb = {c, x, 0};
-  else if (hp < 2) rgb = {x, c, 0};
-  else if (hp < 3) rgb = {0, c, x};
-  else if (hp < 4) rgb = {0, x, c};
-  else if (hp < 5) rgb = {x, 0, c};
-  else rgb = {c, 0, x};
+  if (hp < 1)
+    rgb = {c, x, 0};
+  else if (hp < 2)
+    rgb = {x, c, 0};
+  else if (hp < 3)
+    rgb = {0, c, x};
+  else if (hp < 4)
+    rgb = {0, x, c};
+  else if (hp < 5)
+    rgb = {x, 0, c};
+  else
+    rgb = {c, 0, x};
   rgb += ld - c / 2.0f;
   glm::vec4 out(1.0f);
   for (int i = 0; i < 3; ++i) out[i] = std::round(glm::clamp(rgb[i], 0.0f, 1.0f) * 255.0f) / 255.0f;
@@ -117,13 +124,13 @@ glm::vec4 hsl_to_rgba(float h, float s, float l) {
 // The article's cube (seed 003): 24 vertices (4 per face), 36 uint16 indices.
 Mesh make_cube_mesh() {
   static const float positions[] = {
-      1, 1, -1, 1, 1, 1, 1, -1, 1, 1, -1, -1, -1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1,
-      -1, 1, 1, 1, 1, 1, 1, 1, -1, -1, 1, -1, -1, -1, -1, 1, -1, -1, 1, -1, 1, -1, -1, 1,
-      1, 1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1, -1, 1, -1, 1, 1, -1, 1, -1, -1, -1, -1, -1};
-  static const float normals[] = {
-      1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0,
-      0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0,
-      0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0, -1};
+      1,  1, -1, 1,  1, 1, 1,  -1, 1,  1,  -1, -1, -1, 1,  1,  -1, 1,  -1, -1, -1, -1, -1, -1, 1,
+      -1, 1, 1,  1,  1, 1, 1,  1,  -1, -1, 1,  -1, -1, -1, -1, 1,  -1, -1, 1,  -1, 1,  -1, -1, 1,
+      1,  1, 1,  -1, 1, 1, -1, -1, 1,  1,  -1, 1,  -1, 1,  -1, 1,  1,  -1, 1,  -1, -1, -1, -1, -1};
+  static const float normals[] = {1,  0,  0, 1,  0,  0, 1, 0,  0,  1, 0,  0,  -1, 0, 0,  -1, 0, 0,
+                                  -1, 0,  0, -1, 0,  0, 0, 1,  0,  0, 1,  0,  0,  1, 0,  0,  1, 0,
+                                  0,  -1, 0, 0,  -1, 0, 0, -1, 0,  0, -1, 0,  0,  0, 1,  0,  0, 1,
+                                  0,  0,  1, 0,  0,  1, 0, 0,  -1, 0, 0,  -1, 0,  0, -1, 0,  0, -1};
   static const float texcoords[] = {1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
                                     1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
                                     1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1};
@@ -155,12 +162,24 @@ TextureData make_pattern_texture(uint32_t which) {
       const float r = std::sqrt(u * u + v * v);
       bool ink = false;
       switch (which % 6) {
-        case 0: ink = ((x / 16) + (y / 16)) % 2 == 0; break;                    // checker
-        case 1: ink = (x / 12) % 2 == 0; break;                                 // stripes
-        case 2: ink = std::fmod(r * 10.0f, 1.0f) < 0.5f; break;                // rings
-        case 3: ink = r < 0.35f && !(r < 0.2f); break;                          // donut
-        case 4: ink = (x % 32 < 4) || (y % 32 < 4); break;                      // grid
-        default: ink = std::fabs(u) + std::fabs(v) < 0.4f; break;               // diamond
+        case 0:
+          ink = ((x / 16) + (y / 16)) % 2 == 0;
+          break;  // checker
+        case 1:
+          ink = (x / 12) % 2 == 0;
+          break;  // stripes
+        case 2:
+          ink = std::fmod(r * 10.0f, 1.0f) < 0.5f;
+          break;  // rings
+        case 3:
+          ink = r < 0.35f && !(r < 0.2f);
+          break;  // donut
+        case 4:
+          ink = (x % 32 < 4) || (y % 32 < 4);
+          break;  // grid
+        default:
+          ink = std::fabs(u) + std::fabs(v) < 0.4f;
+          break;  // diamond
       }
       if (ink) {
         uint8_t* p = &px[(size_t(y) * kSize + x) * 4];
@@ -177,8 +196,9 @@ TextureData make_pattern_texture(uint32_t which) {
 Scene make_cube_scene(const CubeSceneOptions& o) {
   constexpr uint32_t kMaxObjects = 10'000'000;
   if (o.objects > kMaxObjects)
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("cube scene: --objects {} exceeds the maximum {}", o.objects, kMaxObjects));
+    throw Error(
+        ErrorKind::SceneInput,
+        fmt::format("cube scene: --objects {} exceeds the maximum {}", o.objects, kMaxObjects));
   constexpr uint32_t kMaxMaterials = 100'000, kMaxTextures = 1024;
   if (o.materials == 0 || o.textures == 0 || o.materials > kMaxMaterials ||
       o.textures > kMaxTextures)

@@ -32,12 +32,16 @@ constexpr int kMaxNodeDepth = 64;
 size_t component_size(int type) {
   switch (type) {
     case TINYGLTF_COMPONENT_TYPE_BYTE:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return 1;
     case TINYGLTF_COMPONENT_TYPE_SHORT:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+      return 2;
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
-    default: return 0;
+    case TINYGLTF_COMPONENT_TYPE_FLOAT:
+      return 4;
+    default:
+      return 0;
   }
 }
 
@@ -51,15 +55,33 @@ struct AccessorView {
   double get(size_t i, size_t c) const {
     const uint8_t* p = base + i * stride + c * component_bytes;
     switch (component_type) {
-      case TINYGLTF_COMPONENT_TYPE_FLOAT: { float f; std::memcpy(&f, p, 4); return f; }
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+      case TINYGLTF_COMPONENT_TYPE_FLOAT: {
+        float f;
+        std::memcpy(&f, p, 4);
+        return f;
+      }
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
       case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-        uint16_t v; std::memcpy(&v, p, 2); return normalized ? v / 65535.0 : v; }
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return normalized ? v / 65535.0 : v;
+      }
       case TINYGLTF_COMPONENT_TYPE_SHORT: {
-        int16_t v; std::memcpy(&v, p, 2); return normalized ? std::max(v / 32767.0, -1.0) : v; }
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return normalized ? p[0] / 255.0 : p[0];
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        return normalized ? std::max(v / 32767.0, -1.0) : v;
+      }
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+        return normalized ? p[0] / 255.0 : p[0];
       case TINYGLTF_COMPONENT_TYPE_BYTE: {
-        int8_t v; std::memcpy(&v, p, 1); return normalized ? std::max(v / 127.0, -1.0) : v; }
+        int8_t v;
+        std::memcpy(&v, p, 1);
+        return normalized ? std::max(v / 127.0, -1.0) : v;
+      }
     }
     return 0.0;
   }
@@ -71,12 +93,15 @@ AccessorView view_accessor(const tinygltf::Model& model, int index, const std::s
     fail(path, fmt::format("{} accessor {} does not exist ({} accessors)", what, index,
                            model.accessors.size()));
   const tinygltf::Accessor& a = model.accessors[index];
-  if (a.sparse.isSparse) fail(path, fmt::format("{} accessor {} is sparse (not supported)", what, index));
+  if (a.sparse.isSparse)
+    fail(path, fmt::format("{} accessor {} is sparse (not supported)", what, index));
   if (a.bufferView < 0 || size_t(a.bufferView) >= model.bufferViews.size())
-    fail(path, fmt::format("{} accessor {} has no valid bufferView ({})", what, index, a.bufferView));
+    fail(path,
+         fmt::format("{} accessor {} has no valid bufferView ({})", what, index, a.bufferView));
   const tinygltf::BufferView& bv = model.bufferViews[a.bufferView];
   if (bv.buffer < 0 || size_t(bv.buffer) >= model.buffers.size())
-    fail(path, fmt::format("bufferView {} names buffer {} which does not exist", a.bufferView, bv.buffer));
+    fail(path, fmt::format("bufferView {} names buffer {} which does not exist", a.bufferView,
+                           bv.buffer));
   const tinygltf::Buffer& buf = model.buffers[bv.buffer];
   AccessorView v;
   v.component_type = a.componentType;
@@ -91,9 +116,10 @@ AccessorView view_accessor(const tinygltf::Model& model, int index, const std::s
   const size_t elem = v.components * v.component_bytes;
   v.stride = bv.byteStride ? bv.byteStride : elem;
   if (v.stride < elem)
-    fail(path, fmt::format("{} accessor {}: bufferView {} byteStride {} is smaller than the {}-byte "
-                           "element (glTF 2.0 §3.6.2.4)",
-                           what, index, a.bufferView, v.stride, elem));
+    fail(path,
+         fmt::format("{} accessor {}: bufferView {} byteStride {} is smaller than the {}-byte "
+                     "element (glTF 2.0 §3.6.2.4)",
+                     what, index, a.bufferView, v.stride, elem));
   // glTF 2.0 §3.6.2.4: the view lies inside its buffer and the last element ends inside the
   // view. Every sum is checked against the buffer size first, so nothing can wrap around.
   const uint64_t buffer_size = buf.data.size();
@@ -105,9 +131,10 @@ AccessorView view_accessor(const tinygltf::Model& model, int index, const std::s
     const bool fits = a.byteOffset <= view && elem <= view - a.byteOffset &&
                       (v.count - 1) <= (view - a.byteOffset - elem) / v.stride;
     if (!fits)
-      fail(path, fmt::format("{} accessor {}: {} elements of {} bytes at stride {} from offset {} "
-                             "do not fit bufferView {} of {} bytes",
-                             what, index, v.count, elem, v.stride, a.byteOffset, a.bufferView, view));
+      fail(path,
+           fmt::format("{} accessor {}: {} elements of {} bytes at stride {} from offset {} "
+                       "do not fit bufferView {} of {} bytes",
+                       what, index, v.count, elem, v.stride, a.byteOffset, a.bufferView, view));
   }
   v.base = buf.data.data() + bv.byteOffset + a.byteOffset;
   return v;
@@ -123,32 +150,45 @@ glm::mat4 local_matrix(const tinygltf::Node& n) {
   if (n.translation.size() == 3)
     m = glm::translate(m, glm::vec3(n.translation[0], n.translation[1], n.translation[2]));
   if (n.rotation.size() == 4)
-    m *= glm::mat4_cast(glm::quat(float(n.rotation[3]), float(n.rotation[0]),
-                                  float(n.rotation[1]), float(n.rotation[2])));
+    m *= glm::mat4_cast(glm::quat(float(n.rotation[3]), float(n.rotation[0]), float(n.rotation[1]),
+                                  float(n.rotation[2])));
   if (n.scale.size() == 3) m = glm::scale(m, glm::vec3(n.scale[0], n.scale[1], n.scale[2]));
   return m;
 }
 
 // Converts a decoded tinygltf image to RGBA8 (8-bit images only).
 std::vector<uint8_t> to_rgba8(const tinygltf::Image& img, const std::string& path) {
-  if (img.bits != 8 || img.component < 1 || img.component > 4 || img.width <= 0 || img.height <= 0 ||
-      img.image.size() < size_t(img.width) * img.height * img.component)
-    fail(path, fmt::format("image '{}' is not a decoded 8-bit image ({}x{}, {} components, {} bits)",
-                           img.name, img.width, img.height, img.component, img.bits));
+  if (img.bits != 8 || img.component < 1 || img.component > 4 || img.width <= 0 ||
+      img.height <= 0 || img.image.size() < size_t(img.width) * img.height * img.component)
+    fail(path,
+         fmt::format("image '{}' is not a decoded 8-bit image ({}x{}, {} components, {} bits)",
+                     img.name, img.width, img.height, img.component, img.bits));
   std::vector<uint8_t> out(size_t(img.width) * img.height * 4);
   for (size_t p = 0; p < size_t(img.width) * img.height; ++p) {
     const uint8_t* s = &img.image[p * img.component];
     uint8_t* d = &out[p * 4];
     switch (img.component) {
-      case 1: d[0] = d[1] = d[2] = s[0]; d[3] = 255; break;
-      case 2: d[0] = d[1] = d[2] = s[0]; d[3] = s[1]; break;
-      case 3: d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = 255; break;
-      default: std::memcpy(d, s, 4); break;
+      case 1:
+        d[0] = d[1] = d[2] = s[0];
+        d[3] = 255;
+        break;
+      case 2:
+        d[0] = d[1] = d[2] = s[0];
+        d[3] = s[1];
+        break;
+      case 3:
+        d[0] = s[0];
+        d[1] = s[1];
+        d[2] = s[2];
+        d[3] = 255;
+        break;
+      default:
+        std::memcpy(d, s, 4);
+        break;
     }
   }
   return out;
 }
-
 
 // True when the file starts with the GLB magic "glTF" (binary glTF 2.0 §4.4.2), whatever its
 // extension says.
@@ -164,7 +204,8 @@ Scene load_gltf(const std::string& path, uint32_t instances);
 }  // namespace
 
 Scene load_gltf_scene(const std::string& path, uint32_t instances) {
-  if (instances == 0) throw Error(ErrorKind::SceneInput, "glTF scene: --instances must be at least 1");
+  if (instances == 0)
+    throw Error(ErrorKind::SceneInput, "glTF scene: --instances must be at least 1");
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw Error(ErrorKind::Io, fmt::format("glTF '{}': no such file", path));
@@ -406,11 +447,11 @@ Scene load_gltf(const std::string& path, uint32_t instances) {
 
   constexpr uint64_t kMaxObjects = 10'000'000;  // the same cap as --objects
   if (uint64_t(parts.size()) * instances > kMaxObjects)
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("glTF scene: {} instances x {} drawn primitives = {} objects exceeds "
-                            "the maximum {}",
-                            instances, parts.size(), uint64_t(parts.size()) * instances,
-                            kMaxObjects));
+    throw Error(
+        ErrorKind::SceneInput,
+        fmt::format("glTF scene: {} instances x {} drawn primitives = {} objects exceeds "
+                    "the maximum {}",
+                    instances, parts.size(), uint64_t(parts.size()) * instances, kMaxObjects));
 
   // Instances on a square grid in the XZ plane, centred on the origin.
   const uint32_t side = static_cast<uint32_t>(std::ceil(std::sqrt(double(instances))));

@@ -16,8 +16,9 @@ FrameGroup::FrameGroup(const Device& device, const StructLayout& global)
       bytes_(global.size) {
   // minBindingSize = the reflected struct size (WGSL SizeOf).
   layout_ = create_bind_group_layout(
-      device, {"frame", {{0, BindingKind::uniform_buffer, kStageVertex | kStageFragment, false,
-                          global.size, "glb"}}});
+      device, {"frame",
+               {{0, BindingKind::uniform_buffer, kStageVertex | kStageFragment, false, global.size,
+                 "glb"}}});
   buffer_ = device.create_buffer("frame uniforms", global.size,
                                  WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
   WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
@@ -43,10 +44,11 @@ void FrameGroup::update(const FrameValues& values) {
 MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const GpuScene& gpu,
                                const StructLayout& material) {
   layout_ = create_bind_group_layout(
-      device, {"material",
-               {{0, BindingKind::sampled_texture, kStageFragment, false, 0, "diffuseTexture"},
-                {1, BindingKind::sampler, kStageFragment, false, 0, "diffuseSampler"},
-                {2, BindingKind::uniform_buffer, kStageFragment, false, material.size, "material"}}});
+      device,
+      {"material",
+       {{0, BindingKind::sampled_texture, kStageFragment, false, 0, "diffuseTexture"},
+        {1, BindingKind::sampler, kStageFragment, false, 0, "diffuseSampler"},
+        {2, BindingKind::uniform_buffer, kStageFragment, false, material.size, "material"}}});
   std::vector<uint32_t> used;
   group_of_.assign(scene.materials.size(), UINT32_MAX);
   for (const Object& o : scene.objects)

@@ -75,9 +75,7 @@ BINDERY_WGSL_STRUCT_CHECK(PerObjectGpu, normalMatrix, world);
 /// StructMismatch if the shader's PerObjectUniforms no longer has the mirror's layout.
 class ObjectWriter {
  public:
-  explicit ObjectWriter(const StructLayout& object) {
-    check_struct_matches<PerObjectGpu>(object);
-  }
+  explicit ObjectWriter(const StructLayout& object) { check_struct_matches<PerObjectGpu>(object); }
   void write(std::span<std::byte> slot, const ObjectTransform& t) const {
     PerObjectGpu g;
     for (int c = 0; c < 3; ++c) g.normalMatrix[c] = glm::vec4(t.normal[c], 0.0f);

@@ -62,14 +62,17 @@ class DynamicOffsetsStrategy final : public Strategy {
                                      objects_->bind_group_layout()};
     pipeline_layout_ = create_pipeline_layout(device, layouts, "by frequency");
     module_ = device.create_shader_module("cubes_by_frequency.wgsl", shaders::cubes_by_frequency);
-    pipeline_ = create_scene_pipeline(device, module_.get(), pipeline_layout_.get(), "by frequency");
+    pipeline_ =
+        create_scene_pipeline(device, module_.get(), pipeline_layout_.get(), "by frequency");
 
     // Draw order: pipeline > material > mesh (draw_list.hpp), so group 1 changes once per
     // material. The object slot is the object index: moving objects stay one dirty range.
     draws_.reserve(scene.objects.size());
     for (uint32_t i = 0; i < scene.objects.size(); ++i)
-      draws_.add({.pipeline = 0, .material = scene.objects[i].material,
-                  .mesh = scene.objects[i].mesh, .object_slot = i});
+      draws_.add({.pipeline = 0,
+                  .material = scene.objects[i].material,
+                  .mesh = scene.objects[i].mesh,
+                  .object_slot = i});
     draws_.sort(DrawOrder::material);
     with_context("creating the dynamic-offsets strategy", [&] { device.check(); });
   }
@@ -95,7 +98,6 @@ class DynamicOffsetsStrategy final : public Strategy {
       slot = end;
     }
   }
-
 
   void upload(const FrameInputs& in, WGPUCommandEncoder encoder) override {
     frame_.update(in.values);
@@ -176,7 +178,6 @@ class DynamicOffsetsStrategy final : public Strategy {
     return bundle;
   }
 
-
  private:
   const Device& device_;
   bool use_bundles_;
@@ -186,7 +187,7 @@ class DynamicOffsetsStrategy final : public Strategy {
   MaterialGroups materials_;
   ObjectWriter writer_;
   std::unique_ptr<DynamicUniformBuffer> objects_;
-  std::unique_ptr<StagingRing> staging_;  ///< mapped-staging only
+  std::unique_ptr<StagingRing> staging_;           ///< mapped-staging only
   std::map<uint32_t, gpu::RenderBundle> bundles_;  ///< render-bundles: first draw -> bundle
   gpu::PipelineLayout pipeline_layout_;
   gpu::ShaderModule module_;

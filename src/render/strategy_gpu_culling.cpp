@@ -46,11 +46,11 @@ class GpuCullingStrategy final : public Strategy {
     const uint32_t n = static_cast<uint32_t>(scene.objects.size());
     const uint64_t groups = (uint64_t(n) + kWorkgroupSize - 1) / kWorkgroupSize;
     if (groups > device.limits().maxComputeWorkgroupsPerDimension)
-      throw Error(ErrorKind::ImplementationLimit,
-                  fmt::format("gpu-culling: {} objects need {} workgroups of {}, more than "
-                              "maxComputeWorkgroupsPerDimension ({})",
-                              n, groups, kWorkgroupSize,
-                              device.limits().maxComputeWorkgroupsPerDimension));
+      throw Error(
+          ErrorKind::ImplementationLimit,
+          fmt::format("gpu-culling: {} objects need {} workgroups of {}, more than "
+                      "maxComputeWorkgroupsPerDimension ({})",
+                      n, groups, kWorkgroupSize, device.limits().maxComputeWorkgroupsPerDimension));
     object_count_ = n;
 
     // Per-object matrices, indexed by object (slot = object index).
@@ -70,8 +70,10 @@ class GpuCullingStrategy final : public Strategy {
     // Batches: runs of one (material, mesh) in draw-list order; each owns a window of `visible`.
     DrawList list;
     for (uint32_t i = 0; i < n; ++i)
-      list.add({.pipeline = 0, .material = scene.objects[i].material,
-                .mesh = scene.objects[i].mesh, .object_slot = i});
+      list.add({.pipeline = 0,
+                .material = scene.objects[i].material,
+                .mesh = scene.objects[i].mesh,
+                .object_slot = i});
     list.sort(DrawOrder::material);
     std::vector<uint32_t> batch_of(n);
     for (const DrawItem& item : list.items()) {
@@ -90,18 +92,17 @@ class GpuCullingStrategy final : public Strategy {
       throw Error(ErrorKind::StructMismatch, "cull.wgsl: DrawIndexedIndirect is not 20 bytes");
     indirect_reset_.resize(std::max<size_t>(batches_.size(), 1) * kIndirectArgsBytes);
     for (size_t b = 0; b < batches_.size(); ++b) {
-      StructView v(args, std::span<std::byte>(indirect_reset_).subspan(b * kIndirectArgsBytes,
-                                                                       kIndirectArgsBytes));
+      StructView v(args, std::span<std::byte>(indirect_reset_)
+                             .subspan(b * kIndirectArgsBytes, kIndirectArgsBytes));
       v.set(args.field("indexCount"), gpu.meshes[batches_[b].mesh].index_count);
       v.set(args.field("instanceCount"), 0u);
       v.set(args.field("firstIndex"), 0u);
       v.set(args.field("baseVertex"), int32_t{0});
       v.set(args.field("firstInstance"), batches_[b].first);
     }
-    indirect_ = device.create_buffer(
-        "indirect draws", indirect_reset_.size(),
-        WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect | WGPUBufferUsage_CopyDst |
-            WGPUBufferUsage_CopySrc);
+    indirect_ = device.create_buffer("indirect draws", indirect_reset_.size(),
+                                     WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect |
+                                         WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc);
     visible_ = device.create_buffer("visible objects", std::max<uint64_t>(n, 1) * 4,
                                     WGPUBufferUsage_Storage);
 
@@ -112,8 +113,8 @@ class GpuCullingStrategy final : public Strategy {
       const Mesh& m = scene.meshes[scene.objects[i].mesh];
       const glm::vec3 center = (m.bounds_min + m.bounds_max) * 0.5f;
       const float radius = glm::length(m.bounds_max - m.bounds_min) * 0.5f;
-      StructView v(cull_object, std::span<std::byte>(spheres).subspan(uint64_t(i) * cull_object.size,
-                                                                      cull_object.size));
+      StructView v(cull_object, std::span<std::byte>(spheres).subspan(
+                                    uint64_t(i) * cull_object.size, cull_object.size));
       v.set(cull_object.field("sphere"), glm::vec4(center, radius));
       v.set(cull_object.field("batch"), batch_of[i]);
     }
@@ -186,7 +187,8 @@ class GpuCullingStrategy final : public Strategy {
     WGPUCommandBuffer cmd = commands.get();
     wgpuQueueSubmit(device_.queue(), 1, &cmd);
     map_and_wait(device_, read.get(), WGPUMapMode_Read, size);
-    const auto* words = static_cast<const uint32_t*>(wgpuBufferGetConstMappedRange(read.get(), 0, size));
+    const auto* words =
+        static_cast<const uint32_t*>(wgpuBufferGetConstMappedRange(read.get(), 0, size));
     uint32_t visible = 0;
     for (size_t b = 0; b < batches_.size(); ++b) visible += words[b * 5 + 1];  // instanceCount
     wgpuBufferUnmap(read.get());
@@ -200,14 +202,15 @@ class GpuCullingStrategy final : public Strategy {
 
   void create_cull_pipeline(uint64_t cull_uniform_size, uint64_t cull_object_size) {
     cull_layout_ = create_bind_group_layout(
-        device_, {"cull",
-                  {{0, BindingKind::uniform_buffer, kStageCompute, false, cull_uniform_size, "cull"},
-                   {1, BindingKind::read_only_storage_buffer, kStageCompute, false, objects_->stride(),
-                    "objects"},
-                   {2, BindingKind::read_only_storage_buffer, kStageCompute, false, cull_object_size,
-                    "cullObjects"},
-                   {3, BindingKind::storage_buffer, kStageCompute, false, kIndirectArgsBytes, "draws"},
-                   {4, BindingKind::storage_buffer, kStageCompute, false, 4, "visible"}}});
+        device_,
+        {"cull",
+         {{0, BindingKind::uniform_buffer, kStageCompute, false, cull_uniform_size, "cull"},
+          {1, BindingKind::read_only_storage_buffer, kStageCompute, false, objects_->stride(),
+           "objects"},
+          {2, BindingKind::read_only_storage_buffer, kStageCompute, false, cull_object_size,
+           "cullObjects"},
+          {3, BindingKind::storage_buffer, kStageCompute, false, kIndirectArgsBytes, "draws"},
+          {4, BindingKind::storage_buffer, kStageCompute, false, 4, "visible"}}});
     WGPUBindGroupEntry e[5] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
                                WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
                                WGPU_BIND_GROUP_ENTRY_INIT};
@@ -240,8 +243,8 @@ class GpuCullingStrategy final : public Strategy {
   void create_render_pipeline() {
     objects_layout_ = create_bind_group_layout(
         device_, {"objects + visible",
-                  {{0, BindingKind::read_only_storage_buffer, kStageVertex, false, objects_->stride(),
-                    "objects"},
+                  {{0, BindingKind::read_only_storage_buffer, kStageVertex, false,
+                    objects_->stride(), "objects"},
                    {1, BindingKind::read_only_storage_buffer, kStageVertex, false, 4, "visible"}}});
     WGPUBindGroupEntry e[2] = {objects_->bind_group_entry(0), WGPU_BIND_GROUP_ENTRY_INIT};
     e[0].binding = 0;
@@ -257,7 +260,8 @@ class GpuCullingStrategy final : public Strategy {
     WGPUBindGroupLayout layouts[] = {frame_.layout(), objects_layout_.get(), materials_.layout()};
     pipeline_layout_ = create_pipeline_layout(device_, layouts, "gpu culling");
     module_ = device_.create_shader_module("cubes_gpu_cull.wgsl", shaders::cubes_gpu_cull);
-    pipeline_ = create_scene_pipeline(device_, module_.get(), pipeline_layout_.get(), "gpu culling");
+    pipeline_ =
+        create_scene_pipeline(device_, module_.get(), pipeline_layout_.get(), "gpu culling");
   }
 
   const Device& device_;

@@ -30,11 +30,12 @@ class NaiveStrategy final : public Strategy {
     eye_ = u.field("viewWorldPosition");
     shininess_ = u.field("shininess");
 
-    BindGroupLayoutDesc desc{"naive per-object",
-                             {{0, BindingKind::sampled_texture, kStageFragment, false, 0, "diffuseTexture"},
-                              {1, BindingKind::sampler, kStageFragment, false, 0, "diffuseSampler"},
-                              {2, BindingKind::uniform_buffer, kStageVertex | kStageFragment, false,
-                               uniform_size_, "uni"}}};
+    BindGroupLayoutDesc desc{
+        "naive per-object",
+        {{0, BindingKind::sampled_texture, kStageFragment, false, 0, "diffuseTexture"},
+         {1, BindingKind::sampler, kStageFragment, false, 0, "diffuseSampler"},
+         {2, BindingKind::uniform_buffer, kStageVertex | kStageFragment, false, uniform_size_,
+          "uni"}}};
     layout_ = create_bind_group_layout(device, desc);
     WGPUBindGroupLayout layouts[] = {layout_.get()};
     pipeline_layout_ = create_pipeline_layout(device, layouts, "naive");
@@ -87,8 +88,7 @@ class NaiveStrategy final : public Strategy {
   uint32_t draw_count() const override { return static_cast<uint32_t>(objects_.size()); }
 
   void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::ignore,
-                          &device_.limits());
+    RenderPassState state(pass, device_.counters(), IntruderPolicy::ignore, &device_.limits());
     for (uint32_t i = first; i < last; ++i) {
       const GpuMesh& mesh = gpu_.meshes[scene_.objects[i].mesh];
       state.set_pipeline(pipeline_.get());

@@ -45,15 +45,17 @@ class StorageInstancingStrategy final : public Strategy {
                                      materials_.layout()};
     pipeline_layout_ = create_pipeline_layout(device, layouts, "storage instancing");
     module_ = device.create_shader_module("cubes_storage.wgsl", shaders::cubes_storage);
-    pipeline_ = create_scene_pipeline(device, module_.get(), pipeline_layout_.get(),
-                                      "storage instancing");
+    pipeline_ =
+        create_scene_pipeline(device, module_.get(), pipeline_layout_.get(), "storage instancing");
 
     // Element order = draw order sorted by material; slot_of_object_ maps back.
     DrawList list;
     list.reserve(scene.objects.size());
     for (uint32_t i = 0; i < scene.objects.size(); ++i)
-      list.add({.pipeline = 0, .material = scene.objects[i].material,
-                .mesh = scene.objects[i].mesh, .object_slot = i});
+      list.add({.pipeline = 0,
+                .material = scene.objects[i].material,
+                .mesh = scene.objects[i].mesh,
+                .object_slot = i});
     list.sort(DrawOrder::material);
     slot_of_object_.resize(scene.objects.size());
     for (uint32_t slot = 0; slot < list.size(); ++slot) {

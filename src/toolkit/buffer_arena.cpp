@@ -15,10 +15,14 @@ namespace {
 
 WGPUBufferBindingType to_wgpu(BindingKind kind) {
   switch (kind) {
-    case BindingKind::uniform_buffer: return WGPUBufferBindingType_Uniform;
-    case BindingKind::storage_buffer: return WGPUBufferBindingType_Storage;
-    case BindingKind::read_only_storage_buffer: return WGPUBufferBindingType_ReadOnlyStorage;
-    default: break;
+    case BindingKind::uniform_buffer:
+      return WGPUBufferBindingType_Uniform;
+    case BindingKind::storage_buffer:
+      return WGPUBufferBindingType_Storage;
+    case BindingKind::read_only_storage_buffer:
+      return WGPUBufferBindingType_ReadOnlyStorage;
+    default:
+      break;
   }
   throw Error(ErrorKind::InvalidArgument, "buffer arena: binding kind is not a buffer");
 }
