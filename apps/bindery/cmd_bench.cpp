@@ -84,8 +84,9 @@ int run_bench(const BenchCli& o) {
                           so.precision});  // validates the options only
 
   Device device = Device::create(to_device_options(o.device));
-  fmt::print(stderr, "bindery bench: budget {:.2f} ms, {}x{}, {} frames per probe, on {} ({})\n",
-             o.budget_ms, width, height, o.frames, device.adapter().name, device.adapter().backend);
+  fmt::print(stderr, "bindery bench: budget {:.2f} ms, {}x{}, {} frame{} per probe, on {} ({})\n",
+             o.budget_ms, width, height, o.frames, o.frames == 1 ? "" : "s",
+             device.adapter().name, device.adapter().backend);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   fmt::print("{:<20}{:>12}{:>12}{:>10}{:>10}{:>12}\n", "strategy", "max objects", "frame ms",
@@ -110,9 +111,18 @@ int run_bench(const BenchCli& o) {
     for (const BudgetProbe& p : r.probes)
       if (p.objects == r.max_objects) best = &p;
     const double ns_per_draw = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
-    fmt::print("{:<20}{:>12}{:>12.2f}{:>10.2f}{:>10.2f}{:>12.0f}{}\n", to_string(kind),
-               r.max_objects, best ? best->frame_ms : 0.0, best ? best->cpu_ms : 0.0,
-               best ? best->gpu_ms : 0.0, ns_per_draw, r.capped ? "  (capped by --max)" : "");
+    if (!best) {
+      // Even the first count was over budget: say so with what it measured.
+      const BudgetProbe& first = r.probes.front();
+      fmt::print("{:<20}{:>12}{:>12.2f}{:>10.2f}{:>10.2f}{:>12}  (over budget at --start {}: "
+                 "lower it)\n",
+                 to_string(kind), fmt::format("< {}", first.objects), first.frame_ms,
+                 first.cpu_ms, first.gpu_ms, "-", first.objects);
+    } else {
+      fmt::print("{:<20}{:>12}{:>12.2f}{:>10.2f}{:>10.2f}{:>12.0f}{}\n", to_string(kind),
+                 r.max_objects, best->frame_ms, best->cpu_ms, best->gpu_ms, ns_per_draw,
+                 r.capped ? "  (capped by --max)" : "");
+    }
     nlohmann::ordered_json probes = nlohmann::ordered_json::array();
     for (const BudgetProbe& p : r.probes)
       probes.push_back({{"objects", p.objects},

@@ -41,8 +41,11 @@ int main(int argc, char** argv) {
     std::string what = e.what();
     for (char& c : what)
       if (c == '\n') c = ' ';
-    std::fprintf(stderr, "bindery: error [InvalidArgument]: %s (see 'bindery --help')\n",
-                 what.c_str());
+    std::string help = "bindery --help";
+    for (const CLI::App* sub : app.get_subcommands())
+      if (sub->parsed()) help = "bindery " + sub->get_name() + " --help";
+    std::fprintf(stderr, "bindery: error [InvalidArgument]: %s (see '%s')\n", what.c_str(),
+                 help.c_str());
     return 2;
   }
 
