@@ -34,6 +34,34 @@ std::string read_input_file(const std::string& path, std::string_view what, uint
   return s.str();
 }
 
+std::string read_wgsl_file(const std::string& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  constexpr std::string_view kDirective = "\n// @include ";
+  constexpr int kMaxIncludes = 8;
+  const fs::path dir = fs::path(path).parent_path();
+  std::string text = read_input_file(path, what);
+  for (int level = 0;; ++level) {
+    const size_t at = text.find(kDirective);
+    if (at == std::string::npos) return text;
+    const size_t name_at = at + kDirective.size();
+    const size_t end = text.find('\n', name_at);
+    std::string name = text.substr(name_at, end == std::string::npos ? std::string::npos : end - name_at);
+    while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
+    if (name.empty() ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+            std::string::npos ||
+        name.find("..") != std::string::npos)
+      throw Error(ErrorKind::Io, fmt::format("{} '{}': '// @include {}' is not a file name of this "
+                                             "folder",
+                                             what, path, name));
+    if (level >= kMaxIncludes)
+      throw Error(ErrorKind::Io, fmt::format("{} '{}': more than {} nested // @include lines", what,
+                                             path, kMaxIncludes));
+    const std::string included = read_input_file((dir / name).string(), "included shader");
+    text.replace(at + 1, (end == std::string::npos ? text.size() : end) - (at + 1), included);
+  }
+}
+
 void check_output_file(const std::string& path, std::string_view what) {
   namespace fs = std::filesystem;
   if (path.empty()) throw Error(ErrorKind::Io, fmt::format("{}: the file name is empty", what));

@@ -29,7 +29,7 @@ struct LayoutOptions {
 int run_layout(const LayoutOptions& o) {
   std::string text;
   try {
-    text = read_input_file(o.file, "layout: shader");
+    text = read_wgsl_file(o.file, "layout: shader");
   } catch (const Error& e) {
     std::fprintf(stderr, "bindery: error [%s]: %s\n", std::string(to_string(e.kind())).c_str(),
                  e.what());

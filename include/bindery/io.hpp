@@ -17,6 +17,12 @@ inline constexpr uint64_t kMaxInputFileBytes = 64ull << 20;
 std::string read_input_file(const std::string& path, std::string_view what,
                             uint64_t max_bytes = kMaxInputFileBytes);
 
+/// Reads a WGSL file like read_input_file and replaces each line `// @include NAME` (NAME: letters,
+/// digits, '_', '.', '-'; a file in the same folder) with that file's text, at most 8 levels deep:
+/// the convention bindery's own shaders use (WGSL has no includes; cmake/EmbedShaders.cmake
+/// expands them the same way). Throws Io for a missing include or deeper nesting.
+std::string read_wgsl_file(const std::string& path, std::string_view what);
+
 /// Checks that `path` can be written as an output file without touching it: an existing path
 /// must be a regular file (a pipe would block the writer) that is writable; a new one needs a
 /// writable parent folder. Throws Io naming `what` and the path otherwise.
