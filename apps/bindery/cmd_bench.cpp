@@ -70,7 +70,8 @@ int run_bench(const BenchCli& o) {
         ErrorKind::InvalidArgument,
         fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= 10000000",
                     o.start, o.max));
-  const auto [width, height] = parse_size(o.size, "bench");
+  const auto size = parse_size(o.size, "bench");
+  const uint32_t width = size.first, height = size.second;
   BudgetSearchOptions so;
   so.budget_ms = o.budget_ms;
   so.start_objects = static_cast<uint32_t>(o.start);

@@ -153,7 +153,9 @@ void RenderStateTracker::report(uint32_t group, const Slot& slot) {
         i < dynamic.size() ? dynamic[i]->name : fmt::format("{} dynamic offset {}", group_name, i),
         "dynamic offset");
   }
-  for (const auto& [name, what] : changed) {
+  for (const auto& change : changed) {
+    const std::string& name = change.first;
+    const auto& what = change.second;
     const bool seen =
         std::any_of(intruders_.begin(), intruders_.end(),
                     [&](const IntruderReport& r) { return r.group == group && r.binding == name; });
@@ -315,10 +317,15 @@ void RenderEncoderState<E>::draw_indexed_indirect(WGPUBuffer indirect_buffer, ui
 template <class E>
 void RenderEncoderState<E>::execute_bundles(
     std::span<const WGPURenderBundle> bundles) requires std::is_same_v<E, WGPURenderPassEncoder> {
-  for (WGPURenderBundle b : bundles) require_handle(b, EncoderCalls<E>::kName, "execute_bundles");
-  wgpuRenderPassEncoderExecuteBundles(encoder_, bundles.size(), bundles.data());
-  counters_->execute_bundles++;
-  tracker_.reset();
+  // The requires-clause keeps callers to render passes; `if constexpr` keeps the explicit
+  // instantiation for render bundle encoders (clang instantiates constrained members there) from
+  // compiling a pass-only call.
+  if constexpr (std::is_same_v<E, WGPURenderPassEncoder>) {
+    for (WGPURenderBundle b : bundles) require_handle(b, EncoderCalls<E>::kName, "execute_bundles");
+    wgpuRenderPassEncoderExecuteBundles(encoder_, bundles.size(), bundles.data());
+    counters_->execute_bundles++;
+    tracker_.reset();
+  }
 }
 
 template class RenderEncoderState<WGPURenderPassEncoder>;

@@ -31,7 +31,6 @@ class GpuCullingStrategy final : public Strategy {
  public:
   GpuCullingStrategy(const Device& device, const Scene& scene, const GpuScene& gpu)
       : device_(device),
-        scene_(scene),
         gpu_(gpu),
         reflection_(reflect_checked(shaders::cubes_gpu_cull)),
         cull_reflection_(reflect_checked(shaders::cull)),
@@ -265,7 +264,7 @@ class GpuCullingStrategy final : public Strategy {
   }
 
   const Device& device_;
-  const Scene& scene_;
+
   const GpuScene& gpu_;
   Reflection reflection_, cull_reflection_;
   FrameGroup frame_;
