@@ -5,6 +5,7 @@ find_package(glm REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
+find_package(TBB REQUIRED)  # oneTBB (libtbb-dev): per-object matrices on every core
 pkg_check_modules(SPNG REQUIRED IMPORTED_TARGET spng)
 
 set(BINDERY_WGPU_DIR ${CMAKE_CURRENT_SOURCE_DIR}/third_party/wgpu-native)

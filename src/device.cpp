@@ -56,6 +56,7 @@ std::string adapter_type_name(WGPUAdapterType t) {
 Limits to_limits(const WGPULimits& raw) {
   Limits l;
   l.maxTextureDimension2D = raw.maxTextureDimension2D;
+  l.maxTextureArrayLayers = raw.maxTextureArrayLayers;
   l.maxBindGroups = raw.maxBindGroups;
   l.maxBindingsPerBindGroup = raw.maxBindingsPerBindGroup;
   l.maxDynamicUniformBuffersPerPipelineLayout = raw.maxDynamicUniformBuffersPerPipelineLayout;
@@ -84,6 +85,7 @@ struct Device::State {
   AdapterDescription description;
   bool timestamp_query = false;
   bool indirect_first_instance = false;
+  bool multi_draw_indirect_count = false;
   mutable Counters counters;
 
   // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
@@ -215,6 +217,10 @@ Device Device::create(const DeviceOptions& options) {
   // GPU-driven draws write firstInstance into indirect arguments (gpu-culling strategy).
   if (wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_IndirectFirstInstance))
     features.push_back(WGPUFeatureName_IndirectFirstInstance);
+  // wgpu-native's multiDrawIndexedIndirectCount (wgpu.h): one call for every batch's indirect
+  // draw, the count read from a buffer (gpu-driven strategy).
+  const auto multi_draw = static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount);
+  if (wgpuAdapterHasFeature(s->adapter.get(), multi_draw)) features.push_back(multi_draw);
 
   WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
   desc.label = gpu::sv("bindery device");
@@ -269,6 +275,8 @@ Device Device::create(const DeviceOptions& options) {
   s->timestamp_query = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_TimestampQuery);
   s->indirect_first_instance =
       wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_IndirectFirstInstance);
+  s->multi_draw_indirect_count = wgpuDeviceHasFeature(
+      s->device.get(), static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount));
   return Device(std::move(s));
 }
 
@@ -307,6 +315,9 @@ bool Device::has_timestamp_query() const {
 }
 bool Device::has_indirect_first_instance() const {
   return s_->indirect_first_instance;
+}
+bool Device::has_multi_draw_indirect_count() const {
+  return s_->multi_draw_indirect_count;
 }
 Counters& Device::counters() const {
   return s_->counters;

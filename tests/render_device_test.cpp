@@ -49,17 +49,17 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   const Scene scene = make_cube_scene({.objects = 300, .seed = 7});
   RenderOptions o = small_render(192, 144, 2);
   o.time_s = 3.25f;
-  o.strategy = StrategyKind::naive;
+  o.strategy = "naive";
   const RenderReport naive = render(shared_device(), scene, o);
-  o.strategy = StrategyKind::dynamic_offsets;
+  o.strategy = "dynamic-offsets";
   const RenderReport dyn = render(shared_device(), scene, o);
-  o.strategy = StrategyKind::storage_instancing;
+  o.strategy = "storage-instancing";
   const RenderReport storage = render(shared_device(), scene, o);
-  o.strategy = StrategyKind::mapped_staging;
+  o.strategy = "mapped-staging";
   const RenderReport staged = render(shared_device(), scene, o);
-  o.strategy = StrategyKind::render_bundles;
+  o.strategy = "render-bundles";
   const RenderReport bundled = render(shared_device(), scene, o);  // frame 2 replays the bundle
-  o.strategy = StrategyKind::gpu_culling;
+  o.strategy = "gpu-culling";
   const RenderReport culled = render(shared_device(), scene, o);
   ASSERT_TRUE(naive.last_frame && dyn.last_frame && storage.last_frame && staged.last_frame &&
               bundled.last_frame && culled.last_frame);
@@ -118,7 +118,7 @@ TEST(RenderDevice, DynamicOffsetCountersFor2000Cubes) {
   std::set<uint32_t> used;
   for (const Object& obj : scene.objects) used.insert(obj.material);
   RenderOptions o = small_render(32, 32, 2, /*keep_last_frame=*/false);
-  o.strategy = StrategyKind::dynamic_offsets;
+  o.strategy = "dynamic-offsets";
   const RenderReport r = render(shared_device(), scene, o);
   EXPECT_LE(r.init.bind_groups_created, 1u + 20u + 1u);
   EXPECT_LE(r.per_frame.write_buffer_calls, 3u);
@@ -133,7 +133,7 @@ TEST(RenderDevice, DynamicOffsetCountersFor2000Cubes) {
 TEST(RenderDevice, NaiveCountersScaleWithObjects) {
   const Scene scene = make_cube_scene({.objects = 150, .seed = 3});
   RenderOptions o = small_render(16, 16, 2, /*keep_last_frame=*/false);
-  o.strategy = StrategyKind::naive;
+  o.strategy = "naive";
   const RenderReport r = render(shared_device(), scene, o);
   EXPECT_EQ(r.init.bind_groups_created, 150u);
   EXPECT_EQ(r.per_frame.write_buffer_calls, 150u);
@@ -154,7 +154,7 @@ TEST(RenderDevice, StorageInstancingDrawsOncePerMaterial) {
   std::set<uint32_t> used;
   for (const Object& obj : scene.objects) used.insert(obj.material);
   RenderOptions o = small_render(16, 16, 2, /*keep_last_frame=*/false);
-  o.strategy = StrategyKind::storage_instancing;
+  o.strategy = "storage-instancing";
   const RenderReport r = render(shared_device(), scene, o);
   EXPECT_EQ(r.per_frame.draws, used.size());
   EXPECT_EQ(r.per_frame.set_bind_group, 2u + used.size());
@@ -170,7 +170,7 @@ TEST(RenderDevice, StorageInstancingDrawsOncePerMaterial) {
 TEST(RenderDevice, MappedStagingCopiesInsteadOfWriteBuffer) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
   RenderOptions o = small_render(16, 16, 4, /*keep_last_frame=*/false);
-  o.strategy = StrategyKind::mapped_staging;
+  o.strategy = "mapped-staging";
   const RenderReport r = render(shared_device(), scene, o);
   const uint64_t stride = r.object_stride_bytes;
   EXPECT_EQ(r.per_frame.write_buffer_calls, 1u);
@@ -189,7 +189,7 @@ TEST(RenderDevice, RenderBundlesReplayWithoutEncodingDraws) {
   const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
   RenderOptions o = small_render(16, 16, 3, /*keep_last_frame=*/false);
   o.max_draws_per_pass = UINT32_MAX;
-  o.strategy = StrategyKind::render_bundles;
+  o.strategy = "render-bundles";
   const RenderReport r = render(shared_device(), scene, o);
   EXPECT_EQ(r.per_frame.execute_bundles, 1u);
   EXPECT_EQ(r.per_frame.set_bind_group, 0u);
@@ -214,11 +214,11 @@ TEST(RenderDevice, GpuCullingDrawsOnlyWhatTheFrustumHolds) {
         glm::translate(glm::mat4(1.0f), places[i]) * glm::scale(glm::mat4(1.0f), glm::vec3(10.0f));
   }
   RenderOptions o = small_render(64, 48, 1);
-  o.strategy = StrategyKind::gpu_culling;
+  o.strategy = "gpu-culling";
   const RenderReport culled = render(shared_device(), scene, o);
   ASSERT_TRUE(culled.visible_objects.has_value());
   EXPECT_EQ(*culled.visible_objects, 1u);
-  o.strategy = StrategyKind::storage_instancing;
+  o.strategy = "storage-instancing";
   const RenderReport all = render(shared_device(), scene, o);
   EXPECT_FALSE(all.visible_objects.has_value());
   EXPECT_LE(max_channel_difference(*culled.last_frame, *all.last_frame), 1u);
@@ -366,7 +366,7 @@ TEST(RenderDevice, BadScenesAreSceneInputErrors) {
   s = good;
   s.meshes[0].indices[0] = 24;  // the cube has 24 vertices
   expect_kind(s, ErrorKind::SceneInput);
-  o.strategy = static_cast<StrategyKind>(7);
+  o.strategy = "no-such-strategy";
   expect_kind(good, ErrorKind::InvalidArgument);
 }
 

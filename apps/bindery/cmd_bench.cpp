@@ -4,6 +4,7 @@
 #include "options.hpp"
 
 #include <bindery/bench.hpp>
+#include <bindery/scene.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,19 +17,27 @@ namespace {
 
 struct BenchCli {
   DeviceCliOptions device;
-  std::string strategies =
-      "naive,dynamic-offsets,mapped-staging,render-bundles,storage-instancing,gpu-culling";
+  std::string strategies = "all";
   double budget_ms = 1000.0 / 60.0;
   std::string size = "640x480";
   int64_t frames = 5;
   int64_t start = 250;
   int64_t max = 1'000'000;
   double precision = 0.05;
+  double spread = 1.0;
+  int64_t frames_in_flight = 2;
+  std::string occlusion = "on";
+  int64_t threads = 0;
 };
 
-// Parses --strategies: comma-separated names, each once, none empty.
-std::vector<StrategyKind> parse_strategy_list(const std::string& list) {
-  std::vector<StrategyKind> kinds;
+// Parses --strategies: "all" (every strategy of the catalogue), or comma-separated names, each
+// once, none empty.
+std::vector<std::string> parse_strategy_list(const std::string& list) {
+  std::vector<std::string> names;
+  if (list == "all") {
+    for (const StrategyInfo& info : strategy_catalog()) names.emplace_back(info.name);
+    return names;
+  }
   size_t start = 0;
   while (true) {
     const size_t comma = list.find(',', start);
@@ -39,16 +48,15 @@ std::vector<StrategyKind> parse_strategy_list(const std::string& list) {
                   fmt::format("bench: --strategies '{}' has an empty name (names are separated "
                               "by single commas)",
                               list));
-    const StrategyKind kind =
-        with_context("reading --strategies", [&] { return parse_strategy(name); });
-    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+    with_context("reading --strategies", [&] { return find_strategy(name); });
+    if (std::find(names.begin(), names.end(), name) != names.end())
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("bench: --strategies lists '{}' twice", name));
-    kinds.push_back(kind);
+    names.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  return kinds;
+  return names;
 }
 
 // An implementation limit reached at some object count (bind groups lavapipe can hold, buffer
@@ -61,7 +69,7 @@ bool is_capacity_limit(ErrorKind kind) {
 
 int run_bench(const BenchCli& o) {
   // Every option is checked before the device is created.
-  const std::vector<StrategyKind> kinds = parse_strategy_list(o.strategies);
+  const std::vector<std::string> names = parse_strategy_list(o.strategies);
   if (o.frames < 1 || o.frames > 1000)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --frames {} is outside 1..1000", o.frames));
@@ -70,74 +78,114 @@ int run_bench(const BenchCli& o) {
         ErrorKind::InvalidArgument,
         fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= 10000000",
                     o.start, o.max));
+  if (o.frames_in_flight < 1 || o.frames_in_flight > 8)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
+  if (o.threads < 0 || o.threads > 1024)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --threads {} is outside 0..1024", o.threads));
+  if (!(o.spread >= 0.01 && o.spread <= 1000))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --spread {} is outside 0.01..1000", o.spread));
   const auto size = parse_size(o.size, "bench");
-  const uint32_t width = size.first, height = size.second;
+  MeasureOptions mo;
+  mo.width = size.first;
+  mo.height = size.second;
+  mo.frames = static_cast<uint32_t>(o.frames);
+  mo.spread = static_cast<float>(o.spread);
+  mo.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
+  mo.occlusion = o.occlusion == "on";
+  mo.threads = static_cast<uint32_t>(o.threads);
   BudgetSearchOptions so;
   so.budget_ms = o.budget_ms;
   so.start_objects = static_cast<uint32_t>(o.start);
   so.max_objects = static_cast<uint32_t>(o.max);
   so.precision = o.precision;
-  find_max_within_budget(
-      [](uint32_t n) {
-        return BudgetProbe{n, 0, 0, 0};
-      },
-      BudgetSearchOptions{so.budget_ms, so.start_objects, so.start_objects,
-                          so.precision});  // validates the options only
+  find_max_within_budget([](uint32_t n) { return BudgetProbe{n}; },
+                         BudgetSearchOptions{so.budget_ms, so.start_objects, so.start_objects,
+                                             so.precision});  // validates the options only
 
   Device device = Device::create(to_device_options(o.device));
-  fmt::print(stderr, "bindery bench: budget {:.2f} ms, {}x{}, {} frame{} per probe, on {} ({})\n",
-             o.budget_ms, width, height, o.frames, o.frames == 1 ? "" : "s",
-             device.adapter().name, device.adapter().backend);
+  fmt::print(stderr,
+             "bindery bench: budget {:.2f} ms (throughput, {} frame{} in flight), {}x{}, spread "
+             "{}, {} frame{} per probe, on {} ({})\n",
+             o.budget_ms, mo.frames_in_flight, mo.frames_in_flight == 1 ? "" : "s", mo.width,
+             mo.height, o.spread, o.frames, o.frames == 1 ? "" : "s", device.adapter().name,
+             device.adapter().backend);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  fmt::print("{:<20}{:>12}{:>12}{:>10}{:>10}{:>12}\n", "strategy", "max objects", "frame ms",
-             "cpu ms", "gpu ms", "cpu ns/draw");
-  for (StrategyKind kind : kinds) {
+  fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}\n", "strategy", "max objects",
+             "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn");
+  const Scene probe_scene = make_cube_scene({.objects = 1});
+  for (const std::string& name : names) {
+    mo.strategy = name;
+    if (std::optional<std::string> why = strategy_unavailable(device, probe_scene, name)) {
+      fmt::print("{:<20}  unavailable: {}\n", name, *why);
+      results.push_back({{"strategy", name}, {"unavailable", *why}});
+      continue;
+    }
     auto measure = [&](uint32_t n) {
       try {
-        BudgetProbe p =
-            measure_cubes(device, kind, n, width, height, static_cast<uint32_t>(o.frames));
-        fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", to_string(kind), n,
-                   p.frame_ms, p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
+        BudgetProbe p = measure_cubes(device, mo, n);
+        fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", name, n, p.frame_ms,
+                   p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
         return p;
       } catch (const Error& e) {
-        if (!is_capacity_limit(e.kind())) throw;
+        if (!is_capacity_limit(e.kind()) && e.kind() != ErrorKind::StrategyUnavailable) throw;
         fmt::print(stderr, "  {}: {} objects -> not possible here ({}): counted as over budget\n",
-                   to_string(kind), n, e.what());
-        return BudgetProbe{n, std::numeric_limits<double>::infinity(), 0, 0};
+                   name, n, e.what());
+        return BudgetProbe{n, std::numeric_limits<double>::infinity()};
       }
     };
     const BudgetSearchResult r = find_max_within_budget(measure, so);
     const BudgetProbe* best = nullptr;
     for (const BudgetProbe& p : r.probes)
       if (p.objects == r.max_objects) best = &p;
-    const double ns_per_draw = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
+    // The serial figure: the same count with one frame in flight (CPU and GPU one after another).
+    std::optional<BudgetProbe> serial;
+    if (best && mo.frames_in_flight > 1) {
+      MeasureOptions serial_options = mo;
+      serial_options.frames_in_flight = 1;
+      serial = measure_cubes(device, serial_options, best->objects);
+    }
+    const double ns_per_object = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
     if (!best) {
       // Even the first count was over budget: say so with what it measured.
       const BudgetProbe& first = r.probes.front();
-      fmt::print("{:<20}{:>12}{:>12.2f}{:>10.2f}{:>10.2f}{:>12}  (over budget at --start {}: "
-                 "lower it)\n",
-                 to_string(kind), fmt::format("< {}", first.objects), first.frame_ms,
-                 first.cpu_ms, first.gpu_ms, "-", first.objects);
+      fmt::print("{:<20}{:>12}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}  (over budget "
+                 "at --start {}: lower it)\n",
+                 name, fmt::format("< {}", first.objects), first.frame_ms, "-", first.cpu_ms,
+                 first.math_ms, first.gpu_ms, "-", "-", first.objects);
     } else {
-      fmt::print("{:<20}{:>12}{:>12.2f}{:>10.2f}{:>10.2f}{:>12.0f}{}\n", to_string(kind),
-                 r.max_objects, best->frame_ms, best->cpu_ms, best->gpu_ms, ns_per_draw,
+      fmt::print("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}\n", name,
+                 r.max_objects, best->frame_ms, serial ? serial->frame_ms : best->frame_ms,
+                 best->cpu_ms, best->math_ms, best->gpu_ms, ns_per_object,
+                 best->culling ? fmt::format("{}", best->culling->drawn) : "all",
                  r.capped ? "  (capped by --max)" : "");
     }
     nlohmann::ordered_json probes = nlohmann::ordered_json::array();
-    for (const BudgetProbe& p : r.probes)
-      probes.push_back({{"objects", p.objects},
-                        {"frame_ms", p.frame_ms},
-                        {"cpu_ms", p.cpu_ms},
-                        {"gpu_ms", p.gpu_ms}});
-    results.push_back({{"strategy", std::string(to_string(kind))},
-                       {"max_objects", r.max_objects},
-                       {"capped", r.capped},
-                       {"probes", probes}});
+    for (const BudgetProbe& p : r.probes) {
+      nlohmann::ordered_json pj = {{"objects", p.objects},     {"frame_ms", p.frame_ms},
+                                   {"cpu_ms", p.cpu_ms},       {"math_ms", p.math_ms},
+                                   {"gpu_ms", p.gpu_ms},       {"latency_ms", p.latency_ms}};
+      if (p.culling)
+        pj["culling"] = {{"afterFrustum", p.culling->after_frustum},
+                         {"afterOcclusion", p.culling->after_occlusion},
+                         {"drawn", p.culling->drawn}};
+      probes.push_back(pj);
+    }
+    nlohmann::ordered_json rj = {
+        {"strategy", name}, {"max_objects", r.max_objects}, {"capped", r.capped}};
+    if (serial) rj["serial_frame_ms"] = serial->frame_ms;
+    rj["probes"] = probes;
+    results.push_back(rj);
   }
   nlohmann::ordered_json j;
   j["budget_ms"] = o.budget_ms;
-  j["size"] = {width, height};
+  j["size"] = {mo.width, mo.height};
+  j["spread"] = o.spread;
+  j["frames_in_flight"] = mo.frames_in_flight;
+  j["occlusion"] = mo.occlusion;
   j["frames_per_probe"] = o.frames;
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
@@ -150,7 +198,8 @@ Registration reg{
     "bench", "find the most cubes each strategy draws within a frame budget",
     [](CLI::App& sub) -> Runner {
       auto o = std::make_shared<BenchCli>();
-      sub.add_option("--strategies", o->strategies, "comma-separated strategies")
+      sub.add_option("--strategies", o->strategies,
+                     "comma-separated strategies, or all (" + strategy_names() + ")")
           ->capture_default_str();
       sub.add_option("--budget-ms", o->budget_ms, "frame budget in ms (16.67 = 60 fps)")
           ->capture_default_str();
@@ -161,6 +210,17 @@ Registration reg{
       sub.add_option("--start", o->start, "first object count")->capture_default_str();
       sub.add_option("--max", o->max, "largest object count to try")->capture_default_str();
       sub.add_option("--precision", o->precision, "stop bisecting at this relative gap")
+          ->capture_default_str();
+      sub.add_option("--spread", o->spread,
+                     "scale of the cubes' placement radius (8: most outside the view)")
+          ->capture_default_str();
+      sub.add_option("--frames-in-flight", o->frames_in_flight,
+                     "frames the CPU runs ahead of the GPU (1 = serial)")
+          ->capture_default_str();
+      sub.add_option("--occlusion", o->occlusion, "occlusion culling of gpu-driven: on or off")
+          ->check(CLI::IsMember({"on", "off"}))
+          ->capture_default_str();
+      sub.add_option("--threads", o->threads, "CPU threads for per-object maths (0 = all cores)")
           ->capture_default_str();
       add_device_options(sub, o->device);
       return [o] { return run_bench(*o); };

@@ -32,6 +32,10 @@ struct RenderCli {
   std::optional<float> time;
   uint64_t seed = 1;
   double moving = 1.0;
+  double spread = 1.0;
+  int64_t frames_in_flight = 2;
+  std::string occlusion = "on";
+  int64_t threads = 0;
   std::string png;
   bool quiet = false;
   bool scene_given = false;    ///< --scene was on the command line (else --model implies gltf)
@@ -78,9 +82,19 @@ int run_render(const RenderCli& o) {
   if (o.time && !std::isfinite(*o.time))
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --time {} is not a finite number", *o.time));
-  const auto [width, height] = parse_size(o.size, "render");
+  if (o.frames_in_flight < 1 || o.frames_in_flight > 8)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("render: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
+  if (o.threads < 0 || o.threads > 1024)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("render: --threads {} is outside 0..1024", o.threads));
+  const auto size = parse_size(o.size, "render");
+  const uint32_t width = size.first, height = size.second;
   RenderOptions ro;
-  ro.strategy = parse_strategy(o.strategy);
+  ro.strategy = find_strategy(o.strategy).name;
+  ro.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
+  ro.occlusion = o.occlusion == "on";
+  ro.threads = static_cast<uint32_t>(o.threads);
   ro.width = width;
   ro.height = height;
   ro.frames = static_cast<uint32_t>(o.frames);
@@ -93,6 +107,8 @@ int run_render(const RenderCli& o) {
   const bool gltf = o.scene == "gltf" || (!o.scene_given && !o.model.empty());
   if (!gltf && !o.model.empty())
     throw Error(ErrorKind::SceneInput, "render: --model needs --scene gltf (not cubes)");
+  if (gltf && o.spread != 1.0)
+    throw Error(ErrorKind::SceneInput, "render: --spread places the cubes; a glTF scene has none");
   if (gltf && o.objects_given)
     throw Error(ErrorKind::SceneInput,
                 "render: --objects sets the cube count; a glTF scene takes --instances");
@@ -100,6 +116,7 @@ int run_render(const RenderCli& o) {
     CubeSceneOptions co;
     co.objects = static_cast<uint32_t>(o.objects);
     co.seed = o.seed;
+    co.spread = static_cast<float>(o.spread);
     scene = make_cube_scene(co);
   } else {
     if (o.model.empty())
@@ -129,14 +146,16 @@ int run_render(const RenderCli& o) {
 
   if (!o.png.empty() && r.last_frame) write_png(o.png, *r.last_frame);
 
-  std::vector<double> math, cpu, gpu, frame;
+  std::vector<double> math, cpu, gpu, frame, interval;
   for (const FrameTiming& t : r.frames) {
     math.push_back(t.math_ms);
     cpu.push_back(t.cpu_ms);
     frame.push_back(t.frame_ms);
+    interval.push_back(t.interval_ms);
     if (t.gpu_ms) gpu.push_back(*t.gpu_ms);
   }
-  const Summary sm = summarize(math), sc = summarize(cpu), sf = summarize(frame);
+  const Summary sm = summarize(math), sc = summarize(cpu), sf = summarize(frame),
+                si = summarize(interval);
   const bool has_gpu = !gpu.empty();  // timestamp queries available
   const Summary sg = summarize(gpu);
   auto fmt_gpu = [&](double Summary::*field) {
@@ -147,14 +166,39 @@ int run_render(const RenderCli& o) {
   fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", sm.min, sm.median, sm.max);
   fmt::print("{:<14}{}{}{}\n", "gpu ms", fmt_gpu(&Summary::min), fmt_gpu(&Summary::median),
              fmt_gpu(&Summary::max));
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "frame ms", sf.min, sf.median, sf.max);
-  fmt::print("{:<14}{:10.1f}{:10.1f}{:10.1f}\n", "fps", 1000.0 / sf.max, 1000.0 / sf.median,
-             1000.0 / sf.min);
+  // Per-pass GPU time (median of each named span over the frames that have it).
+  std::vector<std::string> span_names;
+  for (const FrameTiming& t : r.frames)
+    for (const GpuSpan& span : t.gpu_spans)
+      if (std::find(span_names.begin(), span_names.end(), span.name) == span_names.end())
+        span_names.push_back(span.name);
+  nlohmann::ordered_json spans_json;
+  if (span_names.size() > 1 || (span_names.size() == 1 && span_names[0] != "render"))
+    for (const std::string& name : span_names) {
+      std::vector<double> v;
+      for (const FrameTiming& t : r.frames)
+        for (const GpuSpan& span : t.gpu_spans)
+          if (span.name == name) v.push_back(span.ms);
+      const Summary ss = summarize(v);
+      fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min,
+                 ss.median, ss.max);
+      spans_json[name] = ss.median;
+    }
+  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", sf.min, sf.median, sf.max);
+  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", si.min, si.median, si.max);
+  fmt::print("throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices)\n",
+             r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s",
+             r.threads, r.threads == 1 ? "" : "s");
+  const std::optional<CullingCounts> culling = r.frames.back().culling;
+  if (culling)
+    fmt::print("culling: {} objects, {} after frustum, {} after occlusion, {} drawn\n",
+               culling->objects, culling->after_frustum, culling->after_occlusion,
+               culling->drawn);
   if (!o.png.empty()) fmt::print("wrote {}\n", o.png);
 
   nlohmann::ordered_json j;
   j["scene"] = r.scene;
-  j["strategy"] = std::string(to_string(r.strategy));
+  j["strategy"] = r.strategy;
   j["objects"] = r.objects;
   j["materials"] = r.materials;
   j["size"] = {r.width, r.height};
@@ -163,6 +207,15 @@ int run_render(const RenderCli& o) {
   j["limits"] = limits_json(device.limits());
   j["objectStrideBytes"] = r.object_stride_bytes;
   j["passesPerFrame"] = r.passes_per_frame;
+  j["framesInFlight"] = r.frames_in_flight;
+  j["threads"] = r.threads;
+  j["throughputFps"] = r.throughput_fps();
+  for (const auto& [key, value] : r.notes) j[key] = value;
+  if (culling)
+    j["culling"] = {{"objects", culling->objects},
+                    {"afterFrustum", culling->after_frustum},
+                    {"afterOcclusion", culling->after_occlusion},
+                    {"drawn", culling->drawn}};
   if (r.visible_objects) j["visibleObjects"] = *r.visible_objects;
   nlohmann::ordered_json timing;
   timing["cpu_median"] = sc.median;
@@ -172,6 +225,8 @@ int run_render(const RenderCli& o) {
   else
     timing["gpu_median"] = nullptr;
   timing["frame_median"] = sf.median;
+  timing["interval_median"] = si.median;
+  if (!spans_json.empty()) timing["gpu_spans_median"] = spans_json;
   j["timing_ms"] = timing;
   j["init"] = counters_json(r.init);
   j["perFrame"] = counters_json(r.per_frame);
@@ -191,9 +246,19 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--objects", o->objects, "number of cubes (0..10000000)")
           ->capture_default_str();
-      sub.add_option("--strategy", o->strategy,
-                     "per-draw data strategy: naive, dynamic-offsets, mapped-staging, "
-                     "render-bundles, storage-instancing, gpu-culling")
+      sub.add_option("--strategy", o->strategy, "per-draw data strategy: " + strategy_names())
+          ->capture_default_str();
+      sub.add_option("--spread", o->spread,
+                     "scale of the cubes' placement radius (8: most outside the view)")
+          ->capture_default_str();
+      sub.add_option("--frames-in-flight", o->frames_in_flight,
+                     "frames the CPU runs ahead of the GPU (1 = serial)")
+          ->capture_default_str();
+      sub.add_option("--occlusion", o->occlusion,
+                     "occlusion culling with a depth pyramid (gpu-driven): on or off")
+          ->check(CLI::IsMember({"on", "off"}))
+          ->capture_default_str();
+      sub.add_option("--threads", o->threads, "CPU threads for per-object maths (0 = all cores)")
           ->capture_default_str();
       sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
           ->capture_default_str();

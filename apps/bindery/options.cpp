@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <bindery/renderer.hpp>
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -80,8 +82,16 @@ nlohmann::ordered_json limits_json(const Limits& l) {
       {"maxSampledTexturesPerShaderStage", l.maxSampledTexturesPerShaderStage},
       {"maxSamplersPerShaderStage", l.maxSamplersPerShaderStage},
       {"maxTextureDimension2D", l.maxTextureDimension2D},
+      {"maxTextureArrayLayers", l.maxTextureArrayLayers},
       {"maxVertexBuffers", l.maxVertexBuffers},
       {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension}};
+}
+
+std::string strategy_names() {
+  std::string names;
+  for (const StrategyInfo& info : strategy_catalog())
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", info.name);
+  return names;
 }
 
 }  // namespace bindery::cli

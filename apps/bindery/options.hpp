@@ -28,5 +28,7 @@ std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view 
 DeviceOptions to_device_options(const DeviceCliOptions& o);
 nlohmann::ordered_json adapter_json(const AdapterDescription& a);
 nlohmann::ordered_json limits_json(const Limits& l);
+/// The strategy catalogue's names, comma-separated (for option help).
+std::string strategy_names();
 
 }  // namespace bindery::cli

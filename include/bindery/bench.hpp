@@ -13,16 +13,22 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace bindery {
 
-/// One measured point: `objects` drawn in `frame_ms` (median).
+/// One measured point: `objects` drawn at one frame per `frame_ms` (median frame interval: the
+/// throughput, which frames in flight improve; with one frame in flight it is the whole frame).
 struct BudgetProbe {
   uint32_t objects = 0;
   double frame_ms = 0;
   double cpu_ms = 0;  ///< uploads + encoding + submit (median)
-  double gpu_ms = 0;  ///< render pass by timestamp queries (median; 0 when unavailable)
+  double gpu_ms = 0;  ///< the frame's GPU spans by timestamp queries (median; 0 when unavailable)
+  double math_ms = 0;     ///< per-object matrices on the CPU (median)
+  double latency_ms = 0;  ///< first CPU work to GPU done (median)
+  std::optional<CullingCounts> culling;  ///< the last frame's counts (GPU-driven strategies)
 };
 
 /// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
@@ -46,9 +52,20 @@ struct BudgetSearchResult {
 BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
                                           const BudgetSearchOptions& options);
 
-/// Measures the cube scene (seed `seed`, animated) with `strategy` at `objects` objects:
-/// renders 1 + frames frames of `width` x `height` and returns the medians of the last `frames`.
-BudgetProbe measure_cubes(const Device& device, StrategyKind strategy, uint32_t objects,
-                          uint32_t width, uint32_t height, uint32_t frames, uint64_t seed = 1);
+/// What measure_cubes() renders besides the object count.
+struct MeasureOptions {
+  std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
+  uint32_t width = 640, height = 480;
+  uint32_t frames = 5;  ///< measured frames (after one warm-up frame)
+  uint64_t seed = 1;
+  float spread = 1.0f;            ///< CubeSceneOptions::spread
+  uint32_t frames_in_flight = 2;  ///< RenderOptions::frames_in_flight
+  bool occlusion = true;          ///< RenderOptions::occlusion
+  uint32_t threads = 0;           ///< RenderOptions::threads (0 = every core)
+};
+
+/// Measures the cube scene (animated) at `objects` objects: renders 1 + frames frames and returns
+/// the medians of the last `frames`.
+BudgetProbe measure_cubes(const Device& device, const MeasureOptions& options, uint32_t objects);
 
 }  // namespace bindery

@@ -82,6 +82,9 @@ class Device {
   /// Whether the device has "indirect-first-instance" (requested whenever the adapter offers
   /// it): indirect draws may then start at a non-zero firstInstance.
   bool has_indirect_first_instance() const;
+  /// Whether the device has wgpu-native's MultiDrawIndirectCount feature (wgpu.h; requested
+  /// whenever the adapter offers it): wgpuRenderPassEncoderMultiDrawIndexedIndirectCount.
+  bool has_multi_draw_indirect_count() const;
 
   /// Throws the first recorded uncaptured error or device loss, if any; then clears it.
   void check() const;

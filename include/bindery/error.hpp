@@ -26,6 +26,7 @@ namespace bindery {
   X(OutOfMemory, "the WebGPU implementation reported out-of-memory")                            \
   X(DeviceLost, "the device was lost")                                                          \
   X(ImplementationLimit, "a limit of this WebGPU implementation or driver that WebGPU does not expose") \
+  X(StrategyUnavailable, "the strategy needs a feature or limit this device does not offer")     \
   /* limits and binding rules (WebGPU spec) */                                                  \
   X(DynamicOffsetAlignment, "dynamic offset not a multiple of min*BufferOffsetAlignment")       \
   X(DynamicOffsetOutOfBounds, "binding window moved by a dynamic offset leaves the buffer")     \

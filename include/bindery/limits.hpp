@@ -17,6 +17,7 @@ namespace bindery {
 /// (per pipeline layout, per shader stage, per bind group).
 struct Limits {
   uint32_t maxTextureDimension2D = 8192;
+  uint32_t maxTextureArrayLayers = 256;
   uint32_t maxBindGroups = 4;
   uint32_t maxBindingsPerBindGroup = 1000;
   uint32_t maxDynamicUniformBuffersPerPipelineLayout = 8;

@@ -1,11 +1,13 @@
 // bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
 // per-draw-data strategy into an offscreen target, times every frame and reports counters.
 //
-// Frame timing (seed 003's measurements): math_ms = computing world/normal matrices on the CPU;
-// cpu_ms = uploads + command encoding + submit; gpu_ms = the render pass between two timestamp
-// queries (nullopt where the adapter lacks "timestamp-query"); frame_ms = the whole frame
-// including waiting for the GPU (frames are not overlapped: each frame waits for the last).
-// A size of 1x1 is the article's "render off" mode.
+// Frame timing (seed 003's measurements): math_ms = computing world/normal matrices on the CPU
+// (on every core by default); cpu_ms = uploads + command encoding + submit; gpu_ms = the frame's
+// passes between timestamp queries, per pass in gpu_spans (nullopt where the adapter lacks
+// "timestamp-query"); frame_ms = latency from the frame's first CPU work to its GPU work done;
+// interval_ms = the time between the last frame's completion and this one's. With frames_in_flight = K the CPU starts
+// frame N once frame N-K is done on the GPU (seed 003's "double buffering"), so CPU and GPU work
+// in parallel; K = 1 is the serial loop. A size of 1x1 is the article's "render off" mode.
 #pragma once
 
 #include "bindery/counters.hpp"
@@ -15,36 +17,35 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bindery {
 
-/// How per-draw data reaches the shader. Every strategy renders the same image.
-enum class StrategyKind {
-  naive,            ///< seed 003 start: a uniform buffer + bind group per object, writeBuffer each
-  dynamic_offsets,  ///< frame / material / object groups; one buffer + one bind group with a
-                    ///< dynamic offset per draw at a stride from minUniformBufferOffsetAlignment
-  storage_instancing,  ///< per-object data in a read-only storage array indexed by instance_index;
-                       ///< one instanced draw per (material, mesh) batch
-  mapped_staging,  ///< dynamic-offsets, but per-object data written straight into mapped staging
-                   ///< buffers and copied with copyBufferToBuffer (seed 003's last step)
-  render_bundles,  ///< dynamic-offsets, with the draws recorded once into render bundles and
-                   ///< replayed each frame with executeBundles
-  gpu_culling,     ///< storage array + a compute pass that frustum-culls every object and fills
-                   ///< indirect draw arguments; one drawIndexedIndirect per (material, mesh) batch
+/// One row of the strategy catalogue: how per-draw data reaches the shader. Every strategy renders
+/// the same image for the same scene, seed and time (tested). Strategies live one per file in
+/// src/render/strategy_*.cpp, each with one row in src/render/strategy_registry.cpp.
+struct StrategyInfo {
+  std::string_view name;          ///< the --strategy name, e.g. "dynamic-offsets"
+  std::string_view summary;       ///< one line: what carries per-object data, calls per frame
+  std::string_view article_step;  ///< the seed section it implements (seed 003 unless named)
 };
 
-/// "naive", "dynamic-offsets", "mapped-staging", "render-bundles", "storage-instancing",
-/// "gpu-culling".
-std::string_view to_string(StrategyKind kind);
-/// Parses a --strategy name; throws InvalidArgument listing the valid names.
-StrategyKind parse_strategy(std::string_view name);
+/// Every strategy, in the order the CLI lists them.
+std::span<const StrategyInfo> strategy_catalog();
+/// The catalogue row named `name`; throws InvalidArgument listing the valid names.
+const StrategyInfo& find_strategy(std::string_view name);
+/// Why `strategy` cannot run on `device` for `scene` (a missing feature or limit), or nullopt
+/// when it can. Throws InvalidArgument for an unknown name.
+std::optional<std::string> strategy_unavailable(const Device& device, const Scene& scene,
+                                                std::string_view strategy);
 
 /// Options of one render run.
 struct RenderOptions {
-  StrategyKind strategy = StrategyKind::dynamic_offsets;
+  std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
   uint32_t width = 640, height = 480;  ///< target size in pixels, each 1..maxTextureDimension2D
   uint32_t frames = 60;                ///< frames to render (>= 1)
   std::optional<float> time_s;         ///< freeze the animation at this time (seconds)
@@ -53,26 +54,60 @@ struct RenderOptions {
   /// Most draws encoded into one render pass; a frame with more is split into several passes
   /// (the first clears, the rest load). 0 = default_max_draws_per_pass(the device's adapter).
   uint32_t max_draws_per_pass = 0;
+  /// Frames the CPU may run ahead of the GPU (1 = serial: each frame waits for the last; 2 =
+  /// frame N+1 is computed and encoded while the GPU runs frame N). 1..8.
+  uint32_t frames_in_flight = 2;
+  /// Occlusion culling with a depth pyramid (two-phase; strategies that cull on the GPU only).
+  bool occlusion = true;
+  /// CPU threads for the per-object matrices (0 = every core; 1 = serial).
+  uint32_t threads = 0;
   /// Called after each frame with (frame index, frame count), for progress output.
   std::function<void(uint32_t, uint32_t)> on_frame;
 };
 
-/// Timings of one frame in milliseconds.
+/// Objects counted by the GPU in one frame (GPU-driven strategies): in the scene, inside the
+/// view frustum, not hidden by the depth pyramid (equal to after_frustum without occlusion
+/// culling), and drawn (phase 1 + phase 2).
+struct CullingCounts {
+  uint32_t objects = 0, after_frustum = 0, after_occlusion = 0, drawn = 0;
+};
+
+/// GPU time of one named pass of a frame ("render", "cull", "pyramid", ...), by timestamp queries.
+struct GpuSpan {
+  std::string name;
+  double ms = 0;
+};
+
+/// Timings of one frame in milliseconds. With frames in flight the CPU of frame N+1 overlaps the
+/// GPU of frame N, so frame_ms (latency) can exceed interval_ms (what throughput is made of).
 struct FrameTiming {
-  double math_ms = 0, cpu_ms = 0, frame_ms = 0;
-  std::optional<double> gpu_ms;
+  double math_ms = 0;      ///< per-object matrices on the CPU
+  double cpu_ms = 0;       ///< uploads + encoding + submit
+  double frame_ms = 0;     ///< latency: this frame's first CPU work to its GPU work done
+  double interval_ms = 0;  ///< the last frame's GPU work done to this one's (throughput; frame
+                           ///< 0: its latency)
+  std::optional<double> gpu_ms;  ///< sum of the frame's GPU spans (nullopt: no timestamps)
+  std::vector<GpuSpan> gpu_spans;
+  std::optional<CullingCounts> culling;
 };
 
 /// The result of a render run.
 struct RenderReport {
   std::string scene;
-  StrategyKind strategy = StrategyKind::naive;
+  std::string strategy;
   uint32_t objects = 0, draws_per_frame = 0, width = 0, height = 0;
+  uint32_t frames_in_flight = 1;  ///< as run
+  uint32_t threads = 1;           ///< CPU threads used for per-object matrices
+  double wall_ms = 0;             ///< the whole frame loop, first frame start to last GPU done
+  /// Path-specific facts for the JSON report (e.g. {"indirect", "multiDrawIndexedIndirectCount"}).
+  std::vector<std::pair<std::string, std::string>> notes;
   uint32_t materials = 0;
   uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
   uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
   /// Objects the GPU found visible in the last frame (gpu-culling only; read back after it).
   std::optional<uint32_t> visible_objects;
+  /// Frames per second of wall time over the frames after the first (which uploads everything).
+  double throughput_fps() const;
   Counters init;       ///< creation: buffers, bind groups, initial uploads
   Counters per_frame;  ///< the last frame's calls and bytes
   std::vector<FrameTiming> frames;

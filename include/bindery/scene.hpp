@@ -14,6 +14,7 @@
 #include <glm/glm.hpp>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,17 @@ struct Object {
   // Article animation (cubes): axis rotation, two sine translations, rotateX, scale.
   glm::vec3 axis{0.0f, 1.0f, 0.0f};
   float radius = 0.0f, speed = 0.0f, rotation_speed = 0.0f, scale = 1.0f;
+  /// The article's per-object phase terms i, i * 3.721 and i * 9.721 (radians, i = the object's
+  /// index), reduced to [0, 2π) in double precision when the scene is built: a float sin/cos of
+  /// i * 9.721 at a million objects would otherwise be off by a large fraction of a turn, and the
+  /// CPU and GPU paths would disagree. set_article_phases() fills them.
+  float phase = 0.0f, phase_z1 = 0.0f, phase_z2 = 0.0f;
   /// Static placement (glTF): used instead of the animation when `animated` is false.
   glm::mat4 placement{1.0f};
   bool animated = true;
+
+  /// Sets phase, phase_z1, phase_z2 for object index `i` (seed 003's animation).
+  void set_article_phases(uint32_t i);
 };
 
 /// Per-object matrices for one frame: world and its inverse-transpose (for normals).
@@ -103,6 +112,12 @@ struct Scene {
   /// animation; static objects use their placement.
   void animate(float time_s, std::vector<ObjectTransform>& out, uint32_t begin = 0,
                uint32_t end = UINT32_MAX) const;
+  /// The same for a caller-sized `out` (out.size() == objects.size()), so that disjoint ranges
+  /// can be computed on several threads at once. An animated object is a rotation times a
+  /// uniform scale, so its normal matrix is mat3(world) / scale² (no general inverse); static
+  /// objects use the inverse transpose of their placement.
+  void animate_range(float time_s, std::span<ObjectTransform> out, uint32_t begin,
+                     uint32_t end) const;
 };
 
 /// Options of the article's cube scene.
@@ -111,10 +126,13 @@ struct CubeSceneOptions {
   uint32_t materials = 20;  ///< the article's 20 materials
   uint32_t textures = 6;    ///< the article's 6 textures (procedural here: no fonts needed)
   uint64_t seed = 1;        ///< random seed: same seed, same scene
+  /// Scales every cube's placement radius (1 = the article; 8 puts most cubes outside the view,
+  /// for culling). 0.01..1000.
+  float spread = 1.0f;
 };
 
 /// Builds the article's scene (seed 003). Throws SceneInput when `objects` exceeds 10,000,000,
-/// `materials` is outside 1..100,000 or `textures` outside 1..1024.
+/// `materials` is outside 1..100,000, `textures` outside 1..1024 or `spread` outside 0.01..1000.
 Scene make_cube_scene(const CubeSceneOptions& options);
 
 /// Loads a glTF 2.0 file (.gltf or .glb) and places `instances` copies on a square grid, each

@@ -56,27 +56,34 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
   return r;
 }
 
-BudgetProbe measure_cubes(const Device& device, StrategyKind strategy, uint32_t objects,
-                          uint32_t width, uint32_t height, uint32_t frames, uint64_t seed) {
-  const Scene scene = make_cube_scene({.objects = objects, .seed = seed});
+BudgetProbe measure_cubes(const Device& device, const MeasureOptions& o, uint32_t objects) {
+  const Scene scene = make_cube_scene({.objects = objects, .seed = o.seed, .spread = o.spread});
   RenderOptions ro;
-  ro.strategy = strategy;
-  ro.width = width;
-  ro.height = height;
-  ro.frames = frames + 1;  // the first frame uploads everything and warms caches
+  ro.strategy = o.strategy;
+  ro.width = o.width;
+  ro.height = o.height;
+  ro.frames = o.frames + 1;  // the first frame uploads everything and warms caches
   ro.keep_last_frame = false;
+  ro.frames_in_flight = o.frames_in_flight;
+  ro.occlusion = o.occlusion;
+  ro.threads = o.threads;
   const RenderReport report = render(device, scene, ro);
-  std::vector<double> frame, cpu, gpu;
+  std::vector<double> interval, cpu, gpu, math, latency;
   for (size_t i = 1; i < report.frames.size(); ++i) {
-    frame.push_back(report.frames[i].frame_ms);
+    interval.push_back(report.frames[i].interval_ms);
     cpu.push_back(report.frames[i].cpu_ms);
     gpu.push_back(report.frames[i].gpu_ms.value_or(0.0));
+    math.push_back(report.frames[i].math_ms);
+    latency.push_back(report.frames[i].frame_ms);
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0.0 : v[v.size() / 2];
   };
-  return {objects, median(frame), median(cpu), median(gpu)};
+  BudgetProbe p{objects,      median(interval), median(cpu), median(gpu),
+                median(math), median(latency),  std::nullopt};
+  if (!report.frames.empty()) p.culling = report.frames.back().culling;
+  return p;
 }
 
 }  // namespace bindery

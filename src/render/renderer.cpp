@@ -1,48 +1,25 @@
-// The frame loop of `bindery render`: offscreen target, per-frame timing with timestamp queries,
-// readback of the last frame (rows padded to the copy alignment, wgpu-native examples/capture).
+// The frame loop of `bindery render`: offscreen target, frames in flight (the CPU starts frame N
+// once frame N-K is done on the GPU), per-object matrices on every core, per-pass GPU timing with
+// timestamp queries read back without stalling, readback of the last frame (rows padded to the
+// copy alignment, wgpu-native examples/capture).
 #include "bindery/renderer.hpp"
 
 #include "strategy.hpp"
 
 #include <fmt/format.h>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <webgpu/wgpu.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <span>
 
 namespace bindery {
-
-std::string_view to_string(StrategyKind kind) {
-  switch (kind) {
-    case StrategyKind::naive:
-      return "naive";
-    case StrategyKind::dynamic_offsets:
-      return "dynamic-offsets";
-    case StrategyKind::storage_instancing:
-      return "storage-instancing";
-    case StrategyKind::mapped_staging:
-      return "mapped-staging";
-    case StrategyKind::render_bundles:
-      return "render-bundles";
-    case StrategyKind::gpu_culling:
-      return "gpu-culling";
-  }
-  return "unknown";
-}
-
-StrategyKind parse_strategy(std::string_view name) {
-  if (name == "naive") return StrategyKind::naive;
-  if (name == "dynamic-offsets") return StrategyKind::dynamic_offsets;
-  if (name == "storage-instancing") return StrategyKind::storage_instancing;
-  if (name == "mapped-staging") return StrategyKind::mapped_staging;
-  if (name == "render-bundles") return StrategyKind::render_bundles;
-  if (name == "gpu-culling") return StrategyKind::gpu_culling;
-  throw Error(ErrorKind::InvalidArgument,
-              fmt::format("unknown strategy '{}' (valid: naive, dynamic-offsets, "
-                          "mapped-staging, render-bundles, storage-instancing, gpu-culling)",
-                          name));
-}
 
 namespace {
 
@@ -50,6 +27,8 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0, Clock::time_point t1) {
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
+
+constexpr uint32_t kMaxFramesInFlight = 8;
 
 // WebGPU §13.1 (GPUTexelCopyBufferLayout): bytesPerRow of a texture-to-buffer copy must be a
 // multiple of 256. This is a fixed rule of the spec, not a device limit.
@@ -128,13 +107,17 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
   if (!(o.moving >= 0.0 && o.moving <= 1.0))
     throw Error(ErrorKind::SceneInput,
                 fmt::format("render: --moving {} is outside [0, 1]", o.moving));
-  if (o.strategy != StrategyKind::naive && o.strategy != StrategyKind::dynamic_offsets &&
-      o.strategy != StrategyKind::storage_instancing &&
-      o.strategy != StrategyKind::mapped_staging && o.strategy != StrategyKind::render_bundles &&
-      o.strategy != StrategyKind::gpu_culling)
+  if (o.frames_in_flight < 1 || o.frames_in_flight > kMaxFramesInFlight)
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("render: strategy {} is not a StrategyKind", int(o.strategy)));
+                fmt::format("render: --frames-in-flight {} is outside 1..{}", o.frames_in_flight,
+                            kMaxFramesInFlight));
+  const strategies::StrategyRow& row = strategies::find_strategy_row(o.strategy);
   validate_scene(scene, device.limits());
+  if (row.unavailable)
+    if (std::optional<std::string> why = row.unavailable(device, scene))
+      throw Error(ErrorKind::StrategyUnavailable,
+                  fmt::format("render: strategy {} is unavailable on {}: {}", o.strategy,
+                              device.adapter().name, *why));
 }
 
 }  // namespace
@@ -156,27 +139,107 @@ uint64_t default_max_bind_groups(const AdapterDescription& adapter) {
   return max_map_count > kReservedMappings ? max_map_count - kReservedMappings : 0;
 }
 
-RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options) {
-  validate_options(device, scene, options);
-  const Counters start = device.counters();
 
-  // Offscreen target: colour (rendered, then copied out) and depth24plus.
+namespace {
+
+// An offscreen colour + depth target (colour copied out for the last frame; depth also sampled
+// by strategies that build a depth pyramid).
+struct OffscreenTextures {
+  gpu::Texture color, depth;
+  gpu::TextureView color_view, depth_view;
+};
+
+OffscreenTextures create_target(const Device& device, uint32_t width, uint32_t height) {
+  OffscreenTextures t;
   WGPUTextureDescriptor cd = WGPU_TEXTURE_DESCRIPTOR_INIT;
   cd.label = gpu::sv("colour target");
-  cd.size = {options.width, options.height, 1};
+  cd.size = {width, height, 1};
   cd.format = strategies::kColorFormat;
   cd.usage = WGPUTextureUsage_RenderAttachment | WGPUTextureUsage_CopySrc;
-  gpu::Texture color = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &cd));
+  t.color = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &cd));
   WGPUTextureDescriptor dd = cd;
   dd.label = gpu::sv("depth target");
   dd.format = strategies::kDepthFormat;
-  dd.usage = WGPUTextureUsage_RenderAttachment;
-  gpu::Texture depth = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &dd));
-  gpu::TextureView color_view =
-      gpu::TextureView::acquire(wgpuTextureCreateView(color.get(), nullptr));
-  gpu::TextureView depth_view =
-      gpu::TextureView::acquire(wgpuTextureCreateView(depth.get(), nullptr));
+  dd.usage = WGPUTextureUsage_RenderAttachment | WGPUTextureUsage_TextureBinding;
+  t.depth = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &dd));
+  t.color_view = gpu::TextureView::acquire(wgpuTextureCreateView(t.color.get(), nullptr));
+  t.depth_view = gpu::TextureView::acquire(wgpuTextureCreateView(t.depth.get(), nullptr));
   with_context("creating the offscreen target", [&] { device.check(); });
+  return t;
+}
+
+// A buffer map that completes while the device is polled (frames in flight read their
+// timestamps and statistics this way, without waiting at submit time).
+struct PendingMap {
+  bool requested = false, done = false;
+  WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
+
+  void request(WGPUBuffer buffer, uint64_t size) {
+    requested = true;
+    done = false;
+    WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = [](WGPUMapAsyncStatus st, WGPUStringView, void* u1, void*) {
+      auto* self = static_cast<PendingMap*>(u1);
+      self->done = true;
+      self->status = st;
+    };
+    cb.userdata1 = this;
+    wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, cb);
+  }
+};
+
+// Per frame-in-flight state: the readback of its GPU spans and statistics.
+struct FrameSlot {
+  gpu::Buffer readback;
+  PendingMap map;
+  std::vector<std::string> span_names;
+  WGPUSubmissionIndex submission = 0;
+  uint32_t frame = 0;
+};
+
+// Computes per-object matrices for [0, end) on `threads` threads (oneTBB), in blocks large
+// enough that scheduling costs nothing next to the maths.
+void animate_objects(const Scene& scene, float t, std::vector<ObjectTransform>& out, uint32_t end,
+                     tbb::task_arena& arena) {
+  out.resize(scene.objects.size());
+  const std::span<ObjectTransform> all(out);
+  if (arena.max_concurrency() <= 1 || end < 4096) {
+    scene.animate_range(t, all, 0, end);
+    return;
+  }
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, end, 2048),
+                      [&](const tbb::blocked_range<uint32_t>& r) {
+                        scene.animate_range(t, all, r.begin(), r.end());
+                      });
+  });
+}
+
+}  // namespace
+
+double RenderReport::throughput_fps() const {
+  // Frames after the first (which creates and uploads everything): their completion intervals
+  // add up to the wall time of the steady state.
+  double ms = 0;
+  for (size_t i = 1; i < frames.size(); ++i) ms += frames[i].interval_ms;
+  if (frames.size() < 2 || ms <= 0) return frames.empty() ? 0 : 1000.0 / frames[0].frame_ms;
+  return double(frames.size() - 1) * 1000.0 / ms;
+}
+
+RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options) {
+  validate_options(device, scene, options);
+  const strategies::StrategyRow& row = strategies::find_strategy_row(options.strategy);
+  const Counters start = device.counters();
+
+  OffscreenTextures target_textures = create_target(device, options.width, options.height);
+  strategies::FrameTarget target;
+  target.color = target_textures.color_view.get();
+  target.depth = target_textures.depth_view.get();
+  target.depth_texture = target_textures.depth.get();
+  target.width = options.width;
+  target.height = options.height;
+  target.clear_color = scene.view.clear_color;
 
   // Readback buffer for the last frame.
   const uint32_t bytes_per_row = (options.width * 4 + kBytesPerRowAlignment - 1) /
@@ -187,43 +250,24 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     readback = device.create_buffer("frame readback", readback_size,
                                     WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
 
-  // Timestamp queries around the render pass, where the device has them.
-  gpu::QuerySet queries;
-  gpu::Buffer query_resolve, query_read;
-  if (device.has_timestamp_query()) {
-    WGPUQuerySetDescriptor qd = WGPU_QUERY_SET_DESCRIPTOR_INIT;
-    qd.label = gpu::sv("pass timestamps");
-    qd.type = WGPUQueryType_Timestamp;
-    qd.count = 2;
-    queries = gpu::QuerySet::acquire(wgpuDeviceCreateQuerySet(device.get(), &qd));
-    query_resolve = device.create_buffer("timestamp resolve", 2 * sizeof(uint64_t),
-                                         WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc);
-    query_read = device.create_buffer("timestamp read", 2 * sizeof(uint64_t),
-                                      WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
-  }
-
   strategies::GpuScene gpu_scene = strategies::upload_scene(device, scene);
-  std::unique_ptr<strategies::Strategy> strategy;
-  switch (options.strategy) {
-    case StrategyKind::naive:
-      strategy = strategies::make_naive_strategy(device, scene, gpu_scene);
-      break;
-    case StrategyKind::dynamic_offsets:
-      strategy = strategies::make_dynamic_offsets_strategy(device, scene, gpu_scene);
-      break;
-    case StrategyKind::storage_instancing:
-      strategy = strategies::make_storage_instancing_strategy(device, scene, gpu_scene);
-      break;
-    case StrategyKind::mapped_staging:
-      strategy = strategies::make_mapped_staging_strategy(device, scene, gpu_scene);
-      break;
-    case StrategyKind::render_bundles:
-      strategy = strategies::make_render_bundles_strategy(device, scene, gpu_scene);
-      break;
-    case StrategyKind::gpu_culling:
-      strategy = strategies::make_gpu_culling_strategy(device, scene, gpu_scene);
-      break;
-  }
+  strategies::StrategyOptions so;
+  so.occlusion = options.occlusion;
+  so.width = options.width;
+  so.height = options.height;
+  so.depth_texture = target.depth_texture;
+  std::unique_ptr<strategies::Strategy> strategy = row.make(device, scene, gpu_scene, so);
+  strategies::GpuTimer timer(device);
+
+  // One readback slot per frame in flight: GPU spans, then the strategy's statistics.
+  const uint32_t k = options.frames_in_flight;
+  const uint64_t stats_offset = timer.enabled() ? timer.bytes() : 0;
+  const uint64_t slot_bytes = stats_offset + strategy->stats_bytes();
+  std::vector<FrameSlot> slots(k);
+  if (slot_bytes > 0)
+    for (FrameSlot& slot : slots)
+      slot.readback = device.create_buffer("frame statistics", slot_bytes,
+                                           WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
 
   RenderReport report;
   report.scene = scene.name;
@@ -232,12 +276,17 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   report.materials = static_cast<uint32_t>(scene.materials.size());
   report.width = options.width;
   report.height = options.height;
+  report.frames_in_flight = k;
   report.object_stride_bytes = strategy->object_stride();
   report.init = device.counters() - start;
+  report.frames.resize(options.frames);
   const uint32_t max_draws = options.max_draws_per_pass
                                  ? options.max_draws_per_pass
                                  : default_max_draws_per_pass(device.adapter());
 
+  tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic
+                                             : static_cast<int>(options.threads));
+  report.threads = static_cast<uint32_t>(arena.max_concurrency());
   const float aspect = float(options.width) / float(options.height);
   strategies::FrameValues values{scene.view.view_projection(aspect),
                                  scene.view.light_world_position, scene.view.eye};
@@ -246,66 +295,73 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   // ceil(moving * n), with a tolerance so that a decimal share such as 0.0015 of 2000 (not exact
   // in binary floating point) gives 3, not 4.
   const uint32_t moving = std::min(n, static_cast<uint32_t>(std::ceil(options.moving * n - 1e-6)));
+  std::vector<Clock::time_point> starts(options.frames), done(options.frames);
 
+  // Waits until frame `f` is done on the GPU, then reads its spans and statistics.
+  auto complete = [&](uint32_t f) {
+    FrameSlot& slot = slots[f % k];
+    wgpuDevicePoll(device.get(), true, &slot.submission);
+    if (slot.map.requested) {
+      for (int i = 0; i < 100000 && !slot.map.done; ++i) {
+        wgpuInstanceProcessEvents(device.instance());
+        if (!slot.map.done) wgpuDevicePoll(device.get(), true, nullptr);
+      }
+      device.check();
+      if (!slot.map.done || slot.map.status != WGPUMapAsyncStatus_Success)
+        throw Error(ErrorKind::WebGPUValidation,
+                    fmt::format("frame {}: mapping its statistics failed", f));
+      const auto* bytes = static_cast<const std::byte*>(
+          wgpuBufferGetConstMappedRange(slot.readback.get(), 0, slot_bytes));
+      FrameTiming& timing = report.frames[f];
+      if (timer.enabled() && !slot.span_names.empty()) {
+        timing.gpu_spans =
+            timer.spans(slot.span_names, reinterpret_cast<const uint64_t*>(bytes));
+        double total = 0;
+        for (const GpuSpan& span : timing.gpu_spans) total += span.ms;
+        timing.gpu_ms = total;
+      }
+      timing.culling = strategy->read_stats(bytes + stats_offset);
+      wgpuBufferUnmap(slot.readback.get());
+      slot.map.requested = false;
+    }
+    done[f] = Clock::now();
+    report.frames[f].frame_ms = ms_since(starts[f], done[f]);
+    report.frames[f].interval_ms =
+        f == 0 ? report.frames[f].frame_ms : ms_since(done[f - 1], done[f]);
+    if (options.on_frame) options.on_frame(f, options.frames);
+  };
+
+  const Clock::time_point loop_start = Clock::now();
   for (uint32_t f = 0; f < options.frames; ++f) {
+    // Frame f reuses slot f % k: frame f - k must be done on the GPU first.
+    if (f >= k) complete(f - k);
     const bool last = f + 1 == options.frames;
     const Counters before = device.counters();
     const float t = options.time_s ? *options.time_s : float(f) / 60.0f;
     const Clock::time_point t0 = Clock::now();
+    starts[f] = t0;
 
     // Math: the first frame computes every object; later frames only the moving share.
     const uint32_t changed_end = f == 0 ? n : moving;
-    scene.animate(t, transforms, 0, changed_end);
+    if (strategy->needs_cpu_transforms()) animate_objects(scene, t, transforms, changed_end, arena);
     const Clock::time_point t1 = Clock::now();
 
-    // Uploads, then the draws in one render pass, or several of at most max_draws passes (the
-    // first clears, the others load; timestamps span from the first pass's start to the last's
-    // end), then submit.
-    strategies::FrameInputs in{transforms, values, 0, changed_end, f == 0};
+    strategies::FrameInputs in{transforms, values, 0, changed_end, f == 0, t};
     gpu::CommandEncoder encoder =
         gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-    strategy->upload(in, encoder.get());
-    const uint32_t draws = strategy->draw_count();
-    for (uint32_t first = 0; first < draws || first == 0; first += max_draws) {
-      const uint32_t end = std::min(draws, first + max_draws);
-      const bool first_pass = first == 0, last_pass = end == draws;
-      WGPURenderPassColorAttachment ca = WGPU_RENDER_PASS_COLOR_ATTACHMENT_INIT;
-      ca.view = color_view.get();
-      ca.loadOp = first_pass ? WGPULoadOp_Clear : WGPULoadOp_Load;
-      ca.storeOp = WGPUStoreOp_Store;
-      ca.clearValue = {scene.view.clear_color.r, scene.view.clear_color.g, scene.view.clear_color.b,
-                       scene.view.clear_color.a};
-      WGPURenderPassDepthStencilAttachment da = WGPU_RENDER_PASS_DEPTH_STENCIL_ATTACHMENT_INIT;
-      da.view = depth_view.get();
-      da.depthLoadOp = first_pass ? WGPULoadOp_Clear : WGPULoadOp_Load;
-      da.depthStoreOp = WGPUStoreOp_Store;
-      da.depthClearValue = 1.0f;
-      WGPUPassTimestampWrites tw = WGPU_PASS_TIMESTAMP_WRITES_INIT;
-      WGPURenderPassDescriptor pd = WGPU_RENDER_PASS_DESCRIPTOR_INIT;
-      pd.colorAttachmentCount = 1;
-      pd.colorAttachments = &ca;
-      pd.depthStencilAttachment = &da;
-      if (queries && (first_pass || last_pass)) {
-        tw.querySet = queries.get();
-        tw.beginningOfPassWriteIndex = first_pass ? 0 : WGPU_QUERY_SET_INDEX_UNDEFINED;
-        tw.endOfPassWriteIndex = last_pass ? 1 : WGPU_QUERY_SET_INDEX_UNDEFINED;
-        pd.timestampWrites = &tw;
-      }
-      gpu::RenderPassEncoder pass =
-          gpu::RenderPassEncoder::acquire(wgpuCommandEncoderBeginRenderPass(encoder.get(), &pd));
-      strategy->encode(pass.get(), first, end);
-      wgpuRenderPassEncoderEnd(pass.get());
-      report.passes_per_frame = first / max_draws + 1;
-      if (draws == 0) break;
-    }
-    if (queries) {
-      wgpuCommandEncoderResolveQuerySet(encoder.get(), queries.get(), 0, 2, query_resolve.get(), 0);
-      wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), query_resolve.get(), 0, query_read.get(),
-                                           0, 2 * sizeof(uint64_t));
+    FrameSlot& slot = slots[f % k];
+    timer.begin_frame();
+    strategies::FrameContext ctx{in, encoder.get(), target, timer, max_draws};
+    strategy->record_frame(ctx);
+    report.passes_per_frame = ctx.passes;
+    if (slot.readback) {
+      timer.resolve(encoder.get(), slot.readback.get(), 0);
+      strategy->copy_stats(encoder.get(), slot.readback.get(), stats_offset);
+      slot.span_names = timer.names();
     }
     if (last && readback) {
       WGPUTexelCopyTextureInfo src = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
-      src.texture = color.get();
+      src.texture = target_textures.color.get();
       WGPUTexelCopyBufferInfo dst = WGPU_TEXEL_COPY_BUFFER_INFO_INIT;
       dst.buffer = readback.get();
       dst.layout.bytesPerRow = bytes_per_row;
@@ -316,29 +372,28 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     gpu::CommandBuffer commands =
         gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     WGPUCommandBuffer cmd = commands.get();
-    wgpuQueueSubmit(device.queue(), 1, &cmd);
+    // An invalid command buffer must not reach wgpuQueueSubmitForIndex, which aborts the process
+    // on a validation error instead of reporting it.
+    with_context(fmt::format("recording frame {} ({} strategy)", f, options.strategy),
+                 [&] { device.check(); });
+    slot.submission = wgpuQueueSubmitForIndex(device.queue(), 1, &cmd);
+    slot.frame = f;
     strategy->after_submit();
+    if (slot.readback) slot.map.request(slot.readback.get(), slot_bytes);
     const Clock::time_point t2 = Clock::now();
-    with_context(fmt::format("frame {} ({} strategy)", f, to_string(options.strategy)),
+    with_context(fmt::format("frame {} ({} strategy)", f, options.strategy),
                  [&] { device.check(); });
 
-    device.poll(true);
-    FrameTiming timing;
-    if (queries) {
-      strategies::map_and_wait(device, query_read.get(), WGPUMapMode_Read, 2 * sizeof(uint64_t));
-      uint64_t ts[2];
-      std::memcpy(ts, wgpuBufferGetConstMappedRange(query_read.get(), 0, sizeof(ts)), sizeof(ts));
-      wgpuBufferUnmap(query_read.get());
-      if (ts[1] >= ts[0]) timing.gpu_ms = double(ts[1] - ts[0]) / 1e6;  // webgpu.h: nanoseconds
-    }
-    const Clock::time_point t3 = Clock::now();
+    FrameTiming& timing = report.frames[f];
     timing.math_ms = ms_since(t0, t1);
     timing.cpu_ms = ms_since(t1, t2);
-    timing.frame_ms = ms_since(t0, t3);
-    report.frames.push_back(timing);
     report.per_frame = device.counters() - before;
-    if (options.on_frame) options.on_frame(f, options.frames);
   }
+  // Drain: the last k frames.
+  for (uint32_t f = options.frames > k ? options.frames - k : 0; f < options.frames; ++f)
+    complete(f);
+  const Clock::time_point loop_end = Clock::now();
+  report.wall_ms = ms_since(loop_start, loop_end);
 
   if (readback) {
     strategies::map_and_wait(device, readback.get(), WGPUMapMode_Read, readback_size);
@@ -356,6 +411,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   }
   report.draws_per_frame = static_cast<uint32_t>(report.per_frame.draws);
   report.visible_objects = strategy->visible_objects();
+  report.notes = strategy->notes();
   return report;
 }
 

@@ -18,27 +18,43 @@ glm::mat4 View::view_projection(float aspect) const {
   return projection * glm::lookAtRH(eye, target, up);
 }
 
+void Object::set_article_phases(uint32_t i) {
+  // In double, then reduced: i * 9.721 is about 9.7 million at a million objects, where a float
+  // has a resolution of 1 (radians), and the reduction keeps GPU sin/cos in their accurate range.
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  const double di = static_cast<double>(i);
+  phase = static_cast<float>(std::fmod(di, kTwoPi));
+  phase_z1 = static_cast<float>(std::fmod(di * 3.721, kTwoPi));
+  phase_z2 = static_cast<float>(std::fmod(di * 9.721, kTwoPi));
+}
+
 void Scene::animate(float time, std::vector<ObjectTransform>& out, uint32_t begin,
                     uint32_t end) const {
   out.resize(objects.size());
-  const size_t stop = std::min<size_t>(end, objects.size());
+  animate_range(time, out, begin, end);
+}
+
+void Scene::animate_range(float time, std::span<ObjectTransform> out, uint32_t begin,
+                          uint32_t end) const {
+  const size_t stop = std::min<size_t>({end, objects.size(), out.size()});
   for (size_t i = begin; i < stop; ++i) {
     const Object& o = objects[i];
-    glm::mat4 world;
-    if (o.animated) {
-      // Seed 003, "Calcular una matriz de mundo": wgpu-matrix post-multiplies each step.
-      const float fi = static_cast<float>(i);
-      world = glm::rotate(glm::mat4(1.0f), fi + time * o.speed, o.axis);
-      world =
-          glm::translate(world, {0.0f, 0.0f, std::sin(fi * 3.721f + time * o.speed) * o.radius});
-      world = glm::translate(world, {0.0f, 0.0f, std::sin(fi * 9.721f + time * 0.1f) * o.radius});
-      world = glm::rotate(world, time * o.rotation_speed + fi, {1.0f, 0.0f, 0.0f});
-      world = glm::scale(world, glm::vec3(o.scale));
-    } else {
-      world = o.placement;
+    if (!o.animated) {
+      out[i].world = o.placement;
+      out[i].normal = glm::mat3(glm::transpose(glm::inverse(o.placement)));
+      continue;
     }
+    // Seed 003, "Calcular una matriz de mundo": wgpu-matrix post-multiplies each step; the
+    // article's i, i * 3.721 and i * 9.721 are the reduced phases of set_article_phases().
+    glm::mat4 world = glm::rotate(glm::mat4(1.0f), o.phase + time * o.speed, o.axis);
+    world = glm::translate(world, {0.0f, 0.0f, std::sin(o.phase_z1 + time * o.speed) * o.radius});
+    world = glm::translate(world, {0.0f, 0.0f, std::sin(o.phase_z2 + time * 0.1f) * o.radius});
+    world = glm::rotate(world, time * o.rotation_speed + o.phase, {1.0f, 0.0f, 0.0f});
+    world = glm::scale(world, glm::vec3(o.scale));
     out[i].world = world;
-    out[i].normal = glm::mat3(glm::transpose(glm::inverse(world)));
+    // world = R * s (R a rotation, s the uniform scale) plus a translation: the inverse
+    // transpose of R * s is R / s = mat3(world) / s².
+    out[i].normal = glm::mat3(world) * (1.0f / (o.scale * o.scale));
   }
 }
 
@@ -206,6 +222,10 @@ Scene make_cube_scene(const CubeSceneOptions& o) {
                 fmt::format("cube scene: {} materials and {} textures; allowed 1..{} and 1..{}",
                             o.materials, o.textures, kMaxMaterials, kMaxTextures));
 
+  if (!(o.spread >= 0.01f && o.spread <= 1000.0f))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("cube scene: --spread {} is outside 0.01..1000", o.spread));
+
   Scene s;
   s.name = "cubes";
   s.meshes.push_back(make_cube_mesh());
@@ -228,10 +248,11 @@ Scene make_cube_scene(const CubeSceneOptions& o) {
     const float ax = rng.range(-1, 1), ay = rng.range(-1, 1), az = rng.range(-1, 1);
     glm::vec3 axis(ax, ay, az);
     obj.axis = glm::length(axis) > 1e-6f ? glm::normalize(axis) : glm::vec3(0, 1, 0);
-    obj.radius = rng.range(10, 100);
+    obj.radius = rng.range(10, 100) * o.spread;
     obj.speed = rng.range(0.1f, 0.4f);
     obj.rotation_speed = rng.range(-1, 1);
     obj.scale = rng.range(2, 10);
+    obj.set_article_phases(i);
     s.objects.push_back(obj);
   }
   return s;

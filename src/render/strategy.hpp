@@ -11,6 +11,9 @@
 
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace bindery::strategies {
@@ -48,20 +51,81 @@ struct FrameValues {
 
 /// What a strategy gets each frame.
 struct FrameInputs {
-  const std::vector<ObjectTransform>& transforms;  ///< one per scene object
+  const std::vector<ObjectTransform>& transforms;  ///< one per scene object (empty when the
+                                                   ///< strategy computes them on the GPU)
   const FrameValues& values;
   uint32_t changed_begin = 0, changed_end = 0;  ///< objects whose transforms changed this frame
   bool first_frame = false;
+  float time_s = 0;  ///< the animation time of this frame
+};
+
+/// Named GPU spans of one frame by timestamp queries (WebGPU §20.4, "timestamp-query"). A span
+/// covers one pass or a run of passes; writes() gives the GPUPassTimestampWrites of each pass.
+/// Inert (writes() returns nullptr) where the device lacks timestamp queries.
+class GpuTimer {
+ public:
+  static constexpr uint32_t kMaxSpans = 8;
+  explicit GpuTimer(const Device& device);
+  bool enabled() const { return static_cast<bool>(queries_); }
+  /// Starts the frame: forgets the last frame's span names.
+  void begin_frame() { names_.clear(); }
+  /// Opens span `name`; returns its index (kMaxSpans when the table is full: not timed).
+  uint32_t open(std::string_view name);
+  /// Timestamp writes for a pass of span `span`: the first pass of the span writes its start,
+  /// the last its end. nullptr when not timed.
+  const WGPUPassTimestampWrites* writes(uint32_t span, bool first_pass, bool last_pass);
+  /// Resolves the frame's queries and copies them to `dst` at `offset` (16 bytes per span).
+  void resolve(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset);
+  /// Bytes resolve() writes.
+  uint64_t bytes() const { return uint64_t(kMaxSpans) * 2 * sizeof(uint64_t); }
+  /// The spans of a frame from the bytes resolve() copied (in nanoseconds, webgpu.h).
+  std::vector<GpuSpan> spans(const std::vector<std::string>& names, const uint64_t* ts) const;
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  gpu::QuerySet queries_;
+  gpu::Buffer resolve_;
+  std::vector<std::string> names_;
+  WGPUPassTimestampWrites writes_[kMaxSpans * 2] = {};
+};
+
+/// The offscreen colour + depth target and how a pass over it begins.
+struct FrameTarget {
+  WGPUTextureView color = nullptr, depth = nullptr;
+  WGPUTexture depth_texture = nullptr;  ///< sampled by depth-pyramid builders
+  uint32_t width = 0, height = 0;
+  glm::vec4 clear_color{0.0f};
+  /// Begins a render pass over the target: clears colour and depth when `clear`, else loads.
+  gpu::RenderPassEncoder begin_pass(WGPUCommandEncoder encoder, bool clear,
+                                    const WGPUPassTimestampWrites* timestamps) const;
+};
+
+/// Everything a strategy records a frame with.
+struct FrameContext {
+  const FrameInputs& in;
+  WGPUCommandEncoder encoder;
+  const FrameTarget& target;
+  GpuTimer& timer;
+  uint32_t max_draws_per_pass;  ///< see RenderOptions::max_draws_per_pass
+  uint32_t passes = 0;          ///< render passes recorded (out)
+};
+
+/// What the renderer tells a strategy when creating it.
+struct StrategyOptions {
+  bool occlusion = true;
+  uint32_t width = 0, height = 0;  ///< the target size
+  WGPUTexture depth_texture = nullptr;
 };
 
 /// One way of getting per-draw data to the shader. Created once per run. Each frame the renderer
-/// calls upload() once, then encode() over consecutive ranges of the frame's draws, one range per
-/// render pass (usually one pass; see RenderOptions::max_draws_per_pass).
+/// calls record_frame(), which by default calls upload() once, then encode() over consecutive
+/// ranges of the frame's draws, one range per render pass (usually one pass; see
+/// RenderOptions::max_draws_per_pass). GPU-driven strategies record their own passes.
 class Strategy {
  public:
   virtual ~Strategy() = default;
   /// Writes the frame's data before any draw is encoded: queue.writeBuffer, or copies recorded
-  /// into `encoder` ahead of the render passes (mapped staging).
+  /// into `encoder` ahead of the render passes (mapped staging), or compute passes.
   virtual void upload(const FrameInputs& in, WGPUCommandEncoder encoder) = 0;
   /// Called after the frame's queue.submit (mapped staging returns its blocks here).
   virtual void after_submit() {}
@@ -69,26 +133,39 @@ class Strategy {
   virtual uint32_t draw_count() const = 0;
   /// Encodes draws [first, last) into `pass`, a pass that starts with no state bound.
   virtual void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) = 0;
+  /// Records the whole frame into ctx.encoder: upload(), then the draws in render passes of at
+  /// most ctx.max_draws_per_pass draws (the first clears, the others load), timed as "render".
+  virtual void record_frame(FrameContext& ctx);
+  /// Whether the renderer computes per-object transforms on the CPU for this strategy.
+  virtual bool needs_cpu_transforms() const { return true; }
   /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
   virtual uint64_t object_stride() const { return 0; }
   /// Objects the GPU found visible in the last submitted frame (GPU-driven strategies; reads
   /// back and waits), nullopt for strategies that draw every object.
   virtual std::optional<uint32_t> visible_objects() { return std::nullopt; }
+  /// Bytes of per-frame GPU statistics copy_stats() records (0: none).
+  virtual uint64_t stats_bytes() const { return 0; }
+  /// Records a copy of this frame's GPU statistics into `dst` at `offset` (after the passes).
+  virtual void copy_stats(WGPUCommandEncoder, WGPUBuffer, uint64_t) {}
+  /// Decodes the bytes copy_stats() copied, once the frame is done on the GPU.
+  virtual std::optional<CullingCounts> read_stats(const std::byte*) const { return std::nullopt; }
+  /// Path-specific facts for the report (which draw path ran, ...).
+  virtual std::vector<std::pair<std::string, std::string>> notes() const { return {}; }
 };
 
-std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene& scene,
-                                              const GpuScene& gpu);
-std::unique_ptr<Strategy> make_dynamic_offsets_strategy(const Device& device, const Scene& scene,
-                                                        const GpuScene& gpu);
-std::unique_ptr<Strategy> make_render_bundles_strategy(const Device& device, const Scene& scene,
-                                                       const GpuScene& gpu);
-std::unique_ptr<Strategy> make_gpu_culling_strategy(const Device& device, const Scene& scene,
-                                                    const GpuScene& gpu);
-std::unique_ptr<Strategy> make_mapped_staging_strategy(const Device& device, const Scene& scene,
-                                                       const GpuScene& gpu);
+/// One row of the registry (src/render/strategy_registry.cpp): the public catalogue row, the
+/// factory, and the availability check (nullopt = available, else the reason it is not).
+struct StrategyRow {
+  StrategyInfo info;
+  std::unique_ptr<Strategy> (*make)(const Device&, const Scene&, const GpuScene&,
+                                    const StrategyOptions&);
+  std::optional<std::string> (*unavailable)(const Device&, const Scene&) = nullptr;
+};
 
-std::unique_ptr<Strategy> make_storage_instancing_strategy(const Device& device, const Scene& scene,
-                                                           const GpuScene& gpu);
+/// The registry: every strategy's row, in catalogue order.
+std::span<const StrategyRow> strategy_rows();
+/// The row named `name`; throws InvalidArgument listing the valid names.
+const StrategyRow& find_strategy_row(std::string_view name);
 
 /// Throws ImplementationLimit when creating `count` more bind groups would exceed
 /// default_max_bind_groups(device.adapter()); `what` names them in the message.

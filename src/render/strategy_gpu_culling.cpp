@@ -285,9 +285,18 @@ class GpuCullingStrategy final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_gpu_culling_strategy(const Device& device, const Scene& scene,
-                                                    const GpuScene& gpu) {
-  return std::make_unique<GpuCullingStrategy>(device, scene, gpu);
-}
+extern const StrategyRow gpu_culling_row{
+    {"gpu-culling",
+     "the storage array + a compute pass that frustum-culls CPU-computed matrices and fills "
+     "indirect draws",
+     "003: further ideas (GPU frustum culling, indirect draws)"},
+    [](const Device& device, const Scene& scene, const GpuScene& gpu,
+       const StrategyOptions&) -> std::unique_ptr<Strategy> {
+      return std::make_unique<GpuCullingStrategy>(device, scene, gpu);
+    },
+    [](const Device& device, const Scene&) -> std::optional<std::string> {
+      if (device.has_indirect_first_instance()) return std::nullopt;
+      return "needs the indirect-first-instance feature";
+    }};
 
 }  // namespace bindery::strategies

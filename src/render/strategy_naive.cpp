@@ -121,9 +121,12 @@ class NaiveStrategy final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_naive_strategy(const Device& device, const Scene& scene,
-                                              const GpuScene& gpu) {
-  return std::make_unique<NaiveStrategy>(device, scene, gpu);
-}
+extern const StrategyRow naive_row{
+    {"naive", "a uniform buffer + bind group per object, writeBuffer and setBindGroup each",
+     "003: the unoptimized start"},
+    [](const Device& device, const Scene& scene, const GpuScene& gpu,
+       const StrategyOptions&) -> std::unique_ptr<Strategy> {
+      return std::make_unique<NaiveStrategy>(device, scene, gpu);
+    }};
 
 }  // namespace bindery::strategies

@@ -121,9 +121,14 @@ class StorageInstancingStrategy final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_storage_instancing_strategy(const Device& device, const Scene& scene,
-                                                           const GpuScene& gpu) {
-  return std::make_unique<StorageInstancingStrategy>(device, scene, gpu);
-}
+extern const StrategyRow storage_instancing_row{
+    {"storage-instancing",
+     "a read-only storage array indexed by instance_index; one instanced draw per (material, "
+     "mesh) batch",
+     "000/002/004: storage buffers and instancing"},
+    [](const Device& device, const Scene& scene, const GpuScene& gpu,
+       const StrategyOptions&) -> std::unique_ptr<Strategy> {
+      return std::make_unique<StorageInstancingStrategy>(device, scene, gpu);
+    }};
 
 }  // namespace bindery::strategies
