@@ -244,7 +244,10 @@ fn farthest_depth(lo: vec2u, hi: vec2u) -> f32 {
     }
     level += 1u;
   }
-  let size = textureDimensions(pyramid, level);
+  // Level L is max(1, size >> L) texels wide and high (as created). Computed here rather than
+  // with textureDimensions(pyramid, level): with a level that differs between invocations,
+  // lavapipe (Mesa 25.0) returned wrong sizes (seen as visible cubes culled).
+  let size = max(vec2u(frame.targetSize) >> vec2u(level), vec2u(1u));
   let a = min(lo >> vec2u(level), size - 1u);
   let b = min(hi >> vec2u(level), size - 1u);
   var depth = 0.0;
