@@ -11,8 +11,13 @@
 //   bind group per object: per pass 1 + 50 + 2000 = 2051 made, per frame 3 * 2051 = 6153.
 //   Grouped by type (each of 3 groups holds per-object data, a distinct bind group per object
 //   for each): 3 * 2000 = 6000 per pass.
+//   Bounds (WebGPU §3.6.2 core defaults): maxBindGroups 4 -> groups 0..3;
+//   maxDynamicUniformBuffersPerPipelineLayout 8 + maxDynamicStorageBuffersPerPipelineLayout 4 =
+//   12 dynamic offsets in one setBindGroup; maxVertexBuffers 8 -> slots 0..7. The tracker's
+//   capacities: 8 groups, 32 offsets per group, 16 vertex buffer slots.
 #include "bindery/draw_list.hpp"
 #include "bindery/error.hpp"
+#include "expect_kind.hpp"
 
 #include <gtest/gtest.h>
 
@@ -120,12 +125,12 @@ void encode_pass(RenderStateTracker& t, const DrawList& list, Handles& h, bool d
                  GroupCalls& calls, std::vector<uint32_t>* offsets_made = nullptr) {
   for (const DrawItem& item : list.items()) {
     calls.made[0] += t.set_bind_group(0, &h.frame, {}, Frequency::frame, 0);
-    calls.made[1] += t.set_bind_group(1, &h.materials[item.material], {}, Frequency::material,
-                                      item.material);
+    calls.made[1] +=
+        t.set_bind_group(1, &h.materials[item.material], {}, Frequency::material, item.material);
     if (dynamic) {
       const uint32_t offset = item.object_slot * 256;
-      const bool made = t.set_bind_group(2, &h.object_dynamic, {&offset, 1}, Frequency::object,
-                                         item.object_slot);
+      const bool made =
+          t.set_bind_group(2, &h.object_dynamic, {&offset, 1}, Frequency::object, item.object_slot);
       calls.made[2] += made;
       if (made && offsets_made) offsets_made->push_back(offset);
     } else {
@@ -339,6 +344,215 @@ TEST(RenderStateTracker, ErrorPolicyThrowsIntruderAndIgnoreDoesNot) {
     EXPECT_EQ(e.kind(), ErrorKind::Intruder);
   }
   EXPECT_EQ(run(IntruderPolicy::ignore, c2), 0u);
+}
+
+// --- Bounds: fixed-size storage checked against the device's limits -------------------------
+
+TEST(RenderStateTracker, GroupIndexAtMaxBindGroupsIsRefused) {
+  const Limits limits = Limits::core_defaults();  // maxBindGroups 4
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error, &limits);
+  int bg = 0;
+  EXPECT_TRUE(t.set_bind_group(3, &bg, {}, Frequency::object, 0));  // the last valid index
+  EXPECT_KIND(t.set_bind_group(4, &bg, {}, Frequency::object, 0), TooManyBindGroups);
+  EXPECT_KIND(t.set_bind_group(1000, &bg, {}, Frequency::object, 0), TooManyBindGroups);
+  EXPECT_KIND(t.describe_group(4, BindGroupLayoutDesc{"too far", {}}), TooManyBindGroups);
+  // Refused calls count nothing: one made, none skipped.
+  EXPECT_EQ(c.set_bind_group, 1u);
+  EXPECT_EQ(c.set_bind_group_skipped, 0u);
+}
+
+TEST(RenderStateTracker, GroupsBeyondTheTrackerCapacityAreAnImplementationLimit) {
+  Limits wide = Limits::core_defaults();
+  wide.maxBindGroups = 12;  // more than the 8 the tracker (and wgpu-native) hold
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error, &wide);
+  int bg = 0;
+  EXPECT_TRUE(t.set_bind_group(7, &bg, {}, Frequency::object, 0));
+  EXPECT_KIND(t.set_bind_group(8, &bg, {}, Frequency::object, 0), ImplementationLimit);
+  EXPECT_KIND(t.set_bind_group(12, &bg, {}, Frequency::object, 0), TooManyBindGroups);
+  // No limits given: the capacity alone.
+  RenderStateTracker unbounded(c, IntruderPolicy::error);
+  EXPECT_TRUE(unbounded.set_bind_group(7, &bg, {}, Frequency::object, 0));
+  EXPECT_KIND(unbounded.set_bind_group(8, &bg, {}, Frequency::object, 0), ImplementationLimit);
+  EXPECT_EQ(c.set_bind_group, 2u);
+}
+
+TEST(RenderStateTracker, MoreDynamicOffsetsThanTheLayoutLimitsAllowAreRefused) {
+  const Limits limits = Limits::core_defaults();  // 8 uniform + 4 storage = 12
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error, &limits);
+  int bg = 0;
+  std::array<uint32_t, 13> offsets{};
+  for (uint32_t i = 0; i < 13; ++i) offsets[i] = i * 256;
+  const std::span<const uint32_t> twelve(offsets.data(), 12);
+  EXPECT_TRUE(t.set_bind_group(2, &bg, twelve, Frequency::object, 0));
+  EXPECT_FALSE(t.set_bind_group(2, &bg, twelve, Frequency::object, 0));
+  EXPECT_KIND(t.set_bind_group(2, &bg, offsets, Frequency::object, 0), TooManyDynamicOffsets);
+  // The refused call changed nothing: the twelve are still bound.
+  EXPECT_FALSE(t.set_bind_group(2, &bg, twelve, Frequency::object, 0));
+  // Only the last of the twelve offsets differs: stored inline, compared in full, issued.
+  offsets[11] = 12 * 256;
+  EXPECT_TRUE(t.set_bind_group(2, &bg, twelve, Frequency::object, 0));
+  // Fewer offsets than bound (a prefix of them): not the same call.
+  EXPECT_TRUE(t.set_bind_group(2, &bg, twelve.first(11), Frequency::object, 0));
+  EXPECT_EQ(c.set_bind_group, 3u);
+  EXPECT_EQ(c.set_bind_group_skipped, 2u);
+
+  // A device allowing 20 + 20 = 40: the tracker holds 32 per group, the 33rd is its own limit.
+  Limits wide = Limits::core_defaults();
+  wide.maxDynamicUniformBuffersPerPipelineLayout = 20;
+  wide.maxDynamicStorageBuffersPerPipelineLayout = 20;
+  RenderStateTracker w(c, IntruderPolicy::error, &wide);
+  std::array<uint32_t, 41> many{};
+  EXPECT_TRUE(
+      w.set_bind_group(0, &bg, std::span<const uint32_t>(many.data(), 32), Frequency::object, 0));
+  EXPECT_KIND(
+      w.set_bind_group(0, &bg, std::span<const uint32_t>(many.data(), 33), Frequency::object, 0),
+      ImplementationLimit);
+  EXPECT_KIND(w.set_bind_group(0, &bg, many, Frequency::object, 0), TooManyDynamicOffsets);
+}
+
+TEST(RenderStateTracker, NullHandlesAndVertexSlotsAreRefused) {
+  const Limits limits = Limits::core_defaults();  // maxVertexBuffers 8
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error, &limits);
+  int vb = 0;
+  EXPECT_KIND(t.set_pipeline(nullptr), InvalidArgument);
+  EXPECT_KIND(t.set_bind_group(0, nullptr, {}, Frequency::frame, 0), InvalidArgument);
+  EXPECT_KIND(t.set_vertex_buffer(0, nullptr, 0, 16), InvalidArgument);
+  EXPECT_KIND(t.set_index_buffer(nullptr, 1, 0, 16), InvalidArgument);
+  EXPECT_TRUE(t.set_vertex_buffer(7, &vb, 0, 16));
+  EXPECT_KIND(t.set_vertex_buffer(8, &vb, 0, 16), InvalidArgument);
+  RenderStateTracker unbounded(c, IntruderPolicy::error);
+  EXPECT_TRUE(unbounded.set_vertex_buffer(15, &vb, 0, 16));
+  EXPECT_KIND(unbounded.set_vertex_buffer(16, &vb, 0, 16), ImplementationLimit);
+  EXPECT_EQ(c.set_pipeline, 0u);
+  EXPECT_EQ(c.set_bind_group, 0u);
+  EXPECT_EQ(c.set_vertex_buffer, 2u);
+  EXPECT_EQ(c.set_index_buffer, 0u);
+}
+
+// --- Intruders found after long runs of skipped calls ---------------------------------------
+
+TEST(RenderStateTracker, IntruderStillDetectedAfterManySkippedCalls) {
+  // 1000 draws: frame group and material group A (key 0) set before every draw and skipped
+  // after the first, object group moving by dynamic offset. Draw 1000 then binds material bind
+  // group B under the same material key 0: an intruder, and it is the first report.
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::report);
+  int frame = 0, material_a = 0, material_b = 0, object = 0;
+  auto one_draw = [&](uint32_t i, const void* material) {
+    const uint32_t offset = i * 256;
+    t.set_bind_group(0, &frame, {}, Frequency::frame, 0);
+    t.set_bind_group(1, material, {}, Frequency::material, 0);
+    t.set_bind_group(2, &object, {&offset, 1}, Frequency::object, i);
+    t.draw();
+  };
+  for (uint32_t i = 0; i < 1000; ++i) one_draw(i, &material_a);
+  EXPECT_TRUE(t.intruders().empty());
+  // Made: group 0 once, group 1 once, group 2 1000 times = 1002; skipped 999 + 999 = 1998.
+  EXPECT_EQ(c.set_bind_group, 1002u);
+  EXPECT_EQ(c.set_bind_group_skipped, 1998u);
+  one_draw(1000, &material_b);
+  ASSERT_EQ(t.intruders().size(), 1u);
+  EXPECT_EQ(t.intruders()[0].group, 1u);
+  EXPECT_EQ(t.intruders()[0].binding, "group 1");
+  EXPECT_EQ(t.intruders()[0].declared, Frequency::material);
+  EXPECT_EQ(t.intruders()[0].observed, Frequency::object);  // only the object key moved
+  // Alternating A / B for 10 more draws: the same intruder, still one report.
+  for (uint32_t i = 1001; i < 1011; ++i) one_draw(i, i % 2 ? &material_a : &material_b);
+  EXPECT_EQ(t.intruders().size(), 1u);
+  // 1011 draws: group 0 made 1, skipped 1010; group 1 made 1 (A) + 1 (B) + 10 = 12, skipped
+  // 999; group 2 made 1011. 1 + 12 + 1011 = 1024 made, 1010 + 999 = 2009 skipped.
+  EXPECT_EQ(c.draws, 1011u);
+  EXPECT_EQ(c.set_bind_group, 1024u);
+  EXPECT_EQ(c.set_bind_group_skipped, 2009u);
+}
+
+TEST(RenderStateTracker, DynamicOffsetIntruderAfterManySkippedCallsThrowsUnderError) {
+  // Group 1 (material, key 5) carries two dynamic offsets, unchanged for 500 draws (skipped),
+  // then its second offset moves while the key stays 5: Intruder thrown at that draw, naming
+  // the layout's second dynamic binding in binding order (binding 2 before binding 6).
+  BindGroupLayoutDesc layout{"material", {}};
+  layout.entries.push_back({6, BindingKind::uniform_buffer, kStageFragment, true, 16, "tint"});
+  layout.entries.push_back({2, BindingKind::uniform_buffer, kStageFragment, true, 64, "params"});
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error);
+  t.describe_group(1, layout);
+  int bg = 0;
+  uint32_t offsets[2] = {256, 512};
+  for (uint32_t i = 0; i < 500; ++i) {
+    t.set_bind_group(1, &bg, offsets, Frequency::material, 5);
+    t.draw();
+  }
+  EXPECT_EQ(c.set_bind_group, 1u);
+  EXPECT_EQ(c.set_bind_group_skipped, 499u);
+  offsets[1] = 768;
+  EXPECT_TRUE(t.set_bind_group(1, &bg, offsets, Frequency::material, 5));
+  EXPECT_KIND(t.draw(), Intruder);
+  EXPECT_EQ(c.draws, 501u);
+  ASSERT_EQ(t.intruders().size(), 1u);
+  EXPECT_EQ(t.intruders()[0].binding, "tint");
+  EXPECT_EQ(t.intruders()[0].observed, Frequency::object);
+}
+
+TEST(RenderStateTracker, ChangingBackBeforeTheDrawIsNoIntruder) {
+  // A -> draw -> B -> A -> draw: both later calls are issued (3 made), but the second draw uses
+  // what the first did, so the material group did not change between the draws.
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error);
+  int a = 0, b = 0;
+  EXPECT_TRUE(t.set_bind_group(1, &a, {}, Frequency::material, 3));
+  t.draw();
+  EXPECT_TRUE(t.set_bind_group(1, &b, {}, Frequency::material, 3));
+  EXPECT_TRUE(t.set_bind_group(1, &a, {}, Frequency::material, 3));
+  t.draw();
+  EXPECT_TRUE(t.intruders().empty());
+  EXPECT_EQ(c.set_bind_group, 3u);
+  // B under key 3 at the third draw is one.
+  EXPECT_TRUE(t.set_bind_group(1, &b, {}, Frequency::material, 3));
+  EXPECT_KIND(t.draw(), Intruder);
+}
+
+TEST(RenderStateTracker, RenamingAGroupReportsItsIntruderUnderTheNewName) {
+  // One report per (group, binding name): after describe_group gives group 1 a label, the same
+  // change is a binding not reported yet.
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::report);
+  std::vector<int> bgs(4);
+  for (uint32_t i = 0; i < 2; ++i) {
+    t.set_bind_group(1, &bgs[i], {}, Frequency::material, 0);
+    t.draw();
+  }
+  t.describe_group(1, BindGroupLayoutDesc{"material", {}});
+  for (uint32_t i = 2; i < 4; ++i) {
+    t.set_bind_group(1, &bgs[i], {}, Frequency::material, 0);
+    t.draw();
+  }
+  ASSERT_EQ(t.intruders().size(), 2u);
+  EXPECT_EQ(t.intruders()[0].binding, "group 1");
+  EXPECT_EQ(t.intruders()[1].binding, "material");
+}
+
+TEST(RenderStateTracker, ResetForgetsBoundStateButNotIntruders) {
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::report);
+  int a = 0, b = 0, vb = 0;
+  t.set_bind_group(0, &a, {}, Frequency::frame, 0);
+  t.draw();
+  t.set_bind_group(0, &b, {}, Frequency::frame, 0);
+  t.draw();
+  ASSERT_EQ(t.intruders().size(), 1u);
+  t.set_vertex_buffer(3, &vb, 0, 64);
+  t.reset();
+  // After reset: nothing is skipped, and a change across the reset is no intruder.
+  EXPECT_TRUE(t.set_bind_group(0, &a, {}, Frequency::frame, 0));
+  EXPECT_TRUE(t.set_vertex_buffer(3, &vb, 0, 64));
+  t.draw();
+  EXPECT_EQ(t.intruders().size(), 1u);
+  EXPECT_EQ(c.set_bind_group, 3u);
+  EXPECT_EQ(c.set_vertex_buffer, 2u);
 }
 
 TEST(RenderPassState, NullEncoderIsInvalidArgument) {

@@ -34,16 +34,22 @@
 //
 // The decision logic is RenderStateTracker, a pure class over opaque handles (tests need no
 // device); RenderPassState is the thin webgpu.h layer that issues what the tracker lets through.
+// The tracker keeps fixed-size inline state bounded by the device's maxBindGroups, dynamic buffer
+// and maxVertexBuffers limits (it refuses anything beyond them) and costs a few ns per draw
+// (bench/tracker_bench.cpp, docs/BENCHMARKS.md).
 #pragma once
 
 #include "bindery/bind_group_plan.hpp"
 #include "bindery/counters.hpp"
+#include "bindery/limits.hpp"
 #include "bindery/sort_key.hpp"
 
 #include <webgpu/webgpu.h>
 
+#include <array>
+#include <bit>
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -106,15 +112,44 @@ struct IntruderReport {
 
 /// The pure decision logic of redundant-state elision: each set_* returns true when the call
 /// must be issued and false when it is redundant, and counts both in `counters`. Handles are
-/// opaque pointers (a WGPUBindGroup, or any unique address in tests).
+/// opaque non-null pointers (a WGPUBindGroup, or any unique address in tests).
+///
+/// Storage is fixed-size and inline: kMaxBindGroups groups, each holding up to
+/// kMaxDynamicOffsetsPerGroup dynamic offsets, kMaxVertexBuffers vertex buffer slots. The per-draw
+/// path (set_*, draw) allocates nothing and looks nothing up in a map: a handle compare per call,
+/// a few bit operations per draw. Intruder reports allocate only when a new one is found.
+///
+/// Bounds, read once from `limits` (the DEVICE's, WebGPU §3.6.2); without limits only the
+/// capacities above apply. Every set_* checks before it records anything:
+///   - a null handle: InvalidArgument (wgpu-native aborts the process on one);
+///   - group index >= maxBindGroups: TooManyBindGroups;
+///   - more dynamic offsets in one setBindGroup than maxDynamicUniformBuffersPerPipelineLayout +
+///     maxDynamicStorageBuffersPerPipelineLayout (no pipeline layout can use more):
+///     TooManyDynamicOffsets;
+///   - vertex buffer slot >= maxVertexBuffers: InvalidArgument;
+///   - within the device's limit but beyond the tracker's capacity (a device that reports more
+///     than wgpu-native ever does, or no limits given): ImplementationLimit.
 class RenderStateTracker {
  public:
-  /// `counters` must outlive the tracker.
+  /// Bind groups the tracker holds: wgpu-native's hal caps maxBindGroups at 8 (core default 4).
+  static constexpr uint32_t kMaxBindGroups = 8;
+  /// Dynamic offsets one group holds: covers maxDynamicUniformBuffersPerPipelineLayout +
+  /// maxDynamicStorageBuffersPerPipelineLayout of the devices measured (H200 Vulkan 15 + 16;
+  /// core defaults 8 + 4).
+  static constexpr uint32_t kMaxDynamicOffsetsPerGroup = 32;
+  /// Vertex buffer slots the tracker holds: wgpu-native's hal caps maxVertexBuffers at 16.
+  static constexpr uint32_t kMaxVertexBuffers = 16;
+
+  /// `counters` must outlive the tracker. `limits` (optional, copied): the device's
+  /// maxBindGroups, maxDynamicUniformBuffersPerPipelineLayout,
+  /// maxDynamicStorageBuffersPerPipelineLayout and maxVertexBuffers bound the calls below.
   explicit RenderStateTracker(Counters& counters,
-                              IntruderPolicy policy = IntruderPolicy::build_default);
+                              IntruderPolicy policy = IntruderPolicy::build_default,
+                              const Limits* limits = nullptr);
 
   /// Optional: names for group `group`'s bindings in intruder reports; dynamic offsets map to
-  /// the layout's dynamic entries sorted by binding number (shared/cases D05).
+  /// the layout's dynamic entries sorted by binding number (shared/cases D05). Throws like
+  /// set_bind_group for a group index out of bounds.
   void describe_group(uint32_t group, const BindGroupLayoutDesc& layout);
 
   bool set_pipeline(const void* pipeline);
@@ -126,7 +161,7 @@ class RenderStateTracker {
   /// Call right before each draw: counts it and runs the intruder check. Throws Intruder under
   /// IntruderPolicy::error.
   void draw();
-  /// Forgets all bound state (a new pass; after executeBundles).
+  /// Forgets all bound state (a new pass; after executeBundles). Intruders found stay.
   void reset();
 
   /// Intruders found so far, one per (group, binding).
@@ -135,36 +170,194 @@ class RenderStateTracker {
   IntruderPolicy policy() const { return policy_; }
 
  private:
-  struct Slot {
-    bool bound = false;
-    const void* bind_group = nullptr;
-    std::vector<uint32_t> offsets;
+  /// What unbound state holds: an address no handle has (handles are never null either).
+  static constexpr char kUnbound = 0;
+  /// One bind group slot, in two records (its dynamic offsets are in offsets_[group][record]):
+  /// record `current` is the state set now. While the group is dirty (a call was issued since the
+  /// previous draw) record `current ^ 1` is the state the previous draw used; otherwise that draw
+  /// used record `current` too. An issued call on a clean group flips `current` before writing,
+  /// so a draw remembers every group's state by clearing dirty_mask_, copying nothing.
+  struct Group {
+    std::array<const void*, 2> bind_group{&kUnbound, &kUnbound};  ///< &kUnbound: unset
+    std::array<uint32_t, 2> offset_count{};
+    uint32_t current = 0;  ///< 0 or 1 (not a char type: stores elsewhere cannot alias it)
     Frequency declared = Frequency::object;
-    uint64_t key = 0;
-    // The state the previous draw used (valid when `drawn`).
-    bool drawn = false;
-    const void* drawn_bind_group = nullptr;
-    std::vector<uint32_t> drawn_offsets;
-    uint64_t drawn_key = 0;
   };
-  struct VertexSlot {
-    bool bound = false;
-    const void* buffer = nullptr;
+  using DynamicOffsets = std::array<uint32_t, kMaxDynamicOffsetsPerGroup>;
+  struct BufferBinding {
+    const void* buffer = &kUnbound;  ///< &kUnbound: not set since the last reset
     uint64_t offset = 0, size = 0;
   };
-  void report(uint32_t group, const Slot& slot);
+
+  [[noreturn]] void refuse_bind_group(const char* call, uint32_t group, const void* bind_group,
+                                      size_t offset_count) const;
+  [[noreturn]] void refuse_vertex_buffer(uint32_t slot, const void* buffer) const;
+  [[noreturn]] static void refuse_null(const char* call, const char* what);
+  /// Intruder check against the previous draw, then remember this draw's state.
+  void record_draw();
+  /// Whether dirty group `g`'s state differs from what the previous draw used.
+  bool changed_since_draw(uint32_t g) const;
+  /// Reports the groups in `groups` (bit g = group g) whose state changed under an unchanged key.
+  void report_intruders(uint32_t groups);
+  void report(uint32_t group);
 
   Counters& counters_;
   IntruderPolicy policy_;
-  const void* pipeline_ = nullptr;
-  bool pipeline_bound_ = false;
-  std::map<uint32_t, Slot> groups_;
-  std::map<uint32_t, VertexSlot> vertex_;
-  VertexSlot index_;
+  // Bounds in force: min(device limit, capacity), or the capacity without limits.
+  uint32_t group_bound_ = kMaxBindGroups;
+  uint32_t offset_bound_ = kMaxDynamicOffsetsPerGroup;
+  uint32_t vertex_bound_ = kMaxVertexBuffers;
+  std::optional<Limits> limits_;  ///< a copy of the device's, read only to word a refusal
+
+  const void* pipeline_ = &kUnbound;  ///< &kUnbound: none set since the last reset
+  // Bit g = group g: set since the last reset / set at the previous draw / changed (a call that
+  // was issued) since the previous draw.
+  uint32_t bound_mask_ = 0, drawn_mask_ = 0, dirty_mask_ = 0;
+  std::array<Group, kMaxBindGroups> groups_{};
+  std::array<std::array<DynamicOffsets, 2>, kMaxBindGroups> offsets_{};  ///< [group][record]
+  // Each group's key as set now, and at the previous draw (valid for the groups in drawn_mask_).
+  std::array<uint64_t, kMaxBindGroups> keys_{};
+  std::array<uint64_t, kMaxBindGroups> drawn_keys_{};
+  std::array<BufferBinding, kMaxVertexBuffers> vertex_{};
+  BufferBinding index_{};
   uint32_t index_format_ = 0;
-  std::map<uint32_t, BindGroupLayoutDesc> described_;
+
+  std::array<BindGroupLayoutDesc, kMaxBindGroups> described_{};
+  /// Per group, the changes already in intruders_: bit 0 the bind group, bit 1 + i dynamic
+  /// offset i. Lets a known intruder be skipped without building its name again.
+  std::array<uint64_t, kMaxBindGroups> reported_{};
   std::vector<IntruderReport> intruders_;
 };
+
+static_assert(RenderStateTracker::kMaxBindGroups >= Limits::core_defaults().maxBindGroups,
+              "the tracker must hold the core default maxBindGroups");
+static_assert(RenderStateTracker::kMaxDynamicOffsetsPerGroup >=
+                  Limits::core_defaults().maxDynamicUniformBuffersPerPipelineLayout +
+                      Limits::core_defaults().maxDynamicStorageBuffersPerPipelineLayout,
+              "the tracker must hold the core default dynamic buffers of a pipeline layout");
+static_assert(RenderStateTracker::kMaxVertexBuffers >= Limits::core_defaults().maxVertexBuffers,
+              "the tracker must hold the core default maxVertexBuffers");
+static_assert(RenderStateTracker::kMaxBindGroups <= 32, "group masks are 32-bit");
+static_assert(RenderStateTracker::kMaxDynamicOffsetsPerGroup <= 63, "reported_ masks are 64-bit");
+
+// The per-draw path, inline so that callers (RenderEncoderState, benchmarks) pay no call.
+
+// Unbound state holds &kUnbound, which no handle equals, so a null handle never matches and is
+// refused on the issuing path only; a redundant call costs one bounds check and the compares.
+
+inline bool RenderStateTracker::set_pipeline(const void* pipeline) {
+  if (pipeline == pipeline_) {
+    ++counters_.set_pipeline_skipped;
+    return false;
+  }
+  if (pipeline == nullptr) [[unlikely]]
+    refuse_null("set_pipeline", "render pipeline");
+  pipeline_ = pipeline;
+  ++counters_.set_pipeline;
+  return true;
+}
+
+inline bool RenderStateTracker::set_bind_group(uint32_t group, const void* bind_group,
+                                               std::span<const uint32_t> dynamic_offsets,
+                                               Frequency declared, uint64_t key) {
+  const size_t count = dynamic_offsets.size();
+  if (group >= group_bound_) [[unlikely]]
+    refuse_bind_group("set_bind_group", group, bind_group, count);
+  if (group >= kMaxBindGroups) __builtin_unreachable();  // group_bound_ <= kMaxBindGroups
+  Group& g = groups_[group];
+  keys_[group] = key;
+  g.declared = declared;
+  if (g.bind_group[g.current] == bind_group && g.offset_count[g.current] == count) {
+    const DynamicOffsets& now = offsets_[group][g.current];
+    size_t i = 0;
+    while (i < count && now[i] == dynamic_offsets[i]) ++i;
+    if (i == count) {
+      ++counters_.set_bind_group_skipped;
+      return false;
+    }
+  }
+  if (bind_group == nullptr || count > offset_bound_) [[unlikely]]
+    refuse_bind_group("set_bind_group", group, bind_group, count);
+  const uint32_t bit = 1u << group;
+  if ((dirty_mask_ & bit) == 0) g.current ^= 1;  // keep the record the previous draw used
+  g.bind_group[g.current] = bind_group;
+  g.offset_count[g.current] = static_cast<uint32_t>(count);
+  DynamicOffsets& now = offsets_[group][g.current];
+  for (size_t i = 0; i < count; ++i) now[i] = dynamic_offsets[i];
+  bound_mask_ |= bit;
+  dirty_mask_ |= bit;
+  ++counters_.set_bind_group;
+  return true;
+}
+
+inline bool RenderStateTracker::set_vertex_buffer(uint32_t slot, const void* buffer,
+                                                  uint64_t offset, uint64_t size) {
+  if (slot >= vertex_bound_) [[unlikely]]
+    refuse_vertex_buffer(slot, buffer);
+  if (slot >= kMaxVertexBuffers) __builtin_unreachable();  // vertex_bound_ <= kMaxVertexBuffers
+  BufferBinding& v = vertex_[slot];
+  if (v.buffer == buffer && v.offset == offset && v.size == size) {
+    ++counters_.set_vertex_buffer_skipped;
+    return false;
+  }
+  if (buffer == nullptr) [[unlikely]]
+    refuse_vertex_buffer(slot, buffer);
+  v = {buffer, offset, size};
+  ++counters_.set_vertex_buffer;
+  return true;
+}
+
+inline bool RenderStateTracker::set_index_buffer(const void* buffer, uint32_t format,
+                                                 uint64_t offset, uint64_t size) {
+  if (index_.buffer == buffer && index_format_ == format && index_.offset == offset &&
+      index_.size == size) {
+    ++counters_.set_index_buffer_skipped;
+    return false;
+  }
+  if (buffer == nullptr) [[unlikely]]
+    refuse_null("set_index_buffer", "index buffer");
+  index_ = {buffer, offset, size};
+  index_format_ = format;
+  ++counters_.set_index_buffer;
+  return true;
+}
+
+inline void RenderStateTracker::draw() {
+  ++counters_.draws;
+  if (policy_ != IntruderPolicy::ignore) record_draw();
+  dirty_mask_ = 0;
+}
+
+inline bool RenderStateTracker::changed_since_draw(uint32_t g) const {
+  const Group& s = groups_[g];
+  const uint32_t now = s.current, before = s.current ^ 1u;
+  if (s.bind_group[now] != s.bind_group[before] || s.offset_count[now] != s.offset_count[before])
+    return true;
+  for (uint32_t i = 0; i < s.offset_count[now]; ++i)
+    if (offsets_[g][now][i] != offsets_[g][before][i]) return true;
+  return false;
+}
+
+inline void RenderStateTracker::record_draw() {
+  // Only a group changed by an issued call since the previous draw can differ from what that
+  // draw used; it is a suspect when it was drawn, is declared below per-object and kept its key.
+  uint32_t suspects = 0;
+  for (uint32_t m = dirty_mask_ & drawn_mask_; m != 0; m &= m - 1) {
+    const uint32_t g = static_cast<uint32_t>(std::countr_zero(m));
+    if (groups_[g].declared < Frequency::object && keys_[g] == drawn_keys_[g] &&
+        changed_since_draw(g))
+      suspects |= 1u << g;
+  }
+  if (suspects != 0) [[unlikely]]
+    report_intruders(suspects);  // may throw: then nothing below is remembered
+  // Key by key, not as one block: the keys were just written one by one, and a wide load over
+  // several pending narrow stores cannot be forwarded from the store buffer (it stalls).
+  for (uint32_t m = bound_mask_; m != 0; m &= m - 1) {
+    const int g = std::countr_zero(m);
+    drawn_keys_[g] = keys_[g];
+  }
+  drawn_mask_ = bound_mask_;
+}
 
 /// A render pass encoder or a render bundle encoder (borrowed, not owned) behind a
 /// RenderStateTracker: issues only the state changes the tracker lets through and counts
@@ -173,15 +366,17 @@ class RenderStateTracker {
 template <class Encoder>
 class RenderEncoderState {
  public:
-  /// Throws InvalidArgument for a null encoder. Without `limits`, group indices are not checked
-  /// against maxBindGroups (pass Device::limits() to have them checked).
+  /// Throws InvalidArgument for a null encoder. `limits`: as for RenderStateTracker (pass
+  /// Device::limits() to have group indices, dynamic offset counts and vertex buffer slots
+  /// checked against the device's limits; without, only the tracker's capacities apply).
   RenderEncoderState(Encoder encoder, Counters& counters,
                      IntruderPolicy policy = IntruderPolicy::build_default,
                      const Limits* limits = nullptr);
 
-  // Every call below throws InvalidArgument for a null pipeline, buffer or bundle, and
-  // TooManyBindGroups for a group index >= maxBindGroups (when limits were given), before
-  // anything reaches the encoder: wgpu-native aborts the process on such calls.
+  // Every call below throws before anything reaches the encoder (wgpu-native aborts the process
+  // on such calls): InvalidArgument for a null pipeline, buffer or bundle, and the bounds errors
+  // of RenderStateTracker (TooManyBindGroups, TooManyDynamicOffsets, InvalidArgument for a vertex
+  // buffer slot, ImplementationLimit).
 
   void set_pipeline(WGPURenderPipeline pipeline);
   /// setBindGroup(group, bind_group, dynamic_offsets) unless redundant. `declared` / `key`: see
@@ -211,7 +406,6 @@ class RenderEncoderState {
  private:
   Encoder encoder_;
   Counters* counters_;
-  const Limits* limits_;
   RenderStateTracker tracker_;
 };
 

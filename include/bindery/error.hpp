@@ -50,6 +50,7 @@ namespace bindery {
   X(WriteBufferAlignment, "writeBuffer offset or size not a multiple of 4")                     \
   X(WriteBufferOutOfBounds, "writeBuffer offset + size exceeds the buffer size")                \
   X(TextureSizeOutOfRange, "texture size zero or beyond maxTextureDimension2D")                 \
+  X(TooManyDynamicOffsets, "more dynamic offsets in one setBindGroup than a pipeline layout allows") \
   /* WGSL reflection and layout (WGSL spec §14.4 memory layout) */                              \
   X(WgslSyntax, "WGSL source could not be parsed")                                              \
   X(WgslType, "a WGSL type is unknown or not host-shareable")                                   \

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -54,7 +55,8 @@ void DrawList::sort(DrawOrder order) {
 
 // ---------------------------------------------------------------------------------------------
 
-RenderStateTracker::RenderStateTracker(Counters& counters, IntruderPolicy policy)
+RenderStateTracker::RenderStateTracker(Counters& counters, IntruderPolicy policy,
+                                       const Limits* limits)
     : counters_(counters), policy_(policy) {
   if (policy_ == IntruderPolicy::build_default) {
 #ifdef NDEBUG
@@ -63,135 +65,142 @@ RenderStateTracker::RenderStateTracker(Counters& counters, IntruderPolicy policy
     policy_ = IntruderPolicy::error;
 #endif
   }
+  if (limits) {
+    limits_ = *limits;
+    group_bound_ = std::min(limits->maxBindGroups, kMaxBindGroups);
+    const uint64_t dynamic = uint64_t{limits->maxDynamicUniformBuffersPerPipelineLayout} +
+                             limits->maxDynamicStorageBuffersPerPipelineLayout;
+    offset_bound_ = static_cast<uint32_t>(std::min<uint64_t>(dynamic, kMaxDynamicOffsetsPerGroup));
+    vertex_bound_ = std::min(limits->maxVertexBuffers, kMaxVertexBuffers);
+  }
+}
+
+void RenderStateTracker::refuse_null(const char* call, const char* what) {
+  throw Error(
+      ErrorKind::InvalidArgument,
+      fmt::format("{}: null {} handle (wgpu-native aborts the process on one)", call, what));
+}
+
+void RenderStateTracker::refuse_bind_group(const char* call, uint32_t group, const void* bind_group,
+                                           size_t offset_count) const {
+  if (group >= group_bound_) {
+    if (limits_ && group >= limits_->maxBindGroups)
+      throw Error(ErrorKind::TooManyBindGroups,
+                  fmt::format("{}({}): group index must be below maxBindGroups ({})", call, group,
+                              limits_->maxBindGroups));
+    throw Error(ErrorKind::ImplementationLimit,
+                fmt::format("{}({}): the state tracker holds groups 0 to {} "
+                            "(RenderStateTracker::kMaxBindGroups){}",
+                            call, group, kMaxBindGroups - 1,
+                            limits_ ? fmt::format("; the device allows {}", limits_->maxBindGroups)
+                                    : std::string("; no device limits given")));
+  }
+  if (bind_group == nullptr) refuse_null(call, "bind group");
+  const uint64_t allowed = limits_ ? uint64_t{limits_->maxDynamicUniformBuffersPerPipelineLayout} +
+                                         limits_->maxDynamicStorageBuffersPerPipelineLayout
+                                   : 0;
+  if (limits_ && offset_count > allowed)
+    throw Error(
+        ErrorKind::TooManyDynamicOffsets,
+        fmt::format("{}({}): {} dynamic offsets, more than a pipeline layout can use: "
+                    "maxDynamicUniformBuffersPerPipelineLayout ({}) + "
+                    "maxDynamicStorageBuffersPerPipelineLayout ({}) = {}",
+                    call, group, offset_count, limits_->maxDynamicUniformBuffersPerPipelineLayout,
+                    limits_->maxDynamicStorageBuffersPerPipelineLayout, allowed));
+  throw Error(ErrorKind::ImplementationLimit,
+              fmt::format("{}({}): {} dynamic offsets; the state tracker holds {} per group "
+                          "(RenderStateTracker::kMaxDynamicOffsetsPerGroup){}",
+                          call, group, offset_count, kMaxDynamicOffsetsPerGroup,
+                          limits_ ? fmt::format("; the device allows {}", allowed)
+                                  : std::string("; no device limits given")));
+}
+
+void RenderStateTracker::refuse_vertex_buffer(uint32_t slot, const void* buffer) const {
+  if (slot < vertex_bound_ && buffer == nullptr) refuse_null("set_vertex_buffer", "vertex buffer");
+  if (limits_ && slot >= limits_->maxVertexBuffers)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("set_vertex_buffer({}): slot must be below maxVertexBuffers ({})", slot,
+                            limits_->maxVertexBuffers));
+  throw Error(ErrorKind::ImplementationLimit,
+              fmt::format("set_vertex_buffer({}): the state tracker holds slots 0 to {} "
+                          "(RenderStateTracker::kMaxVertexBuffers){}",
+                          slot, kMaxVertexBuffers - 1,
+                          limits_ ? fmt::format("; the device allows {}", limits_->maxVertexBuffers)
+                                  : std::string("; no device limits given")));
 }
 
 void RenderStateTracker::describe_group(uint32_t group, const BindGroupLayoutDesc& layout) {
+  if (group >= group_bound_) refuse_bind_group("describe_group", group, &layout, 0);
   described_[group] = layout;
+  reported_[group] = 0;  // binding names may differ now: look them up again
 }
 
-bool RenderStateTracker::set_pipeline(const void* pipeline) {
-  if (pipeline_bound_ && pipeline_ == pipeline) {
-    ++counters_.set_pipeline_skipped;
-    return false;
+void RenderStateTracker::report_intruders(uint32_t groups) {
+  for (uint32_t m = groups; m != 0; m &= m - 1) report(static_cast<uint32_t>(std::countr_zero(m)));
+}
+
+void RenderStateTracker::report(uint32_t group) {
+  // A suspect is dirty: record `current` is its state now, `current ^ 1` the previous draw's.
+  const Group& gs = groups_[group];
+  const Frequency declared = gs.declared;
+  const uint32_t now = gs.current, before = gs.current ^ 1u;
+  const DynamicOffsets& s = offsets_[group][now];
+  const DynamicOffsets& d = offsets_[group][before];
+  const uint32_t s_count = gs.offset_count[now], d_count = gs.offset_count[before];
+  // What changed since the previous draw: bit 0 the bind group, bit 1 + i dynamic offset i.
+  uint64_t changes = gs.bind_group[now] != gs.bind_group[before] ? 1 : 0;
+  for (uint32_t i = 0; i < std::max(s_count, d_count); ++i) {
+    if (i < s_count && i < d_count && s[i] == d[i]) continue;
+    changes |= uint64_t{2} << i;
   }
-  pipeline_ = pipeline;
-  pipeline_bound_ = true;
-  ++counters_.set_pipeline;
-  return true;
-}
+  if ((changes & ~reported_[group]) == 0) return;  // all reported before: nothing to build
 
-bool RenderStateTracker::set_bind_group(uint32_t group, const void* bind_group,
-                                        std::span<const uint32_t> dynamic_offsets,
-                                        Frequency declared, uint64_t key) {
-  Slot& s = groups_[group];
-  s.key = key;
-  s.declared = declared;
-  if (s.bound && s.bind_group == bind_group &&
-      std::equal(s.offsets.begin(), s.offsets.end(), dynamic_offsets.begin(),
-                 dynamic_offsets.end())) {
-    ++counters_.set_bind_group_skipped;
-    return false;
-  }
-  s.bound = true;
-  s.bind_group = bind_group;
-  s.offsets.assign(dynamic_offsets.begin(), dynamic_offsets.end());
-  ++counters_.set_bind_group;
-  return true;
-}
-
-bool RenderStateTracker::set_vertex_buffer(uint32_t slot, const void* buffer, uint64_t offset,
-                                           uint64_t size) {
-  VertexSlot& v = vertex_[slot];
-  if (v.bound && v.buffer == buffer && v.offset == offset && v.size == size) {
-    ++counters_.set_vertex_buffer_skipped;
-    return false;
-  }
-  v = {true, buffer, offset, size};
-  ++counters_.set_vertex_buffer;
-  return true;
-}
-
-bool RenderStateTracker::set_index_buffer(const void* buffer, uint32_t format, uint64_t offset,
-                                          uint64_t size) {
-  if (index_.bound && index_.buffer == buffer && index_format_ == format &&
-      index_.offset == offset && index_.size == size) {
-    ++counters_.set_index_buffer_skipped;
-    return false;
-  }
-  index_ = {true, buffer, offset, size};
-  index_format_ = format;
-  ++counters_.set_index_buffer;
-  return true;
-}
-
-void RenderStateTracker::report(uint32_t group, const Slot& slot) {
   // Observed frequency: the lowest declared frequency above this group's among the groups whose
   // key did change since the previous draw; with none, the binding changes on every draw.
   Frequency observed = Frequency::object;
-  for (const auto& [g, other] : groups_) {
-    if (g != group && other.drawn && other.key != other.drawn_key && other.declared > slot.declared)
-      observed = std::min(observed, other.declared);
+  for (uint32_t m = bound_mask_ & drawn_mask_; m != 0; m &= m - 1) {
+    const int g = std::countr_zero(m);
+    if (static_cast<uint32_t>(g) != group && keys_[g] != drawn_keys_[g] &&
+        groups_[g].declared > declared)
+      observed = std::min(observed, groups_[g].declared);
   }
-  auto described = described_.find(group);
-  const std::string group_name = described != described_.end() && !described->second.label.empty()
-                                     ? described->second.label
-                                     : fmt::format("group {}", group);
-  std::vector<std::pair<std::string, const char*>> changed;  // (binding name, what changed)
-  if (slot.bind_group != slot.drawn_bind_group) changed.emplace_back(group_name, "bind group");
+  const BindGroupLayoutDesc& described = described_[group];
+  const std::string group_name =
+      !described.label.empty() ? described.label : fmt::format("group {}", group);
   std::vector<const BindingLayoutEntry*> dynamic;
-  if (described != described_.end()) {
-    for (const BindingLayoutEntry& e : described->second.entries)
-      if (e.has_dynamic_offset) dynamic.push_back(&e);
-    std::sort(dynamic.begin(), dynamic.end(),
-              [](auto* a, auto* b) { return a->binding < b->binding; });
-  }
-  for (size_t i = 0; i < std::max(slot.offsets.size(), slot.drawn_offsets.size()); ++i) {
-    if (i < slot.offsets.size() && i < slot.drawn_offsets.size() &&
-        slot.offsets[i] == slot.drawn_offsets[i])
-      continue;
-    changed.emplace_back(
-        i < dynamic.size() ? dynamic[i]->name : fmt::format("{} dynamic offset {}", group_name, i),
-        "dynamic offset");
-  }
-  for (const auto& change : changed) {
-    const std::string& name = change.first;
-    const auto& what = change.second;
+  for (const BindingLayoutEntry& e : described.entries)
+    if (e.has_dynamic_offset) dynamic.push_back(&e);
+  std::sort(dynamic.begin(), dynamic.end(),
+            [](auto* a, auto* b) { return a->binding < b->binding; });
+
+  for (uint64_t m = changes & ~reported_[group]; m != 0; m &= m - 1) {
+    const int bit = std::countr_zero(m);
+    reported_[group] |= uint64_t{1} << bit;
+    const size_t i = static_cast<size_t>(bit - 1);  // dynamic offset index when bit > 0
+    const std::string name = bit == 0 ? group_name
+                             : i < dynamic.size()
+                                 ? dynamic[i]->name
+                                 : fmt::format("{} dynamic offset {}", group_name, i);
+    const char* what = bit == 0 ? "bind group" : "dynamic offset";
     const bool seen =
         std::any_of(intruders_.begin(), intruders_.end(),
                     [&](const IntruderReport& r) { return r.group == group && r.binding == name; });
     if (seen) continue;
-    IntruderReport r{group, name, slot.declared, observed,
+    IntruderReport r{group, name, declared, observed,
                      fmt::format("intruder: @group({}) '{}' is declared {} but its {} changed "
                                  "between two draws with the same {} key ({}): it changes per {}",
-                                 group, name, to_string(slot.declared), what,
-                                 to_string(slot.declared), slot.key, to_string(observed))};
+                                 group, name, to_string(declared), what, to_string(declared),
+                                 keys_[group], to_string(observed))};
     intruders_.push_back(r);
     if (policy_ == IntruderPolicy::error) throw Error(ErrorKind::Intruder, r.message);
   }
 }
 
-void RenderStateTracker::draw() {
-  ++counters_.draws;
-  if (policy_ != IntruderPolicy::ignore) {
-    for (const auto& [g, s] : groups_) {
-      const bool state_changed = s.bind_group != s.drawn_bind_group || s.offsets != s.drawn_offsets;
-      if (s.drawn && s.declared < Frequency::object && state_changed && s.key == s.drawn_key)
-        report(g, s);
-    }
-  }
-  for (auto& [g, s] : groups_) {
-    s.drawn = s.bound;
-    s.drawn_bind_group = s.bind_group;
-    s.drawn_offsets = s.offsets;
-    s.drawn_key = s.key;
-  }
-}
-
 void RenderStateTracker::reset() {
-  pipeline_bound_ = false;
-  pipeline_ = nullptr;
-  groups_.clear();
-  vertex_.clear();
+  pipeline_ = &kUnbound;
+  for (Group& g : groups_) g.bind_group = {&kUnbound, &kUnbound};
+  bound_mask_ = drawn_mask_ = dirty_mask_ = 0;
+  for (BufferBinding& v : vertex_) v.buffer = &kUnbound;
   index_ = {};
   index_format_ = 0;
 }
@@ -233,7 +242,7 @@ struct EncoderCalls<WGPURenderBundleEncoder> {
 template <class E>
 RenderEncoderState<E>::RenderEncoderState(E encoder, Counters& counters, IntruderPolicy policy,
                                           const Limits* limits)
-    : encoder_(encoder), counters_(&counters), limits_(limits), tracker_(counters, policy) {
+    : encoder_(encoder), counters_(&counters), tracker_(counters, policy, limits) {
   if (!encoder_)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: null encoder", EncoderCalls<E>::kName));
@@ -246,9 +255,10 @@ void require_handle(const void* handle, const char* state, const char* call) {
 }
 }  // namespace
 
+// The tracker refuses null handles and out-of-range indices before anything is issued.
+
 template <class E>
 void RenderEncoderState<E>::set_pipeline(WGPURenderPipeline pipeline) {
-  require_handle(pipeline, EncoderCalls<E>::kName, "set_pipeline");
   if (tracker_.set_pipeline(pipeline)) EncoderCalls<E>::set_pipeline(encoder_, pipeline);
 }
 
@@ -256,11 +266,6 @@ template <class E>
 void RenderEncoderState<E>::set_bind_group(uint32_t group, WGPUBindGroup bind_group,
                                            std::span<const uint32_t> dynamic_offsets,
                                            Frequency declared, uint64_t key) {
-  require_handle(bind_group, EncoderCalls<E>::kName, "set_bind_group");
-  if (limits_ && group >= limits_->maxBindGroups)
-    throw Error(ErrorKind::TooManyBindGroups,
-                fmt::format("{}::set_bind_group({}): group index must be below maxBindGroups ({})",
-                            EncoderCalls<E>::kName, group, limits_->maxBindGroups));
   if (tracker_.set_bind_group(group, bind_group, dynamic_offsets, declared, key)) {
     EncoderCalls<E>::set_bind_group(encoder_, group, bind_group, dynamic_offsets.size(),
                                     dynamic_offsets.empty() ? nullptr : dynamic_offsets.data());
@@ -270,11 +275,6 @@ void RenderEncoderState<E>::set_bind_group(uint32_t group, WGPUBindGroup bind_gr
 template <class E>
 void RenderEncoderState<E>::set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, uint64_t offset,
                                               uint64_t size) {
-  require_handle(buffer, EncoderCalls<E>::kName, "set_vertex_buffer");
-  if (limits_ && slot >= limits_->maxVertexBuffers)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}::set_vertex_buffer({}): slot must be below maxVertexBuffers ({})",
-                            EncoderCalls<E>::kName, slot, limits_->maxVertexBuffers));
   if (tracker_.set_vertex_buffer(slot, buffer, offset, size))
     EncoderCalls<E>::set_vertex_buffer(encoder_, slot, buffer, offset, size);
 }
@@ -282,7 +282,6 @@ void RenderEncoderState<E>::set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, 
 template <class E>
 void RenderEncoderState<E>::set_index_buffer(WGPUBuffer buffer, WGPUIndexFormat format,
                                              uint64_t offset, uint64_t size) {
-  require_handle(buffer, EncoderCalls<E>::kName, "set_index_buffer");
   if (tracker_.set_index_buffer(buffer, static_cast<uint32_t>(format), offset, size))
     EncoderCalls<E>::set_index_buffer(encoder_, buffer, format, offset, size);
 }
