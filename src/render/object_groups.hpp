@@ -39,9 +39,10 @@ struct ObjectWindow {
 /// Every object's PerObjectUniforms in one large uniform buffer (seed 003, "one large uniform
 /// buffer with buffer offsets"): object i at byte layout.offset_in_chunk(i) of buffer
 /// layout.chunk_of(i). The stride is align_to(SizeOf, minUniformBufferOffsetAlignment), read from
-/// the device: a bind group entry's offset obeys the same rule as a dynamic offset (WebGPU
-/// §8.1.1 createBindGroup), so dynamic_uniform_slot_layout() gives it; a second buffer ("chunk")
-/// starts only where maxBufferSize would be exceeded. Throws like dynamic_uniform_slot_layout and
+/// the device: createBindGroup requires a uniform binding's offset to be a multiple of
+/// minUniformBufferOffsetAlignment, the rule for dynamic offsets too, so
+/// dynamic_uniform_slot_layout() gives it; a second buffer ("chunk") starts only where
+/// maxBufferSize would be exceeded. Throws like dynamic_uniform_slot_layout and
 /// Device::create_buffer (BufferTooLarge, ...).
 struct LargeObjectBuffer {
   SlotLayout layout;
