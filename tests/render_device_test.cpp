@@ -63,6 +63,14 @@ TEST(RenderDevice, NaiveAndDynamicOffsetsRenderTheSameImage) {
   const RenderReport culled = render(shared_device(), scene, o);
   ASSERT_TRUE(naive.last_frame && dyn.last_frame && storage.last_frame && staged.last_frame &&
               bundled.last_frame && culled.last_frame);
+  // The article's middle steps (issue 14) draw in object order like naive.
+  for (const char* step : {"split-uniforms", "buffer-offsets", "buffer-offsets-mapped"}) {
+    o.strategy = step;
+    const RenderReport r = render(shared_device(), scene, o);
+    ASSERT_TRUE(r.last_frame) << step;
+    EXPECT_LE(max_channel_difference(*naive.last_frame, *r.last_frame), 1u) << step;
+    dump_on_failure(std::string("naive_vs_") + step, *naive.last_frame, *r.last_frame);
+  }
   // The image must contain cubes, or the comparison would prove nothing: 300 cubes of scale 2..10
   // within ~100 units of the origin cover a good part of the 192x144 view.
   const auto box = foreground_box(*naive.last_frame, kBackground, 2);
@@ -180,6 +188,99 @@ TEST(RenderDevice, MappedStagingCopiesInsteadOfWriteBuffer) {
   std::set<uint32_t> used;
   for (const Object& obj : scene.objects) used.insert(obj.material);
   EXPECT_EQ(r.per_frame.set_bind_group, 1u + used.size() + 2000u);  // as dynamic-offsets
+}
+
+// The article's steps (issue 14) for 2,000 cubes of 20 materials, every object moving. From the
+// definitions (object_groups.hpp): one bind group per object, nothing else bound, so
+// setBindGroup = 2,000 and bind groups created = 2,000 at start, none per frame. The structs
+// (WGSL §14.4.1): GlobalUniforms = mat4x4f 64 + vec3f @64 + vec3f @80 -> 96 bytes;
+// PerObjectUniforms = mat3x3f 48 (three 16-byte columns) + mat4x4f 64 = 112 bytes.
+uint64_t cube_stride() {
+  const uint64_t align = shared_device().limits().minUniformBufferOffsetAlignment;
+  return (112 + align - 1) / align * align;
+}
+
+// split-uniforms: writeBuffer = 1 (global) + 2,000 (one small buffer per object) = 2,001, bytes
+// = 96 + 2,000 x 112 = 224,096 (naive: 2,000 x 224 = 448,000). Buffers: one per object + global
+// + materials, i.e. 2,000 - 1 = 1,999 more than buffer-offsets' one large + global + materials.
+TEST(RenderDevice, SplitUniformsCountersFor2000Cubes) {
+  const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
+  RenderOptions o = small_render(16, 16, 2, /*keep_last_frame=*/false);
+  o.strategy = "split-uniforms";
+  const RenderReport r = render(shared_device(), scene, o);
+  EXPECT_EQ(r.init.bind_groups_created, 2000u);
+  EXPECT_EQ(r.per_frame.write_buffer_calls, 2001u);
+  EXPECT_EQ(r.per_frame.bytes_uploaded, 224096u);
+  EXPECT_EQ(r.per_frame.set_bind_group, 2000u);
+  EXPECT_EQ(r.per_frame.draws, 2000u);
+  EXPECT_EQ(r.per_frame.set_pipeline, 1u);
+  EXPECT_EQ(r.per_frame.bind_groups_created, 0u);
+  EXPECT_EQ(r.per_frame.buffers_created, 0u);
+  EXPECT_EQ(r.object_stride_bytes, 0u);  // no shared per-object buffer
+  o.strategy = "buffer-offsets";
+  const RenderReport large = render(shared_device(), scene, o);
+  EXPECT_EQ(r.init.buffers_created - large.init.buffers_created, 1999u);
+}
+
+// buffer-offsets: writeBuffer = 1 (global) + 1 (all objects, slot 0 to slot 1,999: 1,999 strides
+// + the last object's 112 bytes, the article's (n - 1) x stride + size), stride =
+// align_to(112, minUniformBufferOffsetAlignment).
+TEST(RenderDevice, BufferOffsetsCountersFor2000Cubes) {
+  const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
+  RenderOptions o = small_render(16, 16, 2, /*keep_last_frame=*/false);
+  o.strategy = "buffer-offsets";
+  const RenderReport r = render(shared_device(), scene, o);
+  EXPECT_EQ(r.object_stride_bytes, cube_stride());
+  EXPECT_EQ(r.init.bind_groups_created, 2000u);
+  EXPECT_EQ(r.per_frame.write_buffer_calls, 2u);
+  EXPECT_EQ(r.per_frame.bytes_uploaded, 96u + 1999u * cube_stride() + 112u);
+  EXPECT_EQ(r.per_frame.set_bind_group, 2000u);
+  EXPECT_EQ(r.per_frame.draws, 2000u);
+  EXPECT_EQ(r.per_frame.copy_buffer_to_buffer, 0u);
+  EXPECT_EQ(r.per_frame.bind_groups_created, 0u);
+  EXPECT_EQ(r.per_frame.buffers_created, 0u);
+}
+
+// buffer-offsets-mapped: the only writeBuffer is the global one; the objects go through one
+// mapped transfer buffer and 1 copyBufferToBuffer of the same 1,999 x stride + 112 bytes, then 1
+// mapAsync returns the buffer to the pool. By frame 4 the pool holds enough buffers: none created.
+TEST(RenderDevice, BufferOffsetsMappedCountersFor2000Cubes) {
+  const Scene scene = make_cube_scene({.objects = 2000, .seed = 3});
+  RenderOptions o = small_render(16, 16, 4, /*keep_last_frame=*/false);
+  o.strategy = "buffer-offsets-mapped";
+  const RenderReport r = render(shared_device(), scene, o);
+  EXPECT_EQ(r.object_stride_bytes, cube_stride());
+  EXPECT_EQ(r.init.bind_groups_created, 2000u);
+  EXPECT_EQ(r.per_frame.write_buffer_calls, 1u);
+  EXPECT_EQ(r.per_frame.copy_buffer_to_buffer, 1u);
+  EXPECT_EQ(r.per_frame.map_async, 1u);
+  EXPECT_EQ(r.per_frame.bytes_uploaded, 96u + 1999u * cube_stride() + 112u);
+  EXPECT_EQ(r.per_frame.set_bind_group, 2000u);
+  EXPECT_EQ(r.per_frame.draws, 2000u);
+  EXPECT_EQ(r.per_frame.bind_groups_created, 0u);
+  EXPECT_EQ(r.per_frame.buffers_created, 0u);
+}
+
+// --moving 0.0015 of 2,000 = 3 objects (0, 1, 2) move after the first frame: split-uniforms
+// writes 3 small buffers; buffer-offsets one range of 2 strides + 112 bytes; the mapped version
+// copies those same bytes. Plus the 96 bytes of global uniforms in every case.
+TEST(RenderDevice, ArticleStepsUploadOnlyTheMovedObjects) {
+  const Scene scene = make_cube_scene({.objects = 2000, .seed = 5});
+  RenderOptions o = small_render(16, 16, 3, /*keep_last_frame=*/false);
+  o.moving = 0.0015;
+  o.strategy = "split-uniforms";
+  const RenderReport split = render(shared_device(), scene, o);
+  EXPECT_EQ(split.per_frame.write_buffer_calls, 1u + 3u);
+  EXPECT_EQ(split.per_frame.bytes_uploaded, 96u + 3u * 112u);
+  o.strategy = "buffer-offsets";
+  const RenderReport offsets = render(shared_device(), scene, o);
+  EXPECT_EQ(offsets.per_frame.write_buffer_calls, 2u);
+  EXPECT_EQ(offsets.per_frame.bytes_uploaded, 96u + 2u * cube_stride() + 112u);
+  o.strategy = "buffer-offsets-mapped";
+  const RenderReport mapped = render(shared_device(), scene, o);
+  EXPECT_EQ(mapped.per_frame.write_buffer_calls, 1u);
+  EXPECT_EQ(mapped.per_frame.copy_buffer_to_buffer, 1u);
+  EXPECT_EQ(mapped.per_frame.bytes_uploaded, 96u + 2u * cube_stride() + 112u);
 }
 
 // Render bundles: after the frame that records them, a frame encodes no setBindGroup, no
@@ -311,6 +412,26 @@ TEST(RenderDevice, GltfGridLandsWhereTheCameraPutsIt) {
   // ... and fill most of it (an AABB is larger than the engine's silhouette, not 2x larger).
   EXPECT_GT(float(box->x1 - box->x0), 0.5f * (x1 - x0));
   EXPECT_GT(float(box->y1 - box->y0), 0.5f * (y1 - y0));
+}
+
+// The article's steps on the glTF scene (many meshes, uint16/uint32 indices, glTF materials and
+// textures) render what naive renders: both draw in object order with the same shading.
+TEST(RenderDevice, GltfArticleStepsRenderLikeNaive) {
+  if (!std::filesystem::exists(kEngine)) GTEST_SKIP() << "assimp-testmodels not installed";
+  const Scene scene = load_gltf_scene(kEngine, 2);
+  RenderOptions o = small_render(128, 96, 1);
+  o.strategy = "naive";
+  const RenderReport naive = render(shared_device(), scene, o);
+  ASSERT_TRUE(naive.last_frame);
+  ASSERT_TRUE(foreground_box(*naive.last_frame, kBackground, 2).has_value());
+  for (const char* step : {"split-uniforms", "buffer-offsets", "buffer-offsets-mapped"}) {
+    o.strategy = step;
+    const RenderReport r = render(shared_device(), scene, o);
+    ASSERT_TRUE(r.last_frame) << step;
+    EXPECT_EQ(r.per_frame.draws, scene.objects.size()) << step;
+    EXPECT_LE(max_channel_difference(*naive.last_frame, *r.last_frame), 1u) << step;
+    dump_on_failure(std::string("gltf_naive_vs_") + step, *naive.last_frame, *r.last_frame);
+  }
 }
 
 // BoxTextured (Khronos sample, in assimp-testmodels) maps the Cesium logo with texcoords 5..6:

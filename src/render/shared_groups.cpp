@@ -7,7 +7,7 @@
 
 namespace bindery::strategies {
 
-FrameGroup::FrameGroup(const Device& device, const StructLayout& global)
+FrameGroup::FrameGroup(const Device& device, const StructLayout& global, SharedBindGroups groups)
     : device_(device),
       global_(global),
       view_projection_(global.field("viewProjection")),
@@ -21,6 +21,7 @@ FrameGroup::FrameGroup(const Device& device, const StructLayout& global)
                  "glb"}}});
   buffer_ = device.create_buffer("frame uniforms", global.size,
                                  WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  if (groups == SharedBindGroups::none) return;
   WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
   e.binding = 0;
   e.buffer = buffer_.get();
@@ -42,7 +43,8 @@ void FrameGroup::update(const FrameValues& values) {
 }
 
 MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const GpuScene& gpu,
-                               const StructLayout& material) {
+                               const StructLayout& material, SharedBindGroups groups)
+    : size_(material.size) {
   layout_ = create_bind_group_layout(
       device,
       {"material",
@@ -56,9 +58,11 @@ MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const G
       group_of_[o.material] = static_cast<uint32_t>(used.size());
       used.push_back(o.material);
     }
-  check_bind_group_budget(device, used.size(), "material groups");
+  if (groups == SharedBindGroups::create)
+    check_bind_group_budget(device, used.size(), "material groups");
   // A binding offset must be a multiple of minUniformBufferOffsetAlignment, like a dynamic one.
   const uint64_t stride = dynamic_uniform_stride(material.size, device.limits());
+  stride_ = stride;
   const size_t count = std::max<size_t>(used.size(), 1);
   buffer_ = device.create_buffer("material uniforms", stride * count,
                                  WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
@@ -69,6 +73,7 @@ MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const G
     StructView v(material, std::span<std::byte>(bytes).subspan(g * stride, material.size));
     v.set(color, m.color);
     v.set(shininess, m.shininess);
+    if (groups == SharedBindGroups::none) continue;
     WGPUBindGroupEntry e[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
                                WGPU_BIND_GROUP_ENTRY_INIT};
     e[0].binding = 0;

@@ -6,6 +6,9 @@
 // MaterialGroups: one uniform buffer holding every material's MaterialUniforms at the device's
 //                 uniform offset alignment, one bind group per material (texture, sampler, that
 //                 material's window of the buffer), written once at creation.
+// Strategies that put the frame and material buffers into a per-object bind group of their own
+// (split-uniforms, buffer-offsets: seed 003's layout) pass SharedBindGroups::none and bind the
+// buffers through buffer() / offset() instead.
 // Offsets come from the reflected shader, never from hand-counted constants: the frame and
 // material values are written through StructView at reflected offsets; per-object values (the
 // hot loop) through a C++ mirror struct verified against the reflected layout at start-up.
@@ -26,12 +29,22 @@
 
 namespace bindery::strategies {
 
+/// Whether FrameGroup / MaterialGroups create their own bind groups (`none`: only the buffers,
+/// for strategies that bind those buffers from bind groups of their own).
+enum class SharedBindGroups { create, none };
+
 class FrameGroup {
  public:
   /// `global`: the reflected GlobalUniforms struct (must outlive this object).
-  FrameGroup(const Device& device, const StructLayout& global);
+  FrameGroup(const Device& device, const StructLayout& global,
+             SharedBindGroups groups = SharedBindGroups::create);
   WGPUBindGroupLayout layout() const { return layout_.get(); }
+  /// The frame bind group (null with SharedBindGroups::none).
   WGPUBindGroup bind_group() const { return group_.get(); }
+  /// The GlobalUniforms buffer (UNIFORM | COPY_DST, size() bytes).
+  WGPUBuffer buffer() const { return buffer_.get(); }
+  /// Bytes of the GlobalUniforms struct (WGSL SizeOf), the binding size.
+  uint64_t size() const { return global_.size; }
   /// Writes this frame's values (one writeBuffer).
   void update(const FrameValues& values);
 
@@ -47,17 +60,26 @@ class FrameGroup {
 
 class MaterialGroups {
  public:
-  /// `material`: the reflected MaterialUniforms struct. Bind groups are made only for the
-  /// materials some object uses (a model may declare thousands it never draws with).
+  /// `material`: the reflected MaterialUniforms struct. Bind groups (and buffer windows) are
+  /// made only for the materials some object uses (a model may declare thousands it never draws
+  /// with); SharedBindGroups::none makes the windows only.
   MaterialGroups(const Device& device, const Scene& scene, const GpuScene& gpu,
-                 const StructLayout& material);
+                 const StructLayout& material, SharedBindGroups groups = SharedBindGroups::create);
   WGPUBindGroupLayout layout() const { return layout_.get(); }
-  /// The bind group of a material that some object uses.
+  /// The bind group of a material that some object uses (not with SharedBindGroups::none).
   WGPUBindGroup bind_group(uint32_t material) const { return groups_[group_of_[material]].get(); }
+  /// The buffer holding every used material's MaterialUniforms (UNIFORM | COPY_DST).
+  WGPUBuffer buffer() const { return buffer_.get(); }
+  /// Byte offset of a used material's window in buffer(): a multiple of the device's
+  /// minUniformBufferOffsetAlignment, as a bind group entry's offset must be.
+  uint64_t offset(uint32_t material) const { return group_of_[material] * stride_; }
+  /// Bytes of one window (WGSL SizeOf(MaterialUniforms)), the binding size.
+  uint64_t size() const { return size_; }
 
  private:
   gpu::BindGroupLayout layout_;
   gpu::Buffer buffer_;
+  uint64_t stride_ = 0, size_ = 0;
   std::vector<uint32_t> group_of_;  ///< material -> index into groups_ (UINT32_MAX: unused)
   std::vector<gpu::BindGroup> groups_;
 };

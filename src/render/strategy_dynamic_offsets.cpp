@@ -30,7 +30,7 @@ extern const StrategyRow dynamic_offsets_row{
     {"dynamic-offsets",
      "frame / material / object groups; one uniform buffer + one bind group, a dynamic offset "
      "per draw",
-     "003: one large uniform buffer with dynamic offsets"},
+     "000: dynamic offsets; 001: bind groups by frequency"},
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu);

@@ -57,7 +57,7 @@ extern const StrategyRow mapped_staging_row{
     {"mapped-staging",
      "dynamic-offsets, per-object data written straight into mapped staging buffers and copied "
      "with copyBufferToBuffer",
-     "003: mapped transfer buffers"},
+     "003: use mapped buffers, on 000's dynamic offsets"},
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<MappedStagingStrategy>(device, scene, gpu);

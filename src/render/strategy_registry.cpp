@@ -8,6 +8,9 @@
 namespace bindery::strategies {
 
 extern const StrategyRow naive_row;
+extern const StrategyRow split_uniforms_row;
+extern const StrategyRow buffer_offsets_row;
+extern const StrategyRow buffer_offsets_mapped_row;
 extern const StrategyRow dynamic_offsets_row;
 extern const StrategyRow mapped_staging_row;
 extern const StrategyRow render_bundles_row;
@@ -17,8 +20,9 @@ extern const StrategyRow gpu_driven_row;
 
 std::span<const StrategyRow> strategy_rows() {
   static const std::vector<StrategyRow> rows = {
-      naive_row,          dynamic_offsets_row, mapped_staging_row, render_bundles_row,
-      storage_instancing_row, gpu_culling_row, gpu_driven_row,
+      naive_row,           split_uniforms_row, buffer_offsets_row, buffer_offsets_mapped_row,
+      dynamic_offsets_row, mapped_staging_row, render_bundles_row, storage_instancing_row,
+      gpu_culling_row,     gpu_driven_row,
   };
   return rows;
 }
