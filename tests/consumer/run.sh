@@ -26,7 +26,9 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 say "building the library ($build) and installing it into a temporary prefix"
 bash "$root/scripts/build.sh" --target bindery >/dev/null
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-test -f "$tmp/prefix/lib/cmake/bindery/binderyConfig.cmake"
+config=$(find "$tmp/prefix" -name binderyConfig.cmake)
+pc_dir=$(dirname "$(find "$tmp/prefix" -name bindery.pc)")
+[ -n "$config" ] && [ -f "$pc_dir/bindery.pc" ]
 
 say "find_package(bindery 0.2) from the prefix, WebGPU from $webgpu"
 cmake -S "$root/tests/consumer" -B "$tmp/package" -G Ninja "${launcher[@]}" \
@@ -35,7 +37,7 @@ cmake --build "$tmp/package" >/dev/null
 "$tmp/package/consumer" "$tmp/package.png"
 
 say "pkg-config: c++ \$(pkg-config --cflags --libs bindery)"
-pc=(env PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --define-variable=webgpu_dir="$webgpu")
+pc=(env PKG_CONFIG_PATH="$pc_dir" pkg-config --define-variable=webgpu_dir="$webgpu")
 [ "$("${pc[@]}" --modversion bindery)" = "$(sed -n 's/^#define BINDERY_VERSION_STRING "\(.*\)"/\1/p' \
   "$root/include/bindery/version.hpp")" ]
 # shellcheck disable=SC2046
