@@ -36,12 +36,16 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/binderyConfig.cmake
 
 # pkg-config: a static library needs its private libraries on the consumer's link line, so they
 # are public requirements then (nlohmann_json is header-only and never needed by consumers).
+# A shared libbindery.so in a prefix outside the loader's search path is found through an RPATH,
+# as libwgpu_native.so is.
 if(BUILD_SHARED_LIBS)
   set(BINDERY_PC_REQUIRES "glm fmt")
   set(BINDERY_PC_REQUIRES_PRIVATE "spng tinygltf")
+  set(BINDERY_PC_RPATH " -Wl,-rpath,\${libdir}")
 else()
   set(BINDERY_PC_REQUIRES "glm fmt spng tinygltf")
   set(BINDERY_PC_REQUIRES_PRIVATE "")
+  set(BINDERY_PC_RPATH "")
 endif()
 foreach(kind LIBDIR INCLUDEDIR)
   if(IS_ABSOLUTE ${CMAKE_INSTALL_${kind}})

@@ -6,6 +6,9 @@
 #   2. configures and builds tests/consumer/ against the INSTALLED package
 #      (find_package(bindery 0.2 CONFIG REQUIRED), BINDERY_WEBGPU_DIR pointing at wgpu-native)
 #      and runs it on the WebGPU adapter present (lavapipe on CPU-only machines);
+#      then again with WebGPU handed over as an imported target of the consumer's own
+#      (BINDERY_WEBGPU_TARGET), and checks that without any WebGPU the configure fails with the
+#      message that names BINDERY_WEBGPU_DIR / BINDERY_WEBGPU_TARGET;
 #   3. compiles the same program with the flags of the installed bindery.pc and runs it;
 #   4. configures the consumer with add_subdirectory() and with FetchContent of this clone
 #      (configure only: the library itself was built in 1; --full builds and runs both).
@@ -35,6 +38,20 @@ cmake -S "$root/tests/consumer" -B "$tmp/package" -G Ninja "${launcher[@]}" \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" -DBINDERY_WEBGPU_DIR="$webgpu" >/dev/null
 cmake --build "$tmp/package" >/dev/null
 "$tmp/package/consumer" "$tmp/package.png"
+
+say "find_package(bindery 0.2) with BINDERY_WEBGPU_TARGET (the consumer's own imported target)"
+cmake -S "$root/tests/consumer" -B "$tmp/own-target" -G Ninja "${launcher[@]}" \
+  -DCMAKE_PREFIX_PATH="$tmp/prefix" -DBINDERY_CONSUMER_OWN_WGPU="$webgpu" >/dev/null
+cmake --build "$tmp/own-target" >/dev/null
+"$tmp/own-target/consumer"
+
+say "find_package(bindery 0.2) without WebGPU must fail naming BINDERY_WEBGPU_DIR"
+if env -u BINDERY_WEBGPU_DIR cmake -S "$root/tests/consumer" -B "$tmp/no-webgpu" -G Ninja \
+     -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/no-webgpu.log" 2>&1; then
+  echo "consumer: configuring without WebGPU succeeded" >&2
+  exit 1
+fi
+grep -q "BINDERY_WEBGPU_DIR" "$tmp/no-webgpu.log" || { cat "$tmp/no-webgpu.log" >&2; exit 1; }
 
 say "pkg-config: c++ \$(pkg-config --cflags --libs bindery)"
 pc=(env PKG_CONFIG_PATH="$pc_dir" pkg-config --define-variable=webgpu_dir="$webgpu")
