@@ -63,10 +63,17 @@ ${CXX:-c++} -std=c++20 "$root/tests/consumer/consumer.cpp" -o "$tmp/consumer_pc"
 "$tmp/consumer_pc"
 
 say "add_subdirectory() and FetchContent of this clone ($([ $full = 1 ] && echo "configure, build, run" || echo "configure only"))"
-for mode in subdirectory fetchcontent; do
+# FetchContent clones this checkout at its HEAD commit (uncommitted changes are not in it).
+modes=(subdirectory)
+if head=$(git -C "$root" rev-parse HEAD 2>/dev/null); then
+  modes+=(fetchcontent)
+else
+  say "not a git checkout: FetchContent skipped"
+fi
+for mode in "${modes[@]}"; do
   cmake -S "$root/tests/consumer" -B "$tmp/$mode" -G Ninja "${launcher[@]}" --no-warn-unused-cli \
     -DBINDERY_CONSUMER_MODE=$mode -DBINDERY_SOURCE_DIR="$root" \
-    -DBINDERY_GIT_REPOSITORY="$root" -DBINDERY_GIT_TAG="$(git -C "$root" rev-parse HEAD)" \
+    -DBINDERY_GIT_REPOSITORY="$root" -DBINDERY_GIT_TAG="${head:-}" \
     -DBINDERY_WEBGPU_DIR="$webgpu" >/dev/null
   if [ $full = 1 ]; then
     cmake --build "$tmp/$mode" >/dev/null
