@@ -1,27 +1,26 @@
-# Every dependency comes from Debian (installed by scripts/setup.sh) except wgpu-native, which
-# scripts/setup.sh unpacks from the pinned PyPI wheel `wgpu` into third_party/wgpu-native/.
+# Every dependency comes from Debian (installed by scripts/setup.sh) except the WebGPU
+# implementation, which cmake/BinderyWebGPU.cmake finds (BINDERY_WEBGPU_TARGET, BINDERY_WEBGPU_DIR,
+# default: the wgpu-native that scripts/setup.sh unpacks from the pinned PyPI wheel `wgpu` into
+# third_party/wgpu-native/).
+#
+# Public dependencies (in bindery's headers): glm, fmt, WebGPU. Private ones (sources only):
+# libspng, nlohmann_json (header-only), tinygltf. binderyConfig.cmake finds the same targets again
+# for consumers of an installed static library (find_dependency), so the names used here are the
+# ones the exported bindery::bindery target refers to.
 find_package(PkgConfig REQUIRED)
 find_package(glm REQUIRED)
 find_package(fmt REQUIRED)
-find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(TBB REQUIRED)  # oneTBB (libtbb-dev): per-object matrices on every core
-pkg_check_modules(SPNG REQUIRED IMPORTED_TARGET spng)
-
-set(BINDERY_WGPU_DIR ${CMAKE_CURRENT_SOURCE_DIR}/third_party/wgpu-native)
-if(NOT EXISTS ${BINDERY_WGPU_DIR}/lib/libwgpu_native.so OR
-   NOT EXISTS ${BINDERY_WGPU_DIR}/include/webgpu/webgpu.h)
-  message(FATAL_ERROR "wgpu-native not found in ${BINDERY_WGPU_DIR}: run scripts/setup.sh first")
+find_package(TinyGLTF REQUIRED)  # Debian's libtinygltf-dev: TinyGLTF::TinyGLTF
+pkg_check_modules(bindery_spng REQUIRED IMPORTED_TARGET spng)  # PkgConfig::bindery_spng
+if(BINDERY_BUILD_CLI)
+  find_package(CLI11 REQUIRED)
 endif()
-add_library(bindery::wgpu SHARED IMPORTED GLOBAL)
-set_target_properties(bindery::wgpu PROPERTIES
-  IMPORTED_LOCATION ${BINDERY_WGPU_DIR}/lib/libwgpu_native.so
-  IMPORTED_NO_SONAME ON
-  INTERFACE_INCLUDE_DIRECTORIES ${BINDERY_WGPU_DIR}/include)
 
-# tinygltf from Debian (libtinygltf-dev): header plus a shared library with the implementation.
-find_path(TINYGLTF_INCLUDE_DIR tiny_gltf.h REQUIRED)
-find_library(TINYGLTF_LIBRARY tinygltf REQUIRED)
-add_library(tinygltf_lib INTERFACE)
-target_include_directories(tinygltf_lib INTERFACE ${TINYGLTF_INCLUDE_DIR})
-target_link_libraries(tinygltf_lib INTERFACE ${TINYGLTF_LIBRARY})
+include(${CMAKE_CURRENT_LIST_DIR}/BinderyWebGPU.cmake)
+bindery_find_webgpu(webgpu_error DEFAULT_DIR ${PROJECT_SOURCE_DIR}/third_party/wgpu-native
+                    NEED_WGPU_H)
+if(webgpu_error)
+  message(FATAL_ERROR "bindery: ${webgpu_error}")
+endif()

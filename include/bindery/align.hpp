@@ -1,14 +1,15 @@
-// bindery/align.hpp — alignment arithmetic for per-draw data: align_to and the strides that
-// dynamic offsets and storage arrays need.
-//
-// WebGPU terms: an "alignment" limit (minUniformBufferOffsetAlignment,
-// minStorageBufferOffsetAlignment) is a power of two; the spec default 256 is the worst case and
-// a device may have been created with a smaller one, so strides are always computed from the
-// DEVICE's Limits (bindery::Device::limits()), never from a constant (seeds 000 and 002:
-// "alignTo with bit arithmetic", an 80-byte object at a 256 stride).
-//
-// Limits read: minUniformBufferOffsetAlignment, minStorageBufferOffsetAlignment.
-// Errors: NotPowerOfTwo (alignment 0 or not a power of two), InvalidArgument (overflow).
+/// @file
+/// bindery/align.hpp — alignment arithmetic for per-draw data: align_to and the strides that
+/// dynamic offsets and storage arrays need.
+///
+/// WebGPU terms: an "alignment" limit (minUniformBufferOffsetAlignment,
+/// minStorageBufferOffsetAlignment) is a power of two; the spec default 256 is the worst case and
+/// a device may have been created with a smaller one, so strides are always computed from the
+/// DEVICE's Limits (bindery::Device::limits()), never from a constant (seeds 000 and 002:
+/// "alignTo with bit arithmetic", an 80-byte object at a 256 stride).
+///
+/// Limits read: minUniformBufferOffsetAlignment, minStorageBufferOffsetAlignment.
+/// Errors: NotPowerOfTwo (alignment 0 or not a power of two), InvalidArgument (overflow).
 #pragma once
 
 #include "bindery/limits.hpp"

@@ -1,29 +1,30 @@
-// bindery/bind_group_plan.hpp — bind groups organised by frequency of change: the planner, its
-// call/bind-group arithmetic, static intruder detection and the scene description it reads.
-//
-// Seed 001 ("Organizar los bind groups por frecuencia de cambio"): the cost of a draw loop is set
-// by how often each resource must be re-bound, so bindings are grouped by how often they change
-// (constant < frame < pass < material < object), group 0 being the lowest frequency; never by
-// resource type. The planner
-//   - assigns every binding to at most Limits::maxBindGroups groups, merging UPWARD when there are
-//     more frequencies than groups (constants into the frame group; pass data into the frame group
-//     when there is a single pass; then per-object buffers out of the group system into a
-//     read-only storage buffer indexed by @builtin(instance_index); then the two lowest groups);
-//   - turns per-object uniform buffers into dynamic-offset uniforms (hasDynamicOffset, seed 000)
-//     or, on request or when maxDynamicUniformBuffersPerPipelineLayout is exhausted, into a
-//     storage buffer indexed by instance_index;
-//   - writes explicit bind group layouts (never layout 'auto', which cannot express
-//     hasDynamicOffset and is not shared across pipelines: shared/cases rule 10), the pipeline
-//     layout, and the WGSL `@group(g) @binding(b) var ...` declarations;
-//   - counts setBindGroup calls per pass and bind groups created for the scene statistics
-//     (seed 001: 2000 objects, 50 materials, 3 passes -> 2051 and 2051 by frequency, 6000 and 6000
-//     by resource type; shared/cases C01: 1 + 3 + 12 = 16);
-//   - reports intruders: a binding declared at a lower frequency than the scene says it changes.
-//
-// Limits read: maxBindGroups, maxBindingsPerBindGroup, maxDynamicUniformBuffersPerPipelineLayout,
-// maxDynamicStorageBuffersPerPipelineLayout, maxUniformBuffersPerShaderStage,
-// maxStorageBuffersPerShaderStage, maxSampledTexturesPerShaderStage, maxSamplersPerShaderStage.
-// Errors: PlanInput (malformed scene), Intruder (strict mode), TooMany* (a budget is exceeded).
+/// @file
+/// bindery/bind_group_plan.hpp — bind groups organised by frequency of change: the planner, its
+/// call/bind-group arithmetic, static intruder detection and the scene description it reads.
+///
+/// Seed 001 ("Organizar los bind groups por frecuencia de cambio"): the cost of a draw loop is set
+/// by how often each resource must be re-bound, so bindings are grouped by how often they change
+/// (constant < frame < pass < material < object), group 0 being the lowest frequency; never by
+/// resource type. The planner
+///   - assigns every binding to at most Limits::maxBindGroups groups, merging UPWARD when there are
+///     more frequencies than groups (constants into the frame group; pass data into the frame group
+///     when there is a single pass; then per-object buffers out of the group system into a
+///     read-only storage buffer indexed by `@builtin(instance_index)`; then the two lowest groups);
+///   - turns per-object uniform buffers into dynamic-offset uniforms (hasDynamicOffset, seed 000)
+///     or, on request or when maxDynamicUniformBuffersPerPipelineLayout is exhausted, into a
+///     storage buffer indexed by instance_index;
+///   - writes explicit bind group layouts (never layout 'auto', which cannot express
+///     hasDynamicOffset and is not shared across pipelines: shared/cases rule 10), the pipeline
+///     layout, and the WGSL `@group(g) @binding(b) var ...` declarations;
+///   - counts setBindGroup calls per pass and bind groups created for the scene statistics
+///     (seed 001: 2000 objects, 50 materials, 3 passes -> 2051 and 2051 by frequency, 6000 and 6000
+///     by resource type; shared/cases C01: 1 + 3 + 12 = 16);
+///   - reports intruders: a binding declared at a lower frequency than the scene says it changes.
+///
+/// Limits read: maxBindGroups, maxBindingsPerBindGroup, maxDynamicUniformBuffersPerPipelineLayout,
+/// maxDynamicStorageBuffersPerPipelineLayout, maxUniformBuffersPerShaderStage,
+/// maxStorageBuffersPerShaderStage, maxSampledTexturesPerShaderStage, maxSamplersPerShaderStage.
+/// Errors: PlanInput (malformed scene), Intruder (strict mode), TooMany* (a budget is exceeded).
 #pragma once
 
 #include "bindery/binding.hpp"
@@ -93,30 +94,30 @@ struct SceneStats {
   uint64_t objects = 1;    ///< draws per pass (>= 1)
   uint64_t materials = 1;  ///< distinct materials (1 <= materials <= objects)
   uint64_t passes = 1;     ///< render passes per frame (>= 1); every pass draws every object
-  DrawOrderKind order = DrawOrderKind::material;
+  DrawOrderKind order = DrawOrderKind::material;  ///< the draw loop's order inside a pass
 };
 
 /// Planner options.
 struct PlanOptions {
-  Grouping grouping = Grouping::frequency;
-  ObjectData object_data = ObjectData::dynamic_offset;
+  Grouping grouping = Grouping::frequency;  ///< how bindings are grouped (by frequency: seed 001)
+  ObjectData object_data = ObjectData::dynamic_offset;  ///< what per-object buffers become
   /// Intruders become an Intruder error instead of a warning (debug builds).
   bool strict_intruders = false;
 };
 
 /// Everything the planner reads: the scene description of `bindery plan` (docs/PLAN_FORMAT.md).
 struct PlanInput {
-  std::vector<BindingSpec> bindings;
-  SceneStats stats;
-  PlanOptions options;
+  std::vector<BindingSpec> bindings;  ///< every binding of the pipeline, names unique
+  SceneStats stats;                   ///< the scene statistics the counts are computed for
+  PlanOptions options;                ///< how to plan
   Limits limits;  ///< the DEVICE's limits (spec defaults unless overridden)
 };
 
 /// Where one binding ended up.
 struct PlannedBinding {
   BindingSpec spec;                 ///< as declared
-  uint32_t group = 0;               ///< @group index
-  uint32_t binding = 0;             ///< @binding index inside the group
+  uint32_t group = 0;               ///< `@group` index
+  uint32_t binding = 0;             ///< `@binding` index inside the group
   BindingKind kind = BindingKind::uniform_buffer;  ///< after moves (storage for instance_index)
   bool has_dynamic_offset = false;  ///< per-object uniform addressed by a dynamic offset
   bool instance_indexed = false;    ///< moved to a storage array indexed by instance_index
@@ -124,7 +125,7 @@ struct PlannedBinding {
 
 /// One planned group with its counts for the scene statistics.
 struct PlannedGroup {
-  uint32_t index = 0;
+  uint32_t index = 0;  ///< the `@group` index (0 = lowest frequency)
   std::string label;  ///< e.g. "frame", "material", "buffers"
   /// Highest DECLARED placement frequency of the members (after merges).
   Frequency declared = Frequency::frame;
@@ -142,10 +143,10 @@ struct PlannedGroup {
 /// A finding: an intruder, or a warning about the draw order or a move.
 struct PlanWarning {
   std::string binding;  ///< binding name, empty for group-level warnings
-  Frequency declared = Frequency::frame;
-  Frequency observed = Frequency::frame;
-  bool intruder = false;
-  std::string message;
+  Frequency declared = Frequency::frame;  ///< the frequency the binding was declared with
+  Frequency observed = Frequency::frame;  ///< the frequency the scene says it changes at
+  bool intruder = false;  ///< an intruder (observed > declared, seed 001), not a warning
+  std::string message;    ///< one sentence for reports
 };
 
 /// The planner's result.
@@ -156,15 +157,15 @@ struct BindGroupPlan {
   std::vector<BindGroupLayoutDesc> pipeline_layout;
   std::vector<std::string> reasons;       ///< one sentence per merge or move
   std::vector<PlanWarning> warnings;      ///< intruders first, then others
-  SceneStats stats;
-  PlanOptions options;
+  SceneStats stats;     ///< the statistics the counts were computed for (copied from the input)
+  PlanOptions options;  ///< the options used (copied from the input)
 
   uint64_t set_bind_group_per_pass = 0;        ///< sum over groups, with a state cache
   uint64_t set_bind_group_per_frame = 0;       ///< per pass x passes
   uint64_t set_bind_group_per_pass_uncached = 0;  ///< groups x objects: every group every draw
   uint64_t bind_groups_created = 0;            ///< sum over groups
   uint32_t dynamic_uniform_buffers = 0;        ///< in the pipeline layout
-  uint32_t dynamic_storage_buffers = 0;
+  uint32_t dynamic_storage_buffers = 0;        ///< in the pipeline layout
 
   /// WGSL declarations to prepend to a shader: one `// @group(g) frequency: ...` comment per group
   /// and one `@group(g) @binding(b) var...;` line per binding.

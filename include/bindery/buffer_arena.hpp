@@ -1,13 +1,14 @@
-// bindery/buffer_arena.hpp — what DynamicUniformBuffer and StorageArray share: N equally sized
-// slots of per-draw data in one or more GPU buffers ("chunks"), one bind group per chunk, and a
-// CPU shadow copy with per-slot dirty marks that flush() uploads with queue.writeBuffer.
-//
-// The CPU core (SlotLayout, SlotShadow, the upload plan) needs no device and is unit-tested on its
-// own; BufferArena is the GPU layer over it. The two concrete arenas differ only in their slot
-// layout (stride from minUniformBufferOffsetAlignment vs the natural array stride), their buffer
-// usage and binding type, and how a draw addresses a slot (dynamic offset vs instance_index).
-// Limits read: through the SlotLayout builders (dynamic_uniform_buffer.hpp, storage_array.hpp)
-// and Device::create_buffer (maxBufferSize).
+/// @file
+/// bindery/buffer_arena.hpp — what DynamicUniformBuffer and StorageArray share: N equally sized
+/// slots of per-draw data in one or more GPU buffers ("chunks"), one bind group per chunk, and a
+/// CPU shadow copy with per-slot dirty marks that flush() uploads with queue.writeBuffer.
+///
+/// The CPU core (SlotLayout, SlotShadow, the upload plan) needs no device and is unit-tested on its
+/// own; BufferArena is the GPU layer over it. The two concrete arenas differ only in their slot
+/// layout (stride from minUniformBufferOffsetAlignment vs the natural array stride), their buffer
+/// usage and binding type, and how a draw addresses a slot (dynamic offset vs instance_index).
+/// Limits read: through the SlotLayout builders (dynamic_uniform_buffer.hpp, storage_array.hpp)
+/// and Device::create_buffer (maxBufferSize).
 #pragma once
 
 #include "bindery/binding.hpp"
@@ -32,7 +33,9 @@ struct SlotLayout {
   uint64_t stride = 0;           ///< bytes between consecutive slots (a multiple of 4)
   uint32_t slots_per_chunk = 0;  ///< most slots one buffer (one binding) may hold
 
+  /// The chunk (buffer) `slot` lives in: slot / slots_per_chunk.
   uint32_t chunk_of(uint32_t slot) const { return slot / slots_per_chunk; }
+  /// The slot's index inside its chunk: slot % slots_per_chunk.
   uint32_t index_in_chunk(uint32_t slot) const { return slot % slots_per_chunk; }
   /// Byte offset of `slot` inside its chunk's buffer (the dynamic offset for uniforms).
   uint64_t offset_in_chunk(uint32_t slot) const { return uint64_t(index_in_chunk(slot)) * stride; }
@@ -50,10 +53,10 @@ struct SlotLayout {
 /// `shadow_offset` to byte `buffer_offset` of chunk `chunk`'s buffer. Offsets and size are
 /// multiples of 4.
 struct UploadRange {
-  uint32_t chunk = 0;
-  uint64_t buffer_offset = 0;
-  uint64_t size = 0;
-  uint64_t shadow_offset = 0;
+  uint32_t chunk = 0;          ///< which chunk's buffer
+  uint64_t buffer_offset = 0;  ///< destination offset in that buffer, bytes
+  uint64_t size = 0;           ///< bytes to write
+  uint64_t shadow_offset = 0;  ///< source offset in SlotShadow::bytes(), bytes
 };
 
 /// When flush() uploads one covering range and when it coalesces.
@@ -75,12 +78,16 @@ class SlotShadow {
   /// or the shadow would not fit in memory addressing, OutOfMemory when allocation fails.
   SlotShadow(const SlotLayout& layout, uint32_t slot_count);
 
+  /// The layout the shadow mirrors.
   const SlotLayout& layout() const { return layout_; }
+  /// Number of slots.
   uint32_t slot_count() const { return slot_count_; }
+  /// Number of chunks the slots span.
   uint32_t chunk_count() const { return layout_.chunk_count(slot_count_); }
 
   /// The element_size bytes of `slot` in the shadow copy; write them, then mark_dirty(slot).
   std::span<std::byte> slot_data(uint32_t slot);
+  /// The element_size bytes of `slot`, read-only.
   std::span<const std::byte> slot_data(uint32_t slot) const;
   /// Marks `slot` as changed since the last take_upload_ranges().
   void mark_dirty(uint32_t slot);
@@ -89,6 +96,7 @@ class SlotShadow {
   void write(uint32_t slot, std::span<const std::byte> bytes, uint64_t offset_bytes = 0);
   /// Marks every slot dirty (e.g. after the GPU buffers were recreated).
   void mark_all_dirty();
+  /// Whether `slot` changed since the last take_upload_ranges().
   bool is_dirty(uint32_t slot) const;
   /// Number of dirty slots.
   uint32_t dirty_count() const;
@@ -122,8 +130,8 @@ class SlotShadow {
 
 /// What one flush() issued.
 struct FlushStats {
-  uint64_t write_buffer_calls = 0;
-  uint64_t bytes_uploaded = 0;
+  uint64_t write_buffer_calls = 0;  ///< queue.writeBuffer calls
+  uint64_t bytes_uploaded = 0;      ///< bytes those calls wrote
 };
 
 /// The GPU layer shared by DynamicUniformBuffer and StorageArray (see the header comment). Slot
@@ -134,20 +142,27 @@ class BufferArena {
   BufferArena(const BufferArena&) = delete;
   BufferArena& operator=(const BufferArena&) = delete;
 
+  /// Bytes the shader reads per slot (the element size it was created with).
   uint64_t element_size() const { return shadow_.layout().element_size; }
   /// Bytes between slots in the buffers.
   uint64_t stride() const { return shadow_.layout().stride; }
+  /// Number of slots (draws / objects).
   uint32_t slot_count() const { return shadow_.slot_count(); }
+  /// Number of chunks: buffers, each with its own bind group.
   uint32_t chunk_count() const { return shadow_.chunk_count(); }
+  /// Stride and chunking of the slots.
   const SlotLayout& slot_layout() const { return shadow_.layout(); }
 
   /// Which chunk (buffer + bind group) `slot` lives in; a draw loop switches bind group only
   /// when this changes.
   uint32_t chunk_of(uint32_t slot) const;
+  /// The bind group of chunk `chunk` (lent, owned here).
   WGPUBindGroup bind_group(uint32_t chunk) const;
+  /// The GPU buffer of chunk `chunk` (lent, owned here).
   WGPUBuffer buffer(uint32_t chunk) const;
   /// Size of chunk `chunk`'s buffer in bytes (slots in the chunk x stride).
   uint64_t buffer_size(uint32_t chunk) const;
+  /// The bind group layout: created here, or the one lent in the descriptor.
   WGPUBindGroupLayout bind_group_layout() const { return layout_; }
   /// The plain description of the layout entry, for the bind group planner and validation.hpp.
   BindingLayoutEntry layout_entry() const;
@@ -157,6 +172,7 @@ class BufferArena {
 
   /// The shadow bytes of `slot` (element_size bytes); mark_dirty(slot) after writing.
   std::span<std::byte> slot_data(uint32_t slot) { return shadow_.slot_data(slot); }
+  /// Marks `slot` for the next flush().
   void mark_dirty(uint32_t slot) { shadow_.mark_dirty(slot); }
   /// Copies `bytes` into `slot` and marks it dirty (InvalidArgument if larger than the element).
   void write(uint32_t slot, std::span<const std::byte> bytes) { shadow_.write(slot, bytes); }
@@ -174,19 +190,21 @@ class BufferArena {
   /// buffer and bind group (counted as created) and are re-uploaded on the next flush().
   void resize(uint32_t slot_count);
 
+  /// The CPU core: shadow bytes, dirty marks, upload plan.
   SlotShadow& shadow() { return shadow_; }
+  /// The CPU core, read-only.
   const SlotShadow& shadow() const { return shadow_; }
 
  protected:
   /// What distinguishes the concrete arenas.
   struct Kind {
-    std::string label;
-    BindingKind binding_kind = BindingKind::uniform_buffer;
-    bool has_dynamic_offset = false;
+    std::string label;  ///< prefix of the buffer and bind group labels
+    BindingKind binding_kind = BindingKind::uniform_buffer;  ///< uniform or read-only storage
+    bool has_dynamic_offset = false;                         ///< true for DynamicUniformBuffer
     WGPUBufferUsage usage = WGPUBufferUsage_None;  ///< full usage of the chunk buffers
-    uint32_t binding = 0;
-    uint32_t visibility = kStageVertex | kStageFragment;
-    FlushPolicy flush_policy{};
+    uint32_t binding = 0;                          ///< binding number of the entry
+    uint32_t visibility = kStageVertex | kStageFragment;  ///< ShaderStage bits of the entry
+    FlushPolicy flush_policy{};  ///< when flush() uploads one range or coalesces
     /// Lent (not owned) layout holding exactly layout_entry(); null: one is created.
     WGPUBindGroupLayout lent_layout = nullptr;
   };

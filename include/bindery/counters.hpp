@@ -1,9 +1,10 @@
-// bindery/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
-//
-// Every bindery part that calls webgpu.h for per-draw data (Device::write_buffer, the arenas, the
-// draw-list encoder) adds to the Counters of its Device, so the render report can say what a
-// strategy costs per frame: draws, setPipeline, setBindGroup, writeBuffer calls, bytes uploaded,
-// bind groups and buffers created. Plain integers; reset or diff them between frames.
+/// @file
+/// bindery/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
+///
+/// Every bindery part that calls webgpu.h for per-draw data (Device::write_buffer, the arenas, the
+/// draw-list encoder) adds to the Counters of its Device, so the render report can say what a
+/// strategy costs per frame: draws, setPipeline, setBindGroup, writeBuffer calls, bytes uploaded,
+/// bind groups and buffers created. Plain integers; reset or diff them between frames.
 #pragma once
 
 #include <cstdint>
@@ -12,23 +13,23 @@ namespace bindery {
 
 /// Call and byte counts. `*_skipped` count redundant calls the draw-list encoder elided.
 struct Counters {
-  uint64_t draws = 0;
-  uint64_t set_pipeline = 0;
-  uint64_t set_pipeline_skipped = 0;
-  uint64_t set_bind_group = 0;
-  uint64_t set_bind_group_skipped = 0;
-  uint64_t set_vertex_buffer = 0;
-  uint64_t set_vertex_buffer_skipped = 0;
-  uint64_t set_index_buffer = 0;
-  uint64_t set_index_buffer_skipped = 0;
-  uint64_t write_buffer_calls = 0;
+  uint64_t draws = 0;                      ///< draw, drawIndexed and drawIndexedIndirect calls
+  uint64_t set_pipeline = 0;               ///< setPipeline calls issued
+  uint64_t set_pipeline_skipped = 0;       ///< setPipeline calls skipped (pipeline already bound)
+  uint64_t set_bind_group = 0;             ///< setBindGroup calls issued
+  uint64_t set_bind_group_skipped = 0;     ///< skipped: same bind group and dynamic offsets bound
+  uint64_t set_vertex_buffer = 0;          ///< setVertexBuffer calls issued
+  uint64_t set_vertex_buffer_skipped = 0;  ///< skipped: same buffer, offset and size in that slot
+  uint64_t set_index_buffer = 0;           ///< setIndexBuffer calls issued
+  uint64_t set_index_buffer_skipped = 0;   ///< skipped: same buffer, format, offset and size
+  uint64_t write_buffer_calls = 0;         ///< queue.writeBuffer calls
   uint64_t bytes_uploaded = 0;  ///< writeBuffer bytes + bytes written into mapped staging
-  uint64_t copy_buffer_to_buffer = 0;
-  uint64_t map_async = 0;
+  uint64_t copy_buffer_to_buffer = 0;  ///< copyBufferToBuffer commands recorded (mapped staging)
+  uint64_t map_async = 0;        ///< mapAsync calls for per-draw data (readbacks are not counted)
   uint64_t execute_bundles = 0;  ///< executeBundles calls (render bundles replayed)
-  uint64_t bind_groups_created = 0;
-  uint64_t buffers_created = 0;
-  uint64_t buffer_bytes_created = 0;
+  uint64_t bind_groups_created = 0;   ///< createBindGroup calls through Device::create_bind_group
+  uint64_t buffers_created = 0;       ///< createBuffer calls through Device::create_buffer
+  uint64_t buffer_bytes_created = 0;  ///< bytes of those buffers
 
   /// Element-wise difference (this - before), for per-frame numbers.
   Counters operator-(const Counters& before) const {

@@ -1,17 +1,18 @@
-// bindery/data_placement.hpp — the decision tree of seed 004 ("El uniform buffer"): for one piece
-// of shader data, should it be a plain uniform buffer, a uniform buffer with a dynamic offset,
-// or a storage buffer?
-//
-// The three questions, in order:
-//   1. Do all invocations read it the same way (uniform access)? No -> storage buffer (a
-//      divergent index loses the constant-cache broadcast).
-//   2. Does it fit comfortably in the uniform budget, and is its size fixed (not growing with
-//      the scene)? No -> storage buffer (a fixed array with a live count is a debt).
-//   3. Does it change per draw? Yes -> uniform buffer with a dynamic offset (thousands of
-//      versions of a small datum, one buffer; seed 000). No -> plain uniform buffer (camera,
-//      frame parameters, material constants).
-// The budget defaults to 16 KiB, the compatibility-mode maxUniformBufferBindingSize (seed 004:
-// "si te importa la cobertura, 16 KiB es el presupuesto real").
+/// @file
+/// bindery/data_placement.hpp — the decision tree of seed 004 ("El uniform buffer"): for one piece
+/// of shader data, should it be a plain uniform buffer, a uniform buffer with a dynamic offset,
+/// or a storage buffer?
+///
+/// The three questions, in order:
+///   1. Do all invocations read it the same way (uniform access)? No -> storage buffer (a
+///      divergent index loses the constant-cache broadcast).
+///   2. Does it fit comfortably in the uniform budget, and is its size fixed (not growing with
+///      the scene)? No -> storage buffer (a fixed array with a live count is a debt).
+///   3. Does it change per draw? Yes -> uniform buffer with a dynamic offset (thousands of
+///      versions of a small datum, one buffer; seed 000). No -> plain uniform buffer (camera,
+///      frame parameters, material constants).
+/// The budget defaults to 16 KiB, the compatibility-mode maxUniformBufferBindingSize (seed 004:
+/// "si te importa la cobertura, 16 KiB es el presupuesto real").
 #pragma once
 
 #include "bindery/limits.hpp"
@@ -47,8 +48,8 @@ struct DataUsage {
 
 /// The decision and the question that decided it (one sentence, for reports).
 struct PlacementAdvice {
-  DataPlacement placement = DataPlacement::uniform_buffer;
-  std::string reason;
+  DataPlacement placement = DataPlacement::uniform_buffer;  ///< where the data should live
+  std::string reason;  ///< the question that decided it, as one sentence
 };
 
 /// Answers seed 004's decision tree for `usage`. `uniform_budget_bytes` is the uniform binding

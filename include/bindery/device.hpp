@@ -1,17 +1,18 @@
-// bindery/device.hpp — one WebGPU adapter + device + queue, created headless, with errors that
-// become C++ exceptions.
-//
-// Device::create() asks the adapter for its limits and, by default, REQUIRES the adapter's best
-// values (LimitsRequest::adapter_best): a device created without requiredLimits keeps the spec
-// defaults (minUniformBufferOffsetAlignment 256) even where the adapter offers 16 or 64
-// (through wgpu-native, lavapipe offers 32 and the H200 64). Everything after creation reads
-// Device::limits(), the DEVICE's limits. The features "timestamp-query" and
-// "indirect-first-instance" are requested wherever the adapter has them.
-//
-// Errors: uncaptured validation / out-of-memory errors and device loss are recorded by callbacks
-// and thrown as bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by
-// Device::check(), which bindery calls after creating objects and after each submit. The first
-// error wins; the program never continues silently after one.
+/// @file
+/// bindery/device.hpp — one WebGPU adapter + device + queue, created headless, with errors that
+/// become C++ exceptions.
+///
+/// Device::create() asks the adapter for its limits and, by default, REQUIRES the adapter's best
+/// values (LimitsRequest::adapter_best): a device created without requiredLimits keeps the spec
+/// defaults (minUniformBufferOffsetAlignment 256) even where the adapter offers 16 or 64
+/// (through wgpu-native, lavapipe offers 32 and the H200 64). Everything after creation reads
+/// Device::limits(), the DEVICE's limits. The features "timestamp-query" and
+/// "indirect-first-instance" are requested wherever the adapter has them.
+///
+/// Errors: uncaptured validation / out-of-memory errors and device loss are recorded by callbacks
+/// and thrown as bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by
+/// Device::check(), which bindery calls after creating objects and after each submit. The first
+/// error wins; the program never continues silently after one.
 #pragma once
 
 #include "bindery/counters.hpp"
@@ -37,8 +38,8 @@ enum class LimitsRequest {
 
 /// Options for Device::create(). Zero-initialised means "the defaults".
 struct DeviceOptions {
-  Backend backend = Backend::any;
-  LimitsRequest limits = LimitsRequest::adapter_best;
+  Backend backend = Backend::any;                      ///< which backend wgpu-native may use
+  LimitsRequest limits = LimitsRequest::adapter_best;  ///< which limits to require
   /// If set, require exactly this minUniformBufferOffsetAlignment (power of two, not better than
   /// the adapter's: DeviceCreation error otherwise, spec "requestDevice" limit checks).
   std::optional<uint32_t> min_uniform_buffer_offset_alignment;
@@ -54,8 +55,8 @@ struct AdapterDescription {
   std::string backend;       ///< "vulkan", "gl", ...
   std::string driver;        ///< driver description, e.g. "Mesa 25.0.7-2~bpo12+1"
   std::string adapter_type;  ///< "cpu", "discrete-gpu", ...
-  uint32_t vendor_id = 0;
-  uint32_t device_id = 0;
+  uint32_t vendor_id = 0;    ///< WGPUAdapterInfo.vendorID (a PCI vendor id on GPUs)
+  uint32_t device_id = 0;    ///< WGPUAdapterInfo.deviceID
 };
 
 /// A headless WebGPU device. Move-only; owns instance, adapter, device and queue.
@@ -65,19 +66,27 @@ class Device {
   /// `options.backend`, DeviceCreation when a required limit cannot be met.
   static Device create(const DeviceOptions& options = {});
 
+  /// Moves the device; the moved-from Device must not be used again.
   Device(Device&&) noexcept;
+  /// Releases this device, then takes over the other one.
   Device& operator=(Device&&) noexcept;
   ~Device();
 
+  /// The webgpu.h device (lent; owned by this object).
   WGPUDevice get() const;
+  /// The device's queue (lent).
   WGPUQueue queue() const;
+  /// The instance the adapter came from (lent; wgpuInstanceProcessEvents).
   WGPUInstance instance() const;
 
   /// The DEVICE's limits (what validation uses), not the adapter's.
   const Limits& limits() const;
   /// The adapter's supported limits (what could have been required).
   const Limits& adapter_limits() const;
+  /// Name, backend and driver of the adapter.
   const AdapterDescription& adapter() const;
+  /// Whether the device has "timestamp-query" (requested when DeviceOptions asks and the adapter
+  /// offers it).
   bool has_timestamp_query() const;
   /// Whether the device has "indirect-first-instance" (requested whenever the adapter offers
   /// it): indirect draws may then start at a non-zero firstInstance.

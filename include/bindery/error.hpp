@@ -1,10 +1,11 @@
-// bindery/error.hpp — the catalogue of error kinds every bindery part throws.
-//
-// One exception type, bindery::Error, carries an ErrorKind and a message that names the call,
-// the field, the value and the rule or limit it broke, e.g.
-//   "setBindGroup(2): dynamic offset 320 is not a multiple of minUniformBufferOffsetAlignment (256)".
-// Tests assert the kind, never the text. Context is added on the way up with with_context().
-// Pattern: sokol's _SG_LOGITEM_XMACRO, Dawn's DAWN_INVALID_IF / DAWN_TRY_CONTEXT.
+/// @file
+/// bindery/error.hpp — the catalogue of error kinds every bindery part throws.
+///
+/// One exception type, bindery::Error, carries an ErrorKind and a message that names the call,
+/// the field, the value and the rule or limit it broke, e.g. "setBindGroup(2): dynamic offset
+/// 320 is not a multiple of minUniformBufferOffsetAlignment (256)".
+/// Tests assert the kind, never the text. Context is added on the way up with with_context().
+/// Pattern: sokol's _SG_LOGITEM_XMACRO, Dawn's DAWN_INVALID_IF / DAWN_TRY_CONTEXT.
 #pragma once
 
 #include <stdexcept>
@@ -13,7 +14,8 @@
 
 namespace bindery {
 
-// X(name, one-line meaning). Add new kinds at the end of a section; names are stable.
+/// The catalogue as an X-macro: X(name, one-line meaning) per kind. Add new kinds at the end of a
+/// section; names are stable.
 #define BINDERY_ERROR_KINDS(X)                                                                   \
   /* general input */                                                                            \
   X(InvalidArgument, "an argument is outside its documented range")                            \
@@ -79,7 +81,9 @@ std::string_view to_string(ErrorKind kind) noexcept;
 /// kind() is what tests and callers branch on.
 class Error : public std::runtime_error {
  public:
+  /// An error of `kind`; `message` names the call, the field, the value and the rule or limit.
   Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  /// What went wrong, as a catalogue entry.
   ErrorKind kind() const noexcept { return kind_; }
 
  private:

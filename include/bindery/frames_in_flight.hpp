@@ -1,14 +1,15 @@
-// bindery/frames_in_flight.hpp — N copies of per-frame data, so the CPU never writes a copy the
-// GPU may still read (double / triple buffering; bgfx's ChunkedScratchBuffer, seed 003's
-// "double buffering" idea).
-//
-// Frame f uses copy f % N. With N copies, the copy written in frame f is next written in frame
-// f + N, so up to N - 1 submitted frames may still be in flight on the GPU while the CPU fills
-// the current one. Data uploaded with queue.writeBuffer does not need this (writeBuffer copies at
-// call time and is ordered on the queue); it is for memory the CPU writes directly: mapped
-// staging buffers (StagingRing), or buffers mapped by the application.
-//
-// No limits read. Errors: InvalidArgument (copy count 0).
+/// @file
+/// bindery/frames_in_flight.hpp — N copies of per-frame data, so the CPU never writes a copy the
+/// GPU may still read (double / triple buffering; bgfx's ChunkedScratchBuffer, seed 003's
+/// "double buffering" idea).
+///
+/// Frame f uses copy f % N. With N copies, the copy written in frame f is next written in frame
+/// f + N, so up to N - 1 submitted frames may still be in flight on the GPU while the CPU fills
+/// the current one. Data uploaded with queue.writeBuffer does not need this (writeBuffer copies at
+/// call time and is ordered on the queue); it is for memory the CPU writes directly: mapped
+/// staging buffers (StagingRing), or buffers mapped by the application.
+///
+/// No limits read. Errors: InvalidArgument (copy count 0).
 #pragma once
 
 #include "bindery/error.hpp"
@@ -45,6 +46,7 @@ class FramesInFlight {
   uint32_t index() const { return static_cast<uint32_t>(frame_ % copies_.size()); }
   /// The copy the CPU may write this frame.
   T& current() { return copies_[index()]; }
+  /// The current frame's copy, read-only.
   const T& current() const { return copies_[index()]; }
   /// Copy `i` (InvalidArgument when i >= count()).
   T& at(uint32_t i) {

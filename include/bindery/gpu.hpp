@@ -1,11 +1,12 @@
-// bindery/gpu.hpp — move-only RAII owners for webgpu.h handles.
-//
-// gpu::Buffer, gpu::BindGroup, ... each own one reference to a webgpu.h object and release it
-// exactly once. Taking ownership of a raw handle is explicit (gpu::Buffer::acquire(raw)); so is
-// handing it back (release_to_c()). get() lends the raw handle without touching ownership.
-// Pattern: Dawn's generated C++ wrapper (Acquire / MoveToCHandle).
-//
-// The API header comes from the installed wgpu-native package (scripts/setup.sh), never a copy.
+/// @file
+/// bindery/gpu.hpp — move-only RAII owners for webgpu.h handles.
+///
+/// gpu::Buffer, gpu::BindGroup, ... each own one reference to a webgpu.h object and release it
+/// exactly once. Taking ownership of a raw handle is explicit (gpu::Buffer::acquire(raw)); so is
+/// handing it back (release_to_c()). get() lends the raw handle without touching ownership.
+/// Pattern: Dawn's generated C++ wrapper (Acquire / MoveToCHandle).
+///
+/// The API header comes from the installed wgpu-native package (scripts/setup.sh), never a copy.
 #pragma once
 
 #include <webgpu/webgpu.h>
@@ -19,6 +20,13 @@ template <class T>
 struct HandleTraits;
 
 /// Owns one reference to a webgpu.h object of raw type T. Move-only; null when default-made.
+///
+/// The aliases bindery uses, each Handle<WGPUName>: gpu::Instance, gpu::Adapter, gpu::Device,
+/// gpu::Queue, gpu::Buffer, gpu::Texture, gpu::TextureView, gpu::Sampler, gpu::ShaderModule,
+/// gpu::BindGroupLayout, gpu::BindGroup, gpu::PipelineLayout, gpu::RenderPipeline,
+/// gpu::ComputePipeline, gpu::CommandEncoder, gpu::CommandBuffer, gpu::RenderPassEncoder,
+/// gpu::ComputePassEncoder, gpu::RenderBundle, gpu::RenderBundleEncoder, gpu::QuerySet.
+/// Releasing calls wgpuNameRelease, sharing wgpuNameAddRef.
 template <class T>
 class Handle {
  public:
@@ -26,7 +34,9 @@ class Handle {
   ~Handle() { reset(); }
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
+  /// Takes over `o`'s reference; `o` becomes null.
   Handle(Handle&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  /// Releases the current reference, then takes over `o`'s; `o` becomes null.
   Handle& operator=(Handle&& o) noexcept {
     if (this != &o) {
       reset();
@@ -49,6 +59,7 @@ class Handle {
 
   /// Lends the raw handle; ownership stays here.
   T get() const noexcept { return h_; }
+  /// True when a handle is owned.
   explicit operator bool() const noexcept { return h_ != nullptr; }
   /// Gives the reference back to C code; this owner becomes null.
   T release_to_c() noexcept { return std::exchange(h_, nullptr); }
@@ -61,6 +72,9 @@ class Handle {
   T h_ = nullptr;
 };
 
+/// @cond INTERNAL
+// The owners themselves: gpu::Instance = Handle<WGPUInstance>, gpu::Buffer = Handle<WGPUBuffer>,
+// ... one per line below (the list Handle's documentation gives).
 #define BINDERY_GPU_HANDLE(Name)                                  \
   template <>                                                     \
   struct HandleTraits<WGPU##Name> {                               \
@@ -92,6 +106,7 @@ BINDERY_GPU_HANDLE(RenderBundleEncoder)
 BINDERY_GPU_HANDLE(QuerySet)
 
 #undef BINDERY_GPU_HANDLE
+/// @endcond
 
 /// A WGPUStringView over `s` (no copy; `s` must outlive the call it is passed to).
 inline WGPUStringView sv(std::string_view s) {

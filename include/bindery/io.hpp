@@ -1,6 +1,7 @@
-// bindery/io.hpp — reading the input files bindery's tools take (WGSL shaders, scene JSON):
-// regular files only, with a size cap, so a FIFO, a directory or /dev/zero is an error rather
-// than a hang or an unbounded read.
+/// @file
+/// bindery/io.hpp — reading the input files bindery's tools take (WGSL shaders, scene JSON):
+/// regular files only, with a size cap, so a FIFO, a directory or /dev/zero is an error rather
+/// than a hang or an unbounded read.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// bindery/layout_builder.hpp — turns bindery's plain BindGroupLayoutDesc (binding.hpp) into
-// WebGPU bind group layouts and pipeline layouts. Explicit layouts only: layout 'auto' cannot
-// express hasDynamicOffset and its bind group layouts belong to a single pipeline (cases rule 10).
+/// @file
+/// bindery/layout_builder.hpp — turns bindery's plain BindGroupLayoutDesc (binding.hpp) into
+/// WebGPU bind group layouts and pipeline layouts. Explicit layouts only: layout 'auto' cannot
+/// express hasDynamicOffset and its bind group layouts belong to a single pipeline (cases rule 10).
 #pragma once
 
 #include "bindery/binding.hpp"

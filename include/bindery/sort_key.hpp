@@ -1,21 +1,22 @@
-// bindery/sort_key.hpp — the 64-bit sort key of a draw-list item and its bit layout.
-//
-// Sorting draws by a single integer puts equal state next to each other, so the encoder can skip
-// redundant setPipeline / setBindGroup calls (seed 001: "ordenas el bucle por material").
-// Two layouts, each a set of constexpr shift/mask pairs whose masks are checked not to overlap
-// (pattern: bgfx's kSortKeyDraw* constants):
-//
-//   material order (default: pipeline > material > mesh)
-//     bit 63 ........ 52 51 ......... 32 31 ......... 12 11 .... 0
-//         pipeline (12)    material (20)    mesh (20)     zero (12)
-//
-//   depth order (front to back inside a pipeline)
-//     bit 63 ........ 52 51 .............................. 20 19 ........ 0
-//         pipeline (12)    depth: IEEE-754 bits of a float >= 0 (32)  material (20)
-//
-// The bit pattern of a non-negative finite float grows with its value, so comparing the 32 bits
-// as an unsigned integer orders depths front to back (smaller first). Ties keep insertion order
-// (DrawList sorts stably), which is how object slots stay in draw order (shared/cases C01).
+/// @file
+/// bindery/sort_key.hpp — the 64-bit sort key of a draw-list item and its bit layout.
+///
+/// Sorting draws by a single integer puts equal state next to each other, so the encoder can skip
+/// redundant setPipeline / setBindGroup calls (seed 001: "ordenas el bucle por material").
+/// Two layouts, each a set of constexpr shift/mask pairs whose masks are checked not to overlap
+/// (pattern: bgfx's kSortKeyDraw* constants):
+///
+///   material order (default: pipeline > material > mesh)
+///     bit 63 ........ 52 51 ......... 32 31 ......... 12 11 .... 0
+///         pipeline (12)    material (20)    mesh (20)     zero (12)
+///
+///   depth order (front to back inside a pipeline)
+///     bit 63 ........ 52 51 .............................. 20 19 ........ 0
+///         pipeline (12)    depth: IEEE-754 bits of a float >= 0 (32)  material (20)
+///
+/// The bit pattern of a non-negative finite float grows with its value, so comparing the 32 bits
+/// as an unsigned integer orders depths front to back (smaller first). Ties keep insertion order
+/// (DrawList sorts stably), which is how object slots stay in draw order (shared/cases C01).
 #pragma once
 
 #include <bit>
@@ -24,20 +25,25 @@
 namespace bindery::sort_key {
 
 /// Width of each field in bits; ids must be below 1 << width (DrawList::add checks this).
+///@{
 inline constexpr unsigned kPipelineBits = 12;
 inline constexpr unsigned kMaterialBits = 20;
 inline constexpr unsigned kMeshBits = 20;
 inline constexpr unsigned kDepthBits = 32;
+///@}
 
-/// Material order: pipeline > material > mesh.
+/// Material order: pipeline > material > mesh. Bit positions (shift) and masks of the fields.
+///@{
 inline constexpr unsigned kPipelineShift = 52;
 inline constexpr uint64_t kPipelineMask = ((uint64_t{1} << kPipelineBits) - 1) << kPipelineShift;
 inline constexpr unsigned kMaterialShift = 32;
 inline constexpr uint64_t kMaterialMask = ((uint64_t{1} << kMaterialBits) - 1) << kMaterialShift;
 inline constexpr unsigned kMeshShift = 12;
 inline constexpr uint64_t kMeshMask = ((uint64_t{1} << kMeshBits) - 1) << kMeshShift;
+///@}
 
-/// Depth order: pipeline > depth (front to back) > material.
+/// Depth order: pipeline > depth (front to back) > material. Bit positions and masks.
+///@{
 inline constexpr unsigned kDepthPipelineShift = 52;
 inline constexpr uint64_t kDepthPipelineMask = ((uint64_t{1} << kPipelineBits) - 1)
                                                << kDepthPipelineShift;
@@ -46,6 +52,7 @@ inline constexpr uint64_t kDepthMask = ((uint64_t{1} << kDepthBits) - 1) << kDep
 inline constexpr unsigned kDepthMaterialShift = 0;
 inline constexpr uint64_t kDepthMaterialMask = ((uint64_t{1} << kMaterialBits) - 1)
                                                << kDepthMaterialShift;
+///@}
 
 static_assert((kPipelineMask & kMaterialMask) == 0 && (kPipelineMask & kMeshMask) == 0 &&
                   (kMaterialMask & kMeshMask) == 0,

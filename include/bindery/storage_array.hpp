@@ -1,21 +1,24 @@
-// bindery/storage_array.hpp — per-draw data as a read-only storage buffer at the NATURAL stride,
-// bound once in a low-frequency group and indexed in the shader by @builtin(instance_index)
-// (seed 000 "Un storage buffer indexado desde el shader", seed 002 point 3):
-//
-//   @group(0) @binding(2) var<storage, read> objects : array<Object>;
-//   @vertex fn vs(@builtin(instance_index) i : u32, ...) { let m = objects[i].model; ... }
-//
-// Same CPU core as DynamicUniformBuffer (SlotShadow: shadow copy, dirty marks, coalesced
-// uploads), but the stride is the WGSL array stride (128 bytes for two mat4x4f, no padding to
-// minUniformBufferOffsetAlignment) and the binding covers the whole array.
-//
-// Limits read (from the DEVICE): maxStorageBufferBindingSize and maxBufferSize (a chunk holds at
-// most as many elements as one binding may cover; more elements make more chunks, each its own
-// buffer and bind group: draw the instances of chunk c with firstInstance / instance indices
-// from index_in_chunk()), minStorageBufferOffsetAlignment (every binding starts at offset 0 of
-// its chunk's buffer, so it is always aligned; checked with validate_buffer_binding anyway).
-// Buffers: usage STORAGE | COPY_DST. Layout entry: read-only-storage, no dynamic offset,
-// minBindingSize = one element (array stride; a runtime-sized array counts as one element).
+/// @file
+/// bindery/storage_array.hpp — per-draw data as a read-only storage buffer at the NATURAL stride,
+/// bound once in a low-frequency group and indexed in the shader by `@builtin(instance_index)`
+/// (seed 000 "Un storage buffer indexado desde el shader", seed 002 point 3):
+///
+/// @code
+///   @group(0) @binding(2) var<storage, read> objects : array<Object>;
+///   @vertex fn vs(@builtin(instance_index) i : u32, ...) { let m = objects[i].model; ... }
+/// @endcode
+///
+/// Same CPU core as DynamicUniformBuffer (SlotShadow: shadow copy, dirty marks, coalesced
+/// uploads), but the stride is the WGSL array stride (128 bytes for two mat4x4f, no padding to
+/// minUniformBufferOffsetAlignment) and the binding covers the whole array.
+///
+/// Limits read (from the DEVICE): maxStorageBufferBindingSize and maxBufferSize (a chunk holds at
+/// most as many elements as one binding may cover; more elements make more chunks, each its own
+/// buffer and bind group: draw the instances of chunk c with firstInstance / instance indices
+/// from index_in_chunk()), minStorageBufferOffsetAlignment (every binding starts at offset 0 of
+/// its chunk's buffer, so it is always aligned; checked with validate_buffer_binding anyway).
+/// Buffers: usage STORAGE | COPY_DST. Layout entry: read-only-storage, no dynamic offset,
+/// minBindingSize = one element (array stride; a runtime-sized array counts as one element).
 #pragma once
 
 #include "bindery/binding.hpp"
@@ -43,7 +46,7 @@ SlotLayout storage_array_slot_layout(uint64_t element_size_bytes, uint64_t array
 
 /// Options for StorageArray. Zero means "the default" where noted.
 struct StorageArrayDesc {
-  std::string label = "storage array";
+  std::string label = "storage array";  ///< prefix of the buffer, layout and bind group labels
   uint64_t element_size = 0;  ///< WGSL SizeOf(element), bytes
   uint64_t array_stride = 0;  ///< WGSL array stride, bytes (0: element_size)
   uint32_t slot_count = 0;    ///< number of elements (instances); may grow later
@@ -52,7 +55,7 @@ struct StorageArrayDesc {
   /// Lent by the caller (not owned; must outlive this object); it must hold exactly the entry
   /// layout_entry() describes. Null: this object creates a layout with that single entry.
   WGPUBindGroupLayout bind_group_layout = nullptr;
-  FlushPolicy flush_policy{};
+  FlushPolicy flush_policy{};  ///< when flush() uploads one covering range or coalesces
   /// Usage bits added to STORAGE | COPY_DST (e.g. WGPUBufferUsage_CopySrc to read the buffers
   /// back in tests or debugging tools).
   WGPUBufferUsage extra_usage = WGPUBufferUsage_None;
@@ -63,6 +66,9 @@ struct StorageArrayDesc {
 /// go through Device (counted there).
 class StorageArray : public BufferArena {
  public:
+  /// Creates the layout (unless lent), the buffers and one bind group per chunk. Throws like
+  /// storage_array_slot_layout, the validation.hpp kinds for a bad layout entry, and
+  /// WebGPUValidation when the implementation rejects an object.
   StorageArray(const Device& device, const StorageArrayDesc& desc);
 
   /// The index the shader uses for `slot` inside its chunk's array (instance_index).

@@ -1,23 +1,24 @@
-// bindery/validation.hpp — the WebGPU binding rules checked on the CPU, before the
-// implementation sees a call, each failure a bindery::Error naming the call, the value and the
-// limit (e.g. "setBindGroup(2): dynamic offset 320 is not a multiple of
-// minUniformBufferOffsetAlignment (256)").
-//
-// What is checked, with the spec step it mirrors (shared/cases/layout.md §0 gives the rules):
-//   validate_dynamic_offsets   setBindGroup: count, order (by binding number), alignment, bounds
-//                              (cases D01, D05, D06; rules 4-6)
-//   validate_bind_group_layout createBindGroupLayout: binding numbers, storage vs VERTEX,
-//                              per-group slot limits (rule 7; cases M01, M03)
-//   validate_pipeline_layout   createPipelineLayout: sums over groups (rule 7; cases M01, M03)
-//   validate_buffer_binding    createBindGroup buffer entries (rule 8; cases M04, U01, B03)
-//   validate_min_binding_size  createRenderPipeline: layout minBindingSize vs shader (B03)
-//   validate_write_buffer      queue.writeBuffer (rule 9; case W01)
-//   resolve_alignment_limit    requestDevice for an alignment-class limit (case D02)
-//
-// Every limit comes from the `const Limits&` argument: pass Device::limits() (the DEVICE's
-// limits), or Limits::core_defaults() / compatibility_defaults() in planning and tests.
-// These are pure functions (no device, no allocation beyond the returned values); the bind group
-// planner calls the counting and pipeline-layout functions for its budget checks.
+/// @file
+/// bindery/validation.hpp — the WebGPU binding rules checked on the CPU, before the
+/// implementation sees a call, each failure a bindery::Error naming the call, the value and the
+/// limit (e.g. "setBindGroup(2): dynamic offset 320 is not a multiple of
+/// minUniformBufferOffsetAlignment (256)").
+///
+/// What is checked, with the spec step it mirrors (shared/cases/layout.md §0 gives the rules):
+///   validate_dynamic_offsets   setBindGroup: count, order (by binding number), alignment, bounds
+///                              (cases D01, D05, D06; rules 4-6)
+///   validate_bind_group_layout createBindGroupLayout: binding numbers, storage vs VERTEX,
+///                              per-group slot limits (rule 7; cases M01, M03)
+///   validate_pipeline_layout   createPipelineLayout: sums over groups (rule 7; cases M01, M03)
+///   validate_buffer_binding    createBindGroup buffer entries (rule 8; cases M04, U01, B03)
+///   validate_min_binding_size  createRenderPipeline: layout minBindingSize vs shader (B03)
+///   validate_write_buffer      queue.writeBuffer (rule 9; case W01)
+///   resolve_alignment_limit    requestDevice for an alignment-class limit (case D02)
+///
+/// Every limit comes from the `const Limits&` argument: pass Device::limits() (the DEVICE's
+/// limits), or Limits::core_defaults() / compatibility_defaults() in planning and tests.
+/// These are pure functions (no device, no allocation beyond the returned values); the bind group
+/// planner calls the counting and pipeline-layout functions for its budget checks.
 #pragma once
 
 #include "bindery/binding.hpp"
@@ -47,7 +48,7 @@ struct BufferBindingWindow {
 
 /// Where one dynamic offset went: the binding number and the offset applied to it.
 struct AppliedDynamicOffset {
-  uint32_t binding = 0;
+  uint32_t binding = 0;         ///< the dynamic entry's binding number
   uint32_t dynamic_offset = 0;  ///< bytes; uint32_t as in webgpu.h setBindGroup
 };
 
@@ -91,9 +92,9 @@ struct BindingUsage {
   uint32_t dynamic_uniform_buffers = 0;  ///< maxDynamicUniformBuffersPerPipelineLayout
   uint32_t dynamic_storage_buffers = 0;  ///< maxDynamicStorageBuffersPerPipelineLayout
                                          ///< ("storage" and "read-only-storage", as the CTS does)
-  StageBindingCounts vertex;
-  StageBindingCounts fragment;
-  StageBindingCounts compute;
+  StageBindingCounts vertex;             ///< slots the VERTEX stage sees
+  StageBindingCounts fragment;           ///< slots the FRAGMENT stage sees
+  StageBindingCounts compute;            ///< slots the COMPUTE stage sees
 };
 
 /// Counts the slots one bind group layout uses (no limit checks).
@@ -120,7 +121,7 @@ BindingUsage validate_pipeline_layout(std::span<const BindGroupLayoutDesc> group
 
 /// One buffer entry of createBindGroup together with what it is checked against.
 struct BufferBindingDesc {
-  uint32_t binding = 0;
+  uint32_t binding = 0;                            ///< the entry's binding number, for messages
   BindingKind kind = BindingKind::uniform_buffer;  ///< must be a buffer kind
   uint64_t offset = 0;                             ///< GPUBufferBinding.offset, bytes
   uint64_t size = kWholeSize;                      ///< GPUBufferBinding.size, bytes
