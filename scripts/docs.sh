@@ -6,7 +6,8 @@
 #
 # Two passes, so the headers still being documented do not hide new gaps elsewhere:
 #   1. every header except those listed in docs/doxygen-pending.txt: must be clean;
-#   2. every header: what remains (the pending ones), printed last.
+#   2. every header: what remains (the pending ones), printed last; fatal only with
+#      BINDERY_DOCS_STRICT=1 until the pending list is empty.
 # Remove a header from docs/doxygen-pending.txt once it passes; delete the file when it is empty.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,8 +49,13 @@ done
 status=0
 run_doxygen documented "${inputs[@]}" docs/GUIDE.md || status=1
 if [ ${#pending[@]} -gt 0 ]; then
+  # The pending headers' gaps are listed, not fatal: docs/doxygen-pending.txt is the allowlist
+  # that shrinks to nothing (BINDERY_DOCS_STRICT=1 makes them fatal too).
   echo "docs: still pending (docs/doxygen-pending.txt): ${pending[*]}"
-  run_doxygen all include/bindery docs/GUIDE.md || status=1
+  if ! run_doxygen all include/bindery docs/GUIDE.md; then
+    [ "${BINDERY_DOCS_STRICT:-0}" = 1 ] && status=1
+    echo "docs: the gaps above are in the pending headers only (pass 1 covers the rest)"
+  fi
 fi
 [ $status = 0 ] && echo "docs: API reference in $out/html/index.html"
 exit $status
