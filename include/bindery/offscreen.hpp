@@ -65,6 +65,9 @@ struct OffscreenTargetDesc {
   /// Usage bits added to the colour texture's RENDER_ATTACHMENT | COPY_SRC (e.g.
   /// WGPUTextureUsage_TextureBinding to sample the result in a later pass).
   WGPUTextureUsage extra_color_usage = WGPUTextureUsage_None;
+  /// Usage bits added to the depth texture's RENDER_ATTACHMENT (e.g. WGPUTextureUsage_TextureBinding
+  /// to build a depth pyramid from it, as the gpu-driven strategy does).
+  WGPUTextureUsage extra_depth_usage = WGPUTextureUsage_None;
   std::string label = "offscreen";  ///< prefix of the texture labels ("offscreen colour", ...)
 };
 

@@ -109,7 +109,7 @@ OffscreenTarget::OffscreenTarget(const Device& device, const OffscreenTargetDesc
         color_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(color_.get(), nullptr));
         if (depth_format_ != WGPUTextureFormat_Undefined) {
           depth_ = create_texture(device, desc.label + " depth", width_, height_, depth_format_,
-                                  WGPUTextureUsage_RenderAttachment);
+                                  WGPUTextureUsage_RenderAttachment | desc.extra_depth_usage);
           device.check();
           depth_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(depth_.get(), nullptr));
         }

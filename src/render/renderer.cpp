@@ -4,6 +4,8 @@
 // copy alignment, wgpu-native examples/capture).
 #include "bindery/renderer.hpp"
 
+#include "bindery/offscreen.hpp"
+
 #include "strategy.hpp"
 
 #include <fmt/format.h>
@@ -30,9 +32,6 @@ double ms_since(Clock::time_point t0, Clock::time_point t1) {
 
 constexpr uint32_t kMaxFramesInFlight = 8;
 
-// WebGPU §13.1 (GPUTexelCopyBufferLayout): bytesPerRow of a texture-to-buffer copy must be a
-// multiple of 256. This is a fixed rule of the spec, not a device limit.
-constexpr uint32_t kBytesPerRowAlignment = 256;  // spec constant, see above
 
 // A Scene is a public struct: check every index and texture before any GPU object is made from
 // it, so a bad one is a SceneInput error naming the element instead of a crash or a raw
@@ -142,32 +141,6 @@ uint64_t default_max_bind_groups(const AdapterDescription& adapter) {
 
 namespace {
 
-// An offscreen colour + depth target (colour copied out for the last frame; depth also sampled
-// by strategies that build a depth pyramid).
-struct OffscreenTextures {
-  gpu::Texture color, depth;
-  gpu::TextureView color_view, depth_view;
-};
-
-OffscreenTextures create_target(const Device& device, uint32_t width, uint32_t height) {
-  OffscreenTextures t;
-  WGPUTextureDescriptor cd = WGPU_TEXTURE_DESCRIPTOR_INIT;
-  cd.label = gpu::sv("colour target");
-  cd.size = {width, height, 1};
-  cd.format = strategies::kColorFormat;
-  cd.usage = WGPUTextureUsage_RenderAttachment | WGPUTextureUsage_CopySrc;
-  t.color = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &cd));
-  WGPUTextureDescriptor dd = cd;
-  dd.label = gpu::sv("depth target");
-  dd.format = strategies::kDepthFormat;
-  dd.usage = WGPUTextureUsage_RenderAttachment | WGPUTextureUsage_TextureBinding;
-  t.depth = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &dd));
-  t.color_view = gpu::TextureView::acquire(wgpuTextureCreateView(t.color.get(), nullptr));
-  t.depth_view = gpu::TextureView::acquire(wgpuTextureCreateView(t.depth.get(), nullptr));
-  with_context("creating the offscreen target", [&] { device.check(); });
-  return t;
-}
-
 // A buffer map that completes while the device is polled (frames in flight read their
 // timestamps and statistics this way, without waiting at submit time).
 struct PendingMap {
@@ -232,23 +205,25 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   const strategies::StrategyRow& row = strategies::find_strategy_row(options.strategy);
   const Counters start = device.counters();
 
-  OffscreenTextures target_textures = create_target(device, options.width, options.height);
+  // Colour (copied out for the last frame) and depth (also sampled by depth-pyramid builders).
+  const OffscreenTarget offscreen(
+      device, {.width = options.width,
+               .height = options.height,
+               .color_format = strategies::kColorFormat,
+               .depth_format = strategies::kDepthFormat,
+               .extra_depth_usage = WGPUTextureUsage_TextureBinding,
+               .label = "render target"});
   strategies::FrameTarget target;
-  target.color = target_textures.color_view.get();
-  target.depth = target_textures.depth_view.get();
-  target.depth_texture = target_textures.depth.get();
+  target.color = offscreen.color_view();
+  target.depth = offscreen.depth_view();
+  target.depth_texture = offscreen.depth();
   target.width = options.width;
   target.height = options.height;
   target.clear_color = scene.view.clear_color;
 
-  // Readback buffer for the last frame.
-  const uint32_t bytes_per_row = (options.width * 4 + kBytesPerRowAlignment - 1) /
-                                 kBytesPerRowAlignment * kBytesPerRowAlignment;
-  const uint64_t readback_size = uint64_t(bytes_per_row) * options.height;
-  gpu::Buffer readback;
-  if (options.keep_last_frame)
-    readback = device.create_buffer("frame readback", readback_size,
-                                    WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+  // Readback of the last frame.
+  std::optional<TextureReadback> readback;
+  if (options.keep_last_frame) readback.emplace(device, offscreen.color());
 
   strategies::GpuScene gpu_scene = strategies::upload_scene(device, scene);
   strategies::StrategyOptions so;
@@ -359,16 +334,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
       strategy->copy_stats(encoder.get(), slot.readback.get(), stats_offset);
       slot.span_names = timer.names();
     }
-    if (last && readback) {
-      WGPUTexelCopyTextureInfo src = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
-      src.texture = target_textures.color.get();
-      WGPUTexelCopyBufferInfo dst = WGPU_TEXEL_COPY_BUFFER_INFO_INIT;
-      dst.buffer = readback.get();
-      dst.layout.bytesPerRow = bytes_per_row;
-      dst.layout.rowsPerImage = options.height;
-      WGPUExtent3D size = {options.width, options.height, 1};
-      wgpuCommandEncoderCopyTextureToBuffer(encoder.get(), &src, &dst, &size);
-    }
+    if (last && readback) readback->record_copy(encoder.get());
     gpu::CommandBuffer commands =
         gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     WGPUCommandBuffer cmd = commands.get();
@@ -395,20 +361,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   const Clock::time_point loop_end = Clock::now();
   report.wall_ms = ms_since(loop_start, loop_end);
 
-  if (readback) {
-    strategies::map_and_wait(device, readback.get(), WGPUMapMode_Read, readback_size);
-    const auto* data = static_cast<const uint8_t*>(
-        wgpuBufferGetConstMappedRange(readback.get(), 0, readback_size));
-    Image img;
-    img.width = options.width;
-    img.height = options.height;
-    img.rgba.resize(size_t(options.width) * options.height * 4);
-    for (uint32_t y = 0; y < options.height; ++y)
-      std::memcpy(&img.rgba[size_t(y) * options.width * 4], data + size_t(y) * bytes_per_row,
-                  size_t(options.width) * 4);
-    wgpuBufferUnmap(readback.get());
-    report.last_frame = std::move(img);
-  }
+  if (readback) report.last_frame = readback->read();
   report.draws_per_frame = static_cast<uint32_t>(report.per_frame.draws);
   report.visible_objects = strategy->visible_objects();
   report.notes = strategy->notes();
