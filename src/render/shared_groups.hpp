@@ -4,8 +4,8 @@
 // FrameGroup:     GlobalUniforms (viewProjection, lightWorldPosition, viewWorldPosition) in one
 //                 uniform buffer, one bind group, one writeBuffer per frame.
 // MaterialGroups: one uniform buffer holding every material's MaterialUniforms at the device's
-//                 uniform offset alignment, one bind group per material (texture, sampler, that
-//                 material's window of the buffer), written once at creation.
+//                 uniform offset alignment, one bind group per material (its texture, its
+//                 sampler, that material's window of the buffer), written once at creation.
 // Offsets come from the reflected shader, never from hand-counted constants: the frame and
 // material values are written through StructView at reflected offsets; per-object values (the
 // hot loop) through a C++ mirror struct verified against the reflected layout at start-up.
