@@ -364,6 +364,9 @@ TEST(RenderDevice, BadScenesAreSceneInputErrors) {
   s.materials[0].texture = 999;
   expect_kind(s, ErrorKind::SceneInput);
   s = good;
+  s.materials[0].sampler = 1;  // the cube scene has one sampler
+  expect_kind(s, ErrorKind::SceneInput);
+  s = good;
   s.textures[0].mips.clear();
   expect_kind(s, ErrorKind::SceneInput);
   s = good;
