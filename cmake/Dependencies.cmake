@@ -24,3 +24,10 @@ find_library(TINYGLTF_LIBRARY tinygltf REQUIRED)
 add_library(tinygltf_lib INTERFACE)
 target_include_directories(tinygltf_lib INTERFACE ${TINYGLTF_INCLUDE_DIR})
 target_link_libraries(tinygltf_lib INTERFACE ${TINYGLTF_LIBRARY})
+
+# stb_image (libstb-dev), which tinygltf decodes images with: bindery reads image headers with it
+# (stbi_info_from_memory) to refuse oversized images before they are decoded.
+find_path(STB_INCLUDE_DIR stb/stb_image.h REQUIRED)
+find_library(STB_LIBRARY stb REQUIRED)
+target_include_directories(tinygltf_lib INTERFACE ${STB_INCLUDE_DIR})
+target_link_libraries(tinygltf_lib INTERFACE ${STB_LIBRARY})

@@ -516,6 +516,20 @@ TEST(GltfCases, BadImagesSamplersAndResources) {
       load_gltf_scene(
           broken("garbage_png.gltf", textured("data:image/png;base64,iVBORw0KGgoAAAAA", 10497)), 1),
       ModelLoad);
+  // A PNG header declaring 20000 x 20000 8-bit grey pixels (IHDR; stb_image does not check the
+  // CRC and allows up to 2^30 samples, so 2^30 grey pixels, 4 GiB as RGBA8): refused from the
+  // header (4e8 > 2^28 pixels), before anything is allocated for it.
+  std::string bomb = "\x89PNG\r\n\x1a\n";
+  bomb += std::string("\0\0\0\x0dIHDR\0\0\x4e\x20\0\0\x4e\x20\x08\0\0\0\0\0\0\0\0", 25);
+  write_bytes("bomb.png", bomb);
+  try {
+    load_gltf_scene(broken("bomb.gltf", textured("bomb.png", 10497)), 1);
+    ADD_FAILURE() << "a 20000 x 20000 image accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::ModelLoad);
+    // The header check names the size (the decoder, given no pixel data, would fail otherwise).
+    EXPECT_NE(std::string(e.what()).find("20000 x 20000"), std::string::npos) << e.what();
+  }
   const std::string fifo = write_model("fifo_model.gltf", valid_triangle());
   const std::string fifo_bin = std::filesystem::path(fifo).parent_path() / "fifo.bin";
   std::filesystem::remove(fifo_bin);

@@ -24,6 +24,7 @@
 #include <glm/gtc/quaternion.hpp>
 #include <glm/gtc/type_ptr.hpp>
 #include <nlohmann/json.hpp>
+#include <stb/stb_image.h>
 #include <tiny_gltf.h>
 
 #include <algorithm>
@@ -46,6 +47,9 @@ constexpr uint64_t kMaxGltfFileBytes = 1ull << 30;
 /// Largest accessor count decoded: bounds memory for accessors whose data is implicit (no
 /// bufferView: zeros, or sparse), which a tiny file can declare with any count.
 constexpr uint64_t kMaxAccessorCount = 1ull << 26;
+/// Most pixels of one image (16384 x 16384): checked from the image's header before decoding, so
+/// a small file declaring a huge image cannot make the decoder allocate gigabytes.
+constexpr uint64_t kMaxImagePixels = 1ull << 28;
 /// The glTF extensions bindery implements, so accepts in extensionsRequired.
 const std::set<std::string> kImplementedExtensions = {"KHR_mesh_quantization"};
 
@@ -157,6 +161,16 @@ bool load_image(tinygltf::Image* image, const int index, std::string* err, std::
                 int width, int height, const unsigned char* bytes, int size, void* user) {
   auto* state = static_cast<CallbackState*>(user);
   try {
+    int w = 0, h = 0, components = 0;
+    if (stbi_info_from_memory(bytes, size, &w, &h, &components) &&
+        uint64_t(w) * uint64_t(h) > kMaxImagePixels) {
+      state->error = std::make_exception_ptr(Error(
+          ErrorKind::ModelLoad, fmt::format("image {} is {} x {} pixels, more than the {} bindery "
+                                            "decodes (16384 x 16384)",
+                                            index, w, h, kMaxImagePixels)));
+      if (err) *err += fmt::format("image {} is too large", index);
+      return false;
+    }
     // tinygltf's stb_image decoder; RGBA out (palette and grey expanded), 8 or 16 bits.
     return tinygltf::LoadImageData(image, index, err, warn, width, height, bytes, size, nullptr);
   } catch (const std::bad_alloc&) {
