@@ -44,9 +44,10 @@ namespace {
 constexpr int kMaxNodeDepth = 64;
 /// Largest .gltf/.glb/.bin/image file read (tinygltf takes sizes as 32-bit unsigned).
 constexpr uint64_t kMaxGltfFileBytes = 1ull << 30;
-/// Largest accessor count decoded: bounds memory for accessors whose data is implicit (no
-/// bufferView: zeros, or sparse), which a tiny file can declare with any count.
-constexpr uint64_t kMaxAccessorCount = 1ull << 26;
+/// Largest accessor count decoded (16,777,216 elements; at most 512 MiB of decoded VEC4 values):
+/// bounds memory for accessors whose data is implicit (no bufferView: zeros, or sparse), which a
+/// tiny file can declare with any count, and for the decoding of any one accessor.
+constexpr uint64_t kMaxAccessorCount = 1ull << 24;
 /// Most pixels of one image (16384 x 16384): checked from the image's header before decoding, so
 /// a small file declaring a huge image cannot make the decoder allocate gigabytes.
 constexpr uint64_t kMaxImagePixels = 1ull << 28;
@@ -98,8 +99,13 @@ void check_required_extensions(const std::string& path, std::string_view json) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json);
+  } catch (const nlohmann::json::parse_error& e) {
+    // what() is "[json.exception.parse_error.N] parse error at line L, column C: ...".
+    std::string what = e.what();
+    if (const size_t at = what.find("] "); !what.empty() && what[0] == '[' && at != what.npos)
+      what.erase(0, at + 2);
+    fail(path, fmt::format("the JSON does not parse (byte {}): {}", e.byte, what));
   } catch (const nlohmann::json::exception& e) {
-    // parse_error carries the byte offset in e.what() ("... at line L, column C: ...").
     fail(path, fmt::format("the JSON does not parse: {}", e.what()));
   }
   if (!j.is_object()) fail(path, "the JSON's top level is not an object (glTF 2.0 root)");
@@ -609,7 +615,8 @@ Scene load_gltf(const std::string& path, uint32_t instances, std::string& stage)
     if (std::find(scene.warnings.begin(), scene.warnings.end(), line) == scene.warnings.end())
       scene.warnings.push_back(std::move(line));
   };
-  if (!model.animations.empty()) warn_once("animations are not played (the first pose is drawn)");
+  if (!model.animations.empty())
+    warn_once("animations are not played (nodes keep their own transforms)");
   if (!model.skins.empty()) warn_once("skins are not applied (meshes are drawn unskinned)");
 
   std::map<int, uint32_t> texture_of_image;
@@ -655,7 +662,10 @@ Scene load_gltf(const std::string& path, uint32_t instances, std::string& stage)
     if (f.size() == 4) mat.color = glm::vec4(f[0], f[1], f[2], f[3]);
     const double roughness = std::clamp(m.pbrMetallicRoughness.roughnessFactor, 0.0, 1.0);
     mat.shininess = static_cast<float>(2.0 + (1.0 - roughness) * 118.0);
-    std::tie(mat.texture, mat.sampler) = texture_for(m.pbrMetallicRoughness.baseColorTexture.index);
+    const tinygltf::TextureInfo& base = m.pbrMetallicRoughness.baseColorTexture;
+    std::tie(mat.texture, mat.sampler) = texture_for(base.index);
+    if (base.extensions.count("KHR_texture_transform"))
+      warn_once("KHR_texture_transform is not applied (textures keep their own placement)");
     if (m.alphaMode == "OPAQUE" || m.alphaMode.empty()) {
       mat.alpha_mode = AlphaMode::opaque;
     } else if (m.alphaMode == "MASK") {
