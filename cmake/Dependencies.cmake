@@ -24,3 +24,8 @@ bindery_find_webgpu(webgpu_error DEFAULT_DIR ${PROJECT_SOURCE_DIR}/third_party/w
 if(webgpu_error)
   message(FATAL_ERROR "bindery: ${webgpu_error}")
 endif()
+
+# stb_image (libstb-dev), which tinygltf decodes images with: bindery reads image headers with it
+# (stbi_info_from_memory) to refuse oversized images before they are decoded.
+find_path(STB_INCLUDE_DIR stb/stb_image.h REQUIRED)
+find_library(STB_LIBRARY stb REQUIRED)

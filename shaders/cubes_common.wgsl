@@ -9,9 +9,13 @@ struct GlobalUniforms {
   viewWorldPosition: vec3f,
 };
 
+// alphaCutoff encodes the glTF alphaMode: 0 = OPAQUE (alpha >= 0 always passes), > 0 = MASK
+// (fragments with alpha below it are discarded), < 0 = BLEND approximated by screen-door
+// transparency (see alpha_test). Packing the mode into the cutoff keeps the struct at 32 bytes.
 struct MaterialUniforms {
   color: vec4f,
   shininess: f32,
+  alphaCutoff: f32,
 };
 
 struct PerObjectUniforms {
@@ -19,10 +23,12 @@ struct PerObjectUniforms {
   world: mat4x4f,
 };
 
+// color: glTF COLOR_0 (unorm8x4 in the vertex buffer; white for cubes), multiplies the base colour.
 struct Vertex {
   @location(0) position: vec4f,
   @location(1) normal: vec3f,
   @location(2) texcoord: vec2f,
+  @location(3) color: vec4f,
 };
 
 struct VSOutput {
@@ -31,6 +37,7 @@ struct VSOutput {
   @location(1) surfaceToLight: vec3f,
   @location(2) surfaceToView: vec3f,
   @location(3) texcoord: vec2f,
+  @location(4) color: vec4f,
 };
 
 // The vertex stage of seed 003: clip position, normal, and the vectors to light and eye.
@@ -42,11 +49,30 @@ fn vertex_out(vert: Vertex, world: mat4x4f, normalMatrix: mat3x3f, glb: GlobalUn
   vsOut.surfaceToLight = glb.lightWorldPosition - surfaceWorldPosition;
   vsOut.surfaceToView = glb.viewWorldPosition - surfaceWorldPosition;
   vsOut.texcoord = vert.texcoord;
+  vsOut.color = vert.color;
   return vsOut;
 }
 
-// The fragment stage of seed 003: diffuse (colour x texel) times the light, plus specular.
-fn shade(vsOut: VSOutput, color: vec4f, shininess: f32, texel: vec4f) -> vec4f {
+// glTF alpha coverage with one pipeline (no blending state): discards the fragment when `alpha` is
+// below the cutoff. BLEND (alphaCutoff < 0) uses the 4x4 ordered-dither (Bayer) threshold of the
+// fragment's pixel, (m + 0.5) / 16 for m in 0..15, so alpha a keeps round(16 a) of every 4x4
+// pixels: what lies behind shows through in proportion to 1 - a, independent of draw order.
+fn alpha_test(alpha: f32, alphaCutoff: f32, fragCoord: vec2f) {
+  var cutoff = alphaCutoff;
+  if (alphaCutoff < 0.0) {
+    var bayer = array<f32, 16>(0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0,
+                               3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
+    let p = vec2u(fragCoord) % vec2u(4u, 4u);
+    cutoff = (bayer[p.y * 4u + p.x] + 0.5) / 16.0;
+  }
+  if (alpha < cutoff) {
+    discard;
+  }
+}
+
+// The fragment stage of seed 003: diffuse (colour x texel x vertex colour) times the light, plus
+// specular; alpha decides coverage (alpha_test) and the written colour is opaque.
+fn shade(vsOut: VSOutput, color: vec4f, shininess: f32, texel: vec4f, alphaCutoff: f32) -> vec4f {
   let normal = normalize(vsOut.normal);
   let surfaceToLightDirection = normalize(vsOut.surfaceToLight);
   let surfaceToViewDirection = normalize(vsOut.surfaceToView);
@@ -54,7 +80,8 @@ fn shade(vsOut: VSOutput, color: vec4f, shininess: f32, texel: vec4f) -> vec4f {
   let light = dot(normal, surfaceToLightDirection);
   var specular = dot(normal, halfVector);
   specular = select(0.0, pow(specular, shininess), specular > 0.0);
-  let diffuse = color * texel;
+  let diffuse = color * texel * vsOut.color;
+  alpha_test(diffuse.a, alphaCutoff, vsOut.position.xy);
   let shaded = diffuse.rgb * light + specular;
-  return vec4f(shaded, diffuse.a);
+  return vec4f(shaded, 1.0);
 }

@@ -27,6 +27,7 @@ struct Instance {
 struct MaterialData {
   color: vec4f,
   shininess: f32,
+  alphaCutoff: f32,  // glTF alphaMode as in MaterialUniforms (cubes_common.wgsl)
   layer: u32,  // the material's texture in `textures`
 };
 
@@ -43,6 +44,7 @@ struct DrivenVSOutput {
   @location(2) surfaceToView: vec3f,
   @location(3) texcoord: vec2f,
   @location(4) @interpolate(flat) material: u32,
+  @location(5) color: vec4f,
 };
 
 @vertex fn vs(vert: Vertex, @builtin(instance_index) instance: u32) -> DrivenVSOutput {
@@ -59,6 +61,7 @@ struct DrivenVSOutput {
   out.surfaceToView = frame.viewWorldPosition - world;
   out.texcoord = vert.texcoord;
   out.material = inst.material;
+  out.color = vert.color;
   return out;
 }
 
@@ -71,5 +74,6 @@ struct DrivenVSOutput {
   v.surfaceToLight = in.surfaceToLight;
   v.surfaceToView = in.surfaceToView;
   v.texcoord = in.texcoord;
-  return shade(v, material.color, material.shininess, texel);
+  v.color = in.color;
+  return shade(v, material.color, material.shininess, texel, material.alphaCutoff);
 }

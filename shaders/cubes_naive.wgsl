@@ -8,6 +8,7 @@ struct Uniforms {
   world: mat4x4f,
   color: vec4f,
   lightWorldPosition: vec3f,
+  alphaCutoff: f32,  // in the 4 bytes after the vec3f, which were padding: the size stays 224
   viewWorldPosition: vec3f,
   shininess: f32,
 };
@@ -23,5 +24,5 @@ struct Uniforms {
 
 @fragment fn fs(vsOut: VSOutput) -> @location(0) vec4f {
   let texel = textureSample(diffuseTexture, diffuseSampler, vsOut.texcoord);
-  return shade(vsOut, uni.color, uni.shininess, texel);
+  return shade(vsOut, uni.color, uni.shininess, texel, uni.alphaCutoff);
 }

@@ -19,5 +19,5 @@
 
 @fragment fn fs(vsOut: VSOutput) -> @location(0) vec4f {
   let texel = textureSample(diffuseTexture, diffuseSampler, vsOut.texcoord);
-  return shade(vsOut, material.color, material.shininess, texel);
+  return shade(vsOut, material.color, material.shininess, texel, material.alphaCutoff);
 }

@@ -71,6 +71,40 @@ TEST(RenderCli, GltfIndexOutOfRange) {
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
 }
 
+// Issue 9: glTF input never ends in a kindless "bindery: error: <raw text>". Each broken file
+// gives one "bindery: error [Kind]: glTF '<file>' ..." line, exit 1: a required extension named
+// first, points/lines only, a truncated GLB (12-byte header of 20 promised), bytes that are not
+// JSON, a JSON array, a texture whose image bytes are not an image.
+TEST(RenderCli, GltfErrorsAlwaysHaveAKind) {
+  const std::string data = std::string(BINDERY_SOURCE_DIR) + "/tests/data/gltf/relatives/";
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + name, std::ios::binary) << bytes;
+    return dir + name;
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {data + "unknown_required_extension.gltf", "[UnsupportedExtension]"},
+      {data + "quad_lines_only.gltf", "[ModelLoad]"},
+      {write("bindery_truncated.glb", std::string("glTF\x02\0\0\0\x40\0\0\0", 12)), "[ModelLoad]"},
+      {write("bindery_garbage.gltf", "\x7f\x45\x4c\x46 not json"), "[ModelLoad]"},
+      {write("bindery_array.gltf", "[1, 2, 3]"), "[ModelLoad]"},
+      {write("bindery_bad_image.gltf",
+             R"({"asset": {"version": "2.0"}, "images": [{"uri": "data:image/png;base64,AAAA"}]})"),
+       "[ModelLoad]"}};
+  for (const auto& [path, kind] : cases) {
+    const CliResult r = run_cli("render --frames 1 --size 8x8 --quiet --model " + path);
+    SCOPED_TRACE(path);
+    expect_one_error(r, "bindery: error " + kind + ": glTF '" + path + "'");
+  }
+  // A valid file with points next to its triangles renders, with one warning line naming them.
+  const CliResult ok = run_cli("render --frames 1 --size 8x8 --quiet --model " + data +
+                               "quad_points_and_triangles.gltf");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(count_lines(ok.err), 1u) << ok.err;
+  EXPECT_NE(ok.err.find("bindery: warning: glTF"), std::string::npos) << ok.err;
+  EXPECT_NE(ok.err.find("POINTS"), std::string::npos) << ok.err;
+}
+
 TEST(RenderCli, ZeroSize) {
   expect_one_error(run_cli("render --size 0x0 --frames 1"), "0x0");
 }

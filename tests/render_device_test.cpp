@@ -434,14 +434,23 @@ TEST(RenderDevice, GltfArticleStepsRenderLikeNaive) {
   }
 }
 
-// BoxTextured (Khronos sample, in assimp-testmodels) maps the Cesium logo with texcoords 5..6:
-// the texture must wrap (glTF's default REPEAT sampler), or every face samples the clamped white
-// edge. The logo's blue (about rgb 100, 160, 220 before lighting) then shows up on the boxes.
+// BoxTextured (Khronos sample, in assimp-testmodels) maps the Cesium logo with texcoords u in 0..6,
+// v in 0..1 through its sampler 0 (wrapS 33648 MIRRORED_REPEAT, wrapT 33071 CLAMP_TO_EDGE,
+// minFilter 9986 NEAREST_MIPMAP_LINEAR, magFilter 9729 LINEAR): u must wrap, or every face samples
+// the clamped white edge. The logo's blue (about rgb 100, 160, 220 before lighting) then shows up.
 TEST(RenderDevice, GltfBaseColorTextureWrapsLikeGltfSamplers) {
   const char* model = "/usr/share/assimp/models/glTF2/BoxTextured-glTF/BoxTextured.gltf";
   if (!std::filesystem::exists(model)) GTEST_SKIP() << "assimp-testmodels not installed";
   const Scene scene = load_gltf_scene(model, 1);
-  ASSERT_TRUE(scene.repeat_texcoords);
+  for (const Object& obj : scene.objects) {
+    const SamplerData& s = scene.samplers[scene.materials[obj.material].sampler];
+    ASSERT_EQ(s.address_mode_u, AddressMode::mirror_repeat);
+    ASSERT_EQ(s.address_mode_v, AddressMode::clamp_to_edge);
+    ASSERT_EQ(s.mag_filter, FilterMode::linear);
+    ASSERT_EQ(s.min_filter, FilterMode::nearest);
+    ASSERT_EQ(s.mipmap_filter, FilterMode::linear);
+    ASSERT_TRUE(s.use_mipmaps);
+  }
   RenderOptions o = small_render(128, 96, 1);
   const RenderReport r = render(shared_device(), scene, o);
   uint64_t blue = 0;
@@ -474,6 +483,9 @@ TEST(RenderDevice, BadScenesAreSceneInputErrors) {
   expect_kind(s, ErrorKind::SceneInput);
   s = good;
   s.materials[0].texture = 999;
+  expect_kind(s, ErrorKind::SceneInput);
+  s = good;
+  s.materials[0].sampler = 1;  // the cube scene has one sampler
   expect_kind(s, ErrorKind::SceneInput);
   s = good;
   s.textures[0].mips.clear();

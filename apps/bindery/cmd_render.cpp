@@ -122,6 +122,8 @@ int run_render(const RenderCli& o) {
     if (o.model.empty())
       throw Error(ErrorKind::SceneInput, "render: --scene gltf needs --model PATH (.gltf or .glb)");
     scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances));
+    for (const std::string& w : scene.warnings)
+      fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", o.model, w);
   }
 
   // Fail before rendering, not after, when the PNG cannot be written (the file is not touched).

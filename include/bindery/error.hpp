@@ -65,7 +65,8 @@ namespace bindery {
   X(Intruder, "a binding changes more often than its group's declared frequency")               \
   /* scenes and models */                                                                       \
   X(ModelLoad, "a glTF model could not be loaded")                                              \
-  X(SceneInput, "a scene option is out of range")
+  X(SceneInput, "a scene option is out of range")                                               \
+  X(UnsupportedExtension, "a glTF file requires an extension bindery does not implement")
 
 /// Every error kind bindery reports. See BINDERY_ERROR_KINDS for the meaning of each.
 enum class ErrorKind {

@@ -5,13 +5,18 @@
 //   make_cube_scene()  — the webgpufundamentals "optimization" article (seed 003): one cube mesh
 //                        (interleaved position/normal/uv, uint16 indices), 6 textures with mips,
 //                        20 materials, N objects animated exactly like the article.
-//   load_gltf_scene()  — a glTF 2.0 model (.gltf/.glb, via tinygltf): every primitive one mesh with
-//                        its own material, K copies of the model on a grid.
+//   load_gltf_scene()  — a glTF 2.0 model (.gltf/.glb, via tinygltf): every triangle primitive one
+//                        mesh with its own material, K copies of the model on a grid. What the
+//                        glTF specification asks of a renderer that one pipeline (cull back faces,
+//                        counter-clockwise front) cannot do is done to the mesh at load: strips and
+//                        fans become lists, mirrored nodes get a copy with the winding reversed,
+//                        double-sided materials get their back faces as extra triangles.
 // Strategies (strategy.hpp) upload the meshes and textures once and per frame ask the scene for
 // each object's world and normal matrices (animate()).
 #pragma once
 
 #include <glm/glm.hpp>
+#include <glm/gtc/type_precision.hpp>
 
 #include <cstdint>
 #include <span>
@@ -20,14 +25,19 @@
 
 namespace bindery {
 
-/// One interleaved vertex: position (vec3f), normal (vec3f), texcoord (vec2f); 32 bytes.
-/// The shader reads position as vec4f (w = 1 from the vertex fetch default).
+/// One interleaved vertex: position (vec3f), normal (vec3f), texcoord (vec2f) and colour (RGBA,
+/// 8-bit unorm: WebGPU vertex format unorm8x4, read as vec4f in [0, 1]); 36 bytes.
+/// The shader reads position as vec4f (w = 1 from the vertex fetch default). The colour is glTF's
+/// COLOR_0 (a linear multiplier of the base colour; white = no change, what cubes use). 8 bits a
+/// channel are as fine as the RGBA8 colour target the product is written to, and cost 4 bytes
+/// instead of 16 for a vec4f (the vertex grows from 32 to 36 bytes, not to 48).
 struct Vertex {
-  glm::vec3 position;
-  glm::vec3 normal;
-  glm::vec2 texcoord;
+  glm::vec3 position{0.0f};
+  glm::vec3 normal{0.0f};
+  glm::vec2 texcoord{0.0f};
+  glm::u8vec4 color{255, 255, 255, 255};
 };
-static_assert(sizeof(Vertex) == 32);
+static_assert(sizeof(Vertex) == 36);
 
 /// Indexed triangle list. Indices are uint32 in memory; `index16` says they all fit uint16 and
 /// are uploaded as WGPUIndexFormat_Uint16.
@@ -46,11 +56,45 @@ struct TextureData {
   std::vector<std::vector<uint8_t>> mips;
 };
 
-/// A material: colour multiplied with its texture, Blinn-Phong shininess (seed 003).
+/// How a texture is addressed outside [0, 1] (WebGPU GPUAddressMode; glTF sampler wrapS/wrapT:
+/// CLAMP_TO_EDGE 33071, REPEAT 10497, MIRRORED_REPEAT 33648).
+enum class AddressMode { clamp_to_edge, repeat, mirror_repeat };
+/// Texel filtering (WebGPU GPUFilterMode / GPUMipmapFilterMode; glTF NEAREST 9728, LINEAR 9729).
+enum class FilterMode { nearest, linear };
+
+/// A texture sampler (WebGPU GPUSamplerDescriptor). The default is the article's sampler
+/// (seed 003): clamp-to-edge, linear magnification and minification, nearest mip level.
+struct SamplerData {
+  AddressMode address_mode_u = AddressMode::clamp_to_edge;
+  AddressMode address_mode_v = AddressMode::clamp_to_edge;
+  FilterMode mag_filter = FilterMode::linear;
+  FilterMode min_filter = FilterMode::linear;
+  FilterMode mipmap_filter = FilterMode::nearest;
+  /// false: only mip level 0 is sampled (lodMaxClamp 0; glTF minFilter NEAREST or LINEAR).
+  bool use_mipmaps = true;
+  bool operator==(const SamplerData&) const = default;
+};
+
+/// How a material's alpha (base colour x texture x vertex colour) is used (glTF 2.0, Materials,
+/// "Alpha Coverage").
+enum class AlphaMode {
+  opaque,  ///< alpha ignored, the output is opaque
+  mask,    ///< fragments with alpha < alpha_cutoff are discarded, the rest opaque
+  /// Blending approximated without a blending pipeline: a 4x4 ordered-dither discard keeps about
+  /// alpha x 16 of every 16 pixels (screen-door transparency), so what lies behind shows through
+  /// in proportion to 1 - alpha whatever the draw order.
+  blend,
+};
+
+/// A material: colour multiplied with its texture (and the vertex colour), Blinn-Phong shininess
+/// (seed 003), the sampler of its texture and its alpha mode.
 struct Material {
   glm::vec4 color{1.0f};
   float shininess = 30.0f;
   uint32_t texture = 0;  ///< index into Scene::textures
+  uint32_t sampler = 0;  ///< index into Scene::samplers
+  AlphaMode alpha_mode = AlphaMode::opaque;
+  float alpha_cutoff = 0.5f;  ///< used by AlphaMode::mask (glTF default 0.5)
 };
 
 /// One drawable thing: a mesh with a material and its animation parameters.
@@ -102,10 +146,11 @@ struct Scene {
   std::vector<TextureData> textures;
   std::vector<Material> materials;
   std::vector<Object> objects;
+  /// Samplers materials name; one default (the article's) sampler unless a loader adds others.
+  std::vector<SamplerData> samplers{SamplerData{}};
   View view;
-  /// Sampler address mode: false = clamp-to-edge (the article's default sampler), true = repeat
-  /// (glTF's default wrap mode; texcoords outside [0, 1] tile).
-  bool repeat_texcoords = false;
+  /// What a loader skipped and why (e.g. a glTF primitive of lines), one line each, for the user.
+  std::vector<std::string> warnings;
 
   /// Fills `out[i]` for i in [begin, min(end, objects.size())) with object i's matrices at
   /// `time_s` (seconds); `out` is resized to objects.size() first. Cubes follow the article's
@@ -136,9 +181,22 @@ struct CubeSceneOptions {
 Scene make_cube_scene(const CubeSceneOptions& options);
 
 /// Loads a glTF 2.0 file (.gltf or .glb) and places `instances` copies on a square grid, each
-/// copy of each primitive one object. Missing normals are computed, missing texcoords are 0,
-/// a missing base colour texture is white. The camera is placed to frame the whole grid.
-/// Throws Io (unreadable), ModelLoad (malformed or unsupported), SceneInput (instances == 0).
+/// copy of each primitive one object. The camera is placed to frame the whole grid.
+/// Drawn as glTF 2.0 says (sections of the specification): triangle lists, strips and fans,
+/// indexed (uint8/16/32) or not ("Meshes"; points and lines are skipped with a line in
+/// Scene::warnings); flat normals where NORMAL is missing; winding reversed under a world
+/// transform with a negative determinant ("Transformations"); `doubleSided` back faces added with
+/// reversed normals ("Double Sided"); COLOR_0 (float, unorm8/16; VEC3 or VEC4); accessors without
+/// a bufferView (zeros) and sparse accessors ("Accessors"); normalized integer attributes and
+/// KHR_mesh_quantization; the base colour texture's TEXCOORD_n set and its sampler (wrap and
+/// filter modes); 8- and 16-bit, grey, palette and RGB(A) images as RGBA8; alphaMode and
+/// alphaCutoff ("Alpha Coverage"; BLEND as AlphaMode::blend). A primitive without a material gets
+/// the default material (base colour 1, roughness 1).
+/// Throws Io (unreadable), UnsupportedExtension (extensionsRequired names an extension other than
+/// KHR_mesh_quantization; checked before anything else), ModelLoad (malformed, unsupported, or
+/// nothing to draw; the message names the file and the accessor, field or offset), SceneInput
+/// (instances == 0 or too many objects). Nothing else escapes: exceptions of tinygltf, the image
+/// decoder and the standard library become ModelLoad errors.
 Scene load_gltf_scene(const std::string& path, uint32_t instances);
 
 /// Generates the mip chain of an RGBA8 level-0 image with a 2x2 box filter.

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace bindery::strategies {
 
 GpuScene upload_scene(const Device& device, const Scene& scene) {
@@ -59,16 +61,33 @@ GpuScene upload_scene(const Device& device, const Scene& scene) {
     g.textures.push_back(std::move(tex));
   }
 
-  // Seed 003: magFilter linear, minFilter linear, mipmapFilter nearest.
-  WGPUSamplerDescriptor sd = WGPU_SAMPLER_DESCRIPTOR_INIT;
-  sd.magFilter = WGPUFilterMode_Linear;
-  sd.minFilter = WGPUFilterMode_Linear;
-  sd.mipmapFilter = WGPUMipmapFilterMode_Nearest;
-  if (scene.repeat_texcoords) {
-    sd.addressModeU = WGPUAddressMode_Repeat;
-    sd.addressModeV = WGPUAddressMode_Repeat;
+  // One WebGPU sampler per scene sampler (materials name them); the default is seed 003's:
+  // magFilter linear, minFilter linear, mipmapFilter nearest, clamp-to-edge.
+  for (const SamplerData& s : scene.samplers) {
+    auto address = [](AddressMode m) {
+      switch (m) {
+        case AddressMode::repeat:
+          return WGPUAddressMode_Repeat;
+        case AddressMode::mirror_repeat:
+          return WGPUAddressMode_MirrorRepeat;
+        default:
+          return WGPUAddressMode_ClampToEdge;
+      }
+    };
+    auto filter = [](FilterMode f) {
+      return f == FilterMode::nearest ? WGPUFilterMode_Nearest : WGPUFilterMode_Linear;
+    };
+    WGPUSamplerDescriptor sd = WGPU_SAMPLER_DESCRIPTOR_INIT;
+    sd.addressModeU = address(s.address_mode_u);
+    sd.addressModeV = address(s.address_mode_v);
+    sd.magFilter = filter(s.mag_filter);
+    sd.minFilter = filter(s.min_filter);
+    sd.mipmapFilter = s.mipmap_filter == FilterMode::nearest ? WGPUMipmapFilterMode_Nearest
+                                                             : WGPUMipmapFilterMode_Linear;
+    // Without mipmapping (glTF minFilter NEAREST or LINEAR) only level 0 is sampled.
+    if (!s.use_mipmaps) sd.lodMaxClamp = 0.0f;
+    g.samplers.push_back(gpu::Sampler::acquire(wgpuDeviceCreateSampler(device.get(), &sd)));
   }
-  g.sampler = gpu::Sampler::acquire(wgpuDeviceCreateSampler(device.get(), &sd));
   with_context("uploading the scene", [&] { device.check(); });
   return g;
 }
@@ -78,6 +97,7 @@ const WGPUVertexAttribute kVertexAttributes[] = {
     {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, position), 0},
     {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, normal), 1},
     {nullptr, WGPUVertexFormat_Float32x2, offsetof(Vertex, texcoord), 2},
+    {nullptr, WGPUVertexFormat_Unorm8x4, offsetof(Vertex, color), 3},
 };
 }  // namespace
 
@@ -130,7 +150,7 @@ WGPUVertexBufferLayout vertex_buffer_layout() {
   WGPUVertexBufferLayout l = WGPU_VERTEX_BUFFER_LAYOUT_INIT;
   l.stepMode = WGPUVertexStepMode_Vertex;
   l.arrayStride = sizeof(Vertex);
-  l.attributeCount = 3;
+  l.attributeCount = std::size(kVertexAttributes);
   l.attributes = kVertexAttributes;
   return l;
 }

@@ -126,7 +126,7 @@ class ObjectGroupStrategy : public Strategy {
       e[0].binding = 0;
       e[0].textureView = gpu_.views[scene_.materials[material].texture].get();
       e[1].binding = 1;
-      e[1].sampler = gpu_.sampler.get();
+      e[1].sampler = gpu_.samplers[scene_.materials[material].sampler].get();
       e[2].binding = 2;
       e[2].buffer = w.buffer;
       e[2].offset = w.offset;

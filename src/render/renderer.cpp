@@ -79,11 +79,18 @@ void validate_scene(const Scene& scene, const Limits& limits) {
       h = std::max(1u, h / 2);
     }
   }
-  for (size_t i = 0; i < scene.materials.size(); ++i)
-    if (scene.materials[i].texture >= scene.textures.size())
+  for (size_t i = 0; i < scene.materials.size(); ++i) {
+    const Material& m = scene.materials[i];
+    if (m.texture >= scene.textures.size())
+      throw Error(ErrorKind::SceneInput, fmt::format("scene: material {} names texture {} of {}", i,
+                                                     m.texture, scene.textures.size()));
+    if (m.sampler >= scene.samplers.size())
+      throw Error(ErrorKind::SceneInput, fmt::format("scene: material {} names sampler {} of {}", i,
+                                                     m.sampler, scene.samplers.size()));
+    if (m.alpha_mode == AlphaMode::mask && !std::isfinite(m.alpha_cutoff))
       throw Error(ErrorKind::SceneInput,
-                  fmt::format("scene: material {} names texture {} of {}", i,
-                              scene.materials[i].texture, scene.textures.size()));
+                  fmt::format("scene: material {} has alpha cutoff {}", i, m.alpha_cutoff));
+  }
   for (size_t i = 0; i < scene.objects.size(); ++i) {
     const Object& obj = scene.objects[i];
     if (obj.mesh >= scene.meshes.size() || obj.material >= scene.materials.size())

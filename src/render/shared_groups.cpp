@@ -68,18 +68,20 @@ MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const G
                                  WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
   std::vector<std::byte> bytes(stride * count);
   const FieldRef color = material.field("color"), shininess = material.field("shininess");
+  const FieldRef alpha_cutoff = material.field("alphaCutoff");
   for (size_t g = 0; g < used.size(); ++g) {
     const Material& m = scene.materials[used[g]];
     StructView v(material, std::span<std::byte>(bytes).subspan(g * stride, material.size));
     v.set(color, m.color);
     v.set(shininess, m.shininess);
+    v.set(alpha_cutoff, alpha_cutoff_uniform(m));
     if (groups == SharedBindGroups::none) continue;
     WGPUBindGroupEntry e[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
                                WGPU_BIND_GROUP_ENTRY_INIT};
     e[0].binding = 0;
     e[0].textureView = gpu.views[m.texture].get();
     e[1].binding = 1;
-    e[1].sampler = gpu.sampler.get();
+    e[1].sampler = gpu.samplers[m.sampler].get();
     e[2].binding = 2;
     e[2].buffer = buffer_.get();
     e[2].offset = g * stride;

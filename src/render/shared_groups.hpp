@@ -4,8 +4,8 @@
 // FrameGroup:     GlobalUniforms (viewProjection, lightWorldPosition, viewWorldPosition) in one
 //                 uniform buffer, one bind group, one writeBuffer per frame.
 // MaterialGroups: one uniform buffer holding every material's MaterialUniforms at the device's
-//                 uniform offset alignment, one bind group per material (texture, sampler, that
-//                 material's window of the buffer), written once at creation.
+//                 uniform offset alignment, one bind group per material (its texture, its
+//                 sampler, that material's window of the buffer), written once at creation.
 // Strategies that put the frame and material buffers into a per-object bind group of their own
 // (split-uniforms, buffer-offsets: seed 003's layout) pass SharedBindGroups::none and bind the
 // buffers through buffer() / offset() instead.

@@ -9,6 +9,8 @@
 
 #include <glm/glm.hpp>
 
+#include <algorithm>
+
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,11 +38,24 @@ struct GpuScene {
   std::vector<GpuMesh> meshes;
   std::vector<gpu::Texture> textures;
   std::vector<gpu::TextureView> views;
-  gpu::Sampler sampler;
+  std::vector<gpu::Sampler> samplers;  ///< one per Scene::samplers entry
 };
 
-/// Uploads meshes and textures (with mips) and creates the article's sampler.
+/// Uploads meshes and textures (with mips) and creates the scene's samplers.
 GpuScene upload_scene(const Device& device, const Scene& scene);
+
+/// The WGSL `alphaCutoff` of a material (shaders/cubes_common.wgsl): 0 for AlphaMode::opaque
+/// (nothing is discarded), the cutoff for mask, -1 for blend (ordered-dither coverage).
+inline float alpha_cutoff_uniform(const Material& m) {
+  switch (m.alpha_mode) {
+    case AlphaMode::mask:
+      return std::max(m.alpha_cutoff, 0.0f);
+    case AlphaMode::blend:
+      return -1.0f;
+    default:
+      return 0.0f;
+  }
+}
 
 /// Values shared by every object in a frame.
 struct FrameValues {
@@ -178,7 +193,8 @@ void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uin
 /// Reflects one of bindery's own shaders; any reflection error is a bug here and is thrown.
 Reflection reflect_checked(std::string_view wgsl);
 
-/// The interleaved Vertex layout (stride 32: position @0, normal @12, texcoord @24).
+/// The interleaved Vertex layout (stride 36: position float32x3 @0, normal float32x3 @12,
+/// texcoord float32x2 @24, color unorm8x4 @32; shader locations 0..3).
 WGPUVertexBufferLayout vertex_buffer_layout();
 
 /// A render pipeline for `module` (entry points vs / fs) with the article's state: cull back,

@@ -339,6 +339,7 @@ class GpuDrivenStrategy final : public Strategy {
       StructView v(layout, std::span<std::byte>(bytes).subspan(m * layout.size, layout.size));
       v.set(layout.field("color"), scene.materials[m].color);
       v.set(layout.field("shininess"), scene.materials[m].shininess);
+      v.set(layout.field("alphaCutoff"), alpha_cutoff_uniform(scene.materials[m]));
       v.set(layout.field("layer"), scene.materials[m].texture);
     }
     materials_ = device_.create_buffer("materials", bytes.size(),
@@ -554,7 +555,7 @@ class GpuDrivenStrategy final : public Strategy {
         buffer_binding(2, materials_.get()), texture_binding(3, textures_view_.get()),
         WGPU_BIND_GROUP_ENTRY_INIT};
     render_bindings[4].binding = 4;
-    render_bindings[4].sampler = gpu_.sampler.get();
+    render_bindings[4].sampler = gpu_.samplers[0].get();
     render_group_ = raw_group("gpu-driven render", render_layout_.get(), render_bindings);
     WGPUBindGroupLayout render_layouts[] = {render_layout_.get()};
     render_pipeline_layout_ = create_pipeline_layout(device_, render_layouts, "gpu-driven render");

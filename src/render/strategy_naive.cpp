@@ -29,6 +29,7 @@ class NaiveStrategy final : public Strategy {
     light_ = u.field("lightWorldPosition");
     eye_ = u.field("viewWorldPosition");
     shininess_ = u.field("shininess");
+    alpha_cutoff_ = u.field("alphaCutoff");
 
     BindGroupLayoutDesc desc{
         "naive per-object",
@@ -55,7 +56,7 @@ class NaiveStrategy final : public Strategy {
       entries[0].binding = 0;
       entries[0].textureView = gpu.views[m.texture].get();
       entries[1].binding = 1;
-      entries[1].sampler = gpu.sampler.get();
+      entries[1].sampler = gpu.samplers[m.sampler].get();
       entries[2].binding = 2;
       entries[2].buffer = o.buffer.get();
       entries[2].size = uniform_size_;
@@ -81,6 +82,7 @@ class NaiveStrategy final : public Strategy {
       view.set(light_, in.values.light_world_position);
       view.set(eye_, in.values.view_world_position);
       view.set(shininess_, m.shininess);
+      view.set(alpha_cutoff_, alpha_cutoff_uniform(m));
       device_.write_buffer(objects_[i].buffer.get(), 0, staging_.data(), staging_.size());
     }
   }
@@ -110,7 +112,7 @@ class NaiveStrategy final : public Strategy {
   const GpuScene& gpu_;
   Reflection reflection_;
   uint32_t uniform_size_ = 0;
-  FieldRef normal_, view_projection_, world_, color_, light_, eye_, shininess_;
+  FieldRef normal_, view_projection_, world_, color_, light_, eye_, shininess_, alpha_cutoff_;
   gpu::BindGroupLayout layout_;
   gpu::PipelineLayout pipeline_layout_;
   gpu::ShaderModule module_;
