@@ -101,6 +101,7 @@ const std::map<std::string, std::function<void(Limits&, uint64_t)>>& limit_sette
     BINDERY_LIMIT(maxUniformBuffersPerShaderStage)
     BINDERY_LIMIT(maxUniformBufferBindingSize)
     BINDERY_LIMIT(maxStorageBufferBindingSize)
+    BINDERY_LIMIT(maxBufferSize)
     BINDERY_LIMIT(minUniformBufferOffsetAlignment)
     BINDERY_LIMIT(minStorageBufferOffsetAlignment)
 #undef BINDERY_LIMIT
@@ -175,6 +176,7 @@ PlanInput parse_document(const json& doc) {
     for (auto [name, value] :
          {std::pair{"maxUniformBufferBindingSize", in.limits.maxUniformBufferBindingSize},
           std::pair{"maxStorageBufferBindingSize", in.limits.maxStorageBufferBindingSize},
+          std::pair{"maxBufferSize", in.limits.maxBufferSize},
           std::pair{"maxBindGroups", uint64_t(in.limits.maxBindGroups)},
           std::pair{"maxBindingsPerBindGroup", uint64_t(in.limits.maxBindingsPerBindGroup)}})
       if (value == 0) bad(std::string("limits.") + name, "must be at least 1");
@@ -317,17 +319,21 @@ std::string BindGroupPlan::to_text() const {
       grouping_name(options.grouping), object_data_name(options.object_data));
   out += "groups:\n";
   for (const PlannedGroup& g : groups) {
-    out += fmt::format("  @group({}) {}: re-bound per {}, {} setBindGroup/pass, {} bind groups\n",
+    out += fmt::format("  @group({}) {}: re-bound per {}, {} setBindGroup/pass, {} bind groups{}\n",
                        g.index, g.label, to_string(g.rebind), g.set_bind_group_per_pass,
-                       g.bind_groups_created);
+                       g.bind_groups_created,
+                       g.windows > 1 ? fmt::format(" ({} binding windows)", g.windows) : "");
     for (uint32_t m : g.members) {
       const PlannedBinding& b = bindings[m];
-      out += fmt::format("    @binding({}) {} ({}{}, {}{}{})\n", b.binding, b.spec.name,
+      out += fmt::format("    @binding({}) {} ({}{}, {}{}{}{})\n", b.binding, b.spec.name,
                          kind_name(b.kind),
                          is_buffer(b.kind) ? fmt::format(", {} bytes", b.spec.size_bytes) : "",
                          to_string(b.spec.frequency),
                          b.has_dynamic_offset ? ", dynamic offset" : "",
-                         b.instance_indexed ? ", instance_index" : "");
+                         b.instance_indexed ? ", instance_index" : "",
+                         b.windows > 1 ? fmt::format(", {} windows of <= {} objects", b.windows,
+                                                     b.objects_per_window)
+                                       : "");
     }
   }
   if (!reasons.empty()) {
@@ -364,6 +370,7 @@ std::string BindGroupPlan::to_json() const {
                {"rebind_frequency", to_string(g.rebind)},
                {"set_bind_group_per_pass", g.set_bind_group_per_pass},
                {"bind_groups_created", g.bind_groups_created},
+               {"windows", g.windows},
                {"bindings", json::array()}};
     for (uint32_t m : g.members) {
       const PlannedBinding& b = bindings[m];
@@ -377,6 +384,11 @@ std::string BindGroupPlan::to_json() const {
                  {"has_dynamic_offset", b.has_dynamic_offset},
                  {"instance_indexed", b.instance_indexed}};
       if (is_buffer(b.kind)) jb["min_binding_size"] = b.spec.size_bytes;
+      if (b.windows > 0) {
+        jb["stride"] = b.stride_bytes;
+        jb["objects_per_window"] = b.objects_per_window;
+        jb["windows"] = b.windows;
+      }
       jg["bindings"].push_back(std::move(jb));
     }
     j["groups"].push_back(std::move(jg));
