@@ -11,16 +11,14 @@ TEST(CliRandomInput, GltfThroughRender) {
   const std::vector<std::string> seeds = seeds_in("fuzz/corpus/gltf", ".gltf");
   ASSERT_FALSE(seeds.empty());
   Mutator m(seeds, 9003);
-  for (int i = 0, n = random_input_count(100); i < n && !HasFatalFailure(); ++i)
-    run_and_check(CliCommand::render, "model.gltf", m.next());
+  run_many(CliCommand::render, "model.gltf", m, random_input_count(100));
 }
 
 TEST(CliRandomInput, GlbThroughRender) {
   const std::vector<std::string> seeds = seeds_in("fuzz/corpus/gltf", ".glb");
   ASSERT_FALSE(seeds.empty());
   Mutator m(seeds, 9004);
-  for (int i = 0, n = random_input_count(100); i < n && !HasFatalFailure(); ++i)
-    run_and_check(CliCommand::render, "model.glb", m.next());
+  run_many(CliCommand::render, "model.glb", m, random_input_count(100));
 }
 
 }  // namespace

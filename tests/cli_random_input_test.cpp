@@ -13,8 +13,7 @@ TEST(CliRandomInput, WgslThroughLayout) {
   for (const std::string& s : seeds_in("fuzz/corpus/wgsl", ".wgsl")) seeds.push_back(s);
   ASSERT_FALSE(seeds.empty());
   Mutator m(seeds, 9001);
-  for (int i = 0, n = random_input_count(150); i < n && !HasFatalFailure(); ++i)
-    run_and_check(CliCommand::layout, "input.wgsl", m.next());
+  run_many(CliCommand::layout, "input.wgsl", m, random_input_count(150));
 }
 
 TEST(CliRandomInput, PlanJsonThroughPlan) {
@@ -23,8 +22,7 @@ TEST(CliRandomInput, PlanJsonThroughPlan) {
   for (const std::string& s : seeds_in("fuzz/corpus/plan", ".json")) seeds.push_back(s);
   ASSERT_FALSE(seeds.empty());
   Mutator m(seeds, 9002);
-  for (int i = 0, n = random_input_count(150); i < n && !HasFatalFailure(); ++i)
-    run_and_check(CliCommand::plan, "scene.json", m.next());
+  run_many(CliCommand::plan, "scene.json", m, random_input_count(150));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -140,8 +141,9 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 enum class CliCommand { layout, plan, render };
 
 /// Writes `input` to a file named `name` in a per-process folder and runs `bindery <command>` on
-/// it; checks the rules at the top of this file. Failures name the kept input file.
-inline void run_and_check(CliCommand command, const std::string& name, const std::string& input) {
+/// it; checks the rules at the top of this file. Failures name the kept input file. Returns the
+/// exit code.
+inline int run_and_check(CliCommand command, const std::string& name, const std::string& input) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("bindery_random_input_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
@@ -157,8 +159,10 @@ inline void run_and_check(CliCommand command, const std::string& name, const std
   }
   const CliResult r = run_cli(args, 60);
   SCOPED_TRACE("input kept in " + path + "\nstderr:\n" + r.err);
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2)
-      << "exit " << r.exit_code << " (124: timeout; >128: killed by a signal)";
+  if (r.exit_code != 0 && r.exit_code != 1 && r.exit_code != 2) {
+    ADD_FAILURE() << "exit " << r.exit_code << " (124: timeout; >128: killed by a signal)";
+    return r.exit_code;
+  }
   static const std::regex kError(R"(bindery: error \[([A-Za-z]+)\]: \S.*)");
   static const std::regex kLayoutSummary(R"(bindery: .*: [0-9]+ error\(s\))");
   static const std::regex kProgress(R"(frame [0-9]+/[0-9]+)");
@@ -199,6 +203,22 @@ inline void run_and_check(CliCommand command, const std::string& name, const std
     EXPECT_EQ(errors, 1u) << "exit " << r.exit_code << ": expected exactly one error line";
   }
   if (!::testing::Test::HasFailure()) std::filesystem::remove(path);
+  return r.exit_code;
+}
+
+/// Runs `count` inputs from `mutator` through `command`; prints how many ended with each exit
+/// code and expects both outcomes, so that the inputs reach past the first parser check.
+inline void run_many(CliCommand command, const std::string& name, Mutator& mutator, int count) {
+  int by_exit[3] = {0, 0, 0};
+  for (int i = 0; i < count && !::testing::Test::HasFailure(); ++i) {
+    const int code = run_and_check(command, name, mutator.next());
+    if (code >= 0 && code <= 2) ++by_exit[code];
+  }
+  std::printf("%d inputs: exit 0: %d, exit 1: %d, exit 2: %d\n", count, by_exit[0], by_exit[1],
+              by_exit[2]);
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GT(by_exit[0], 0) << "no input was accepted: the mutations never get past the parser";
+  EXPECT_GT(by_exit[1] + by_exit[2], 0) << "no input was rejected";
 }
 
 }  // namespace bindery::test
