@@ -95,9 +95,9 @@ inline void plan(const uint8_t* data, size_t size) {
 inline void gltf(const uint8_t* data, size_t size) {
   static const std::string path = [] {
     std::error_code ec;
-    std::filesystem::path dir =
-        std::filesystem::is_directory("/dev/shm", ec) ? std::filesystem::path("/dev/shm")
-                                                      : std::filesystem::temp_directory_path();
+    std::filesystem::path dir = std::filesystem::is_directory("/dev/shm", ec)
+                                    ? std::filesystem::path("/dev/shm")
+                                    : std::filesystem::temp_directory_path();
     dir /= "bindery_gltf_fuzz_" + std::to_string(getpid());
     std::filesystem::create_directories(dir);
     return (dir / "input.gltf").string();

@@ -272,10 +272,11 @@ Device Device::create(const DeviceOptions& options) {
     // bindery's own teardown is not a loss; anything else is, including wgpuDeviceDestroy called
     // by the application on the handle it was lent (reason Destroyed).
     if (st->destroying || reason == WGPUDeviceLostReason_CallbackCancelled) return;
-    st->record(ErrorKind::DeviceLost,
-               fmt::format("the device was lost ({}): {}",
-                           reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown reason",
-                           gpu::sv(message)));
+    st->record(
+        ErrorKind::DeviceLost,
+        fmt::format("the device was lost ({}): {}",
+                    reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown reason",
+                    gpu::sv(message)));
   };
   desc.deviceLostCallbackInfo.userdata1 = raw_state;
 

@@ -95,8 +95,9 @@ TEST(DeviceLoss, DestroyedDeviceIsDeviceLostOnEveryUse) {
   const std::vector<std::byte> bytes(64);
   EXPECT_KIND(objects.write(0, bytes); objects.flush(), DeviceLost);
   EXPECT_KIND(objects.resize(100), DeviceLost);
-  EXPECT_KIND((void)device.create_shader_module("after loss", "@compute @workgroup_size(1) fn main() {}"),
-              DeviceLost);
+  EXPECT_KIND(
+      (void)device.create_shader_module("after loss", "@compute @workgroup_size(1) fn main() {}"),
+      DeviceLost);
   EXPECT_KIND(device.submit({}), DeviceLost);
   EXPECT_KIND(device.check(), DeviceLost);
   EXPECT_EQ(device.counters().buffers_created, buffers);
@@ -112,8 +113,7 @@ TEST(DeviceLoss, DestroyedBeforeAnyWorkIsDeviceLostAtSubmit) {
   wgpuDeviceDestroy(device.get());
   gpu::CommandEncoder enc =
       gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-  gpu::CommandBuffer cb =
-      gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(enc.get(), nullptr));
+  gpu::CommandBuffer cb = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(enc.get(), nullptr));
   const WGPUCommandBuffer raw = cb.get();
   EXPECT_KIND(device.submit({&raw, 1}), DeviceLost);
 }

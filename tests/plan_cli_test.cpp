@@ -82,7 +82,8 @@ TEST(PlanCli, IntruderIsReportedAndStrictFails) {
   EXPECT_EQ(j["set_bind_group_per_pass"], 4001);
   EXPECT_EQ(j["bind_groups_created"], 2002);
 
-  const bindery::test::CliResult strict = run_plan(example("intruder_object_id.json") + " --strict");
+  const bindery::test::CliResult strict =
+      run_plan(example("intruder_object_id.json") + " --strict");
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_NE(strict.err.find("[Intruder]"), std::string::npos) << strict.err;
 }
@@ -94,8 +95,9 @@ TEST(PlanCli, CaseC01) {
   EXPECT_EQ(j["bind_groups_created"], 5);
   EXPECT_EQ(j["dynamic_uniform_buffers"], 1);
   EXPECT_EQ(j["groups"].size(), 3u);
-  EXPECT_NE(j["wgsl"].get<std::string>().find("@group(2) @binding(0) var<uniform> object : Object;"),
-            std::string::npos);
+  EXPECT_NE(
+      j["wgsl"].get<std::string>().find("@group(2) @binding(0) var<uniform> object : Object;"),
+      std::string::npos);
 }
 
 TEST(PlanCli, MergeUpward) {

@@ -86,7 +86,8 @@ TEST(ArenaSlotLayout, UniformArrayWindowsFollowMaxUniformBufferBindingSize) {
   EXPECT_EQ(l.chunk_count(1000), 2u);  // 819 + 181
   EXPECT_EQ(l.slots_in_chunk(1, 1000), 181u);
   // Compatibility mode, 16,384: floor(16,384 / 80) = 204; 1,000 = 4 x 204 + 184 -> 5 windows.
-  const SlotLayout c = array_layout(BindingKind::uniform_buffer, 80, Limits::compatibility_defaults());
+  const SlotLayout c =
+      array_layout(BindingKind::uniform_buffer, 80, Limits::compatibility_defaults());
   EXPECT_EQ(c.slots_per_chunk, 204u);
   EXPECT_EQ(c.chunk_count(1000), 5u);
   EXPECT_EQ(c.slots_in_chunk(4, 1000), 184u);
@@ -188,7 +189,8 @@ const PlannedBinding& find(const BindGroupPlan& plan, const std::string& name) {
 /// an instance_index storage array.
 PlanInput g15(uint64_t objects) {
   PlanInput in;
-  in.bindings = {buffer("camera", 80, Frequency::frame), buffer("material", 32, Frequency::material),
+  in.bindings = {buffer("camera", 80, Frequency::frame),
+                 buffer("material", 32, Frequency::material),
                  buffer("object", 144, Frequency::object)};
   in.stats = {objects, 10, 1, DrawOrderKind::material};
   in.options.object_data = ObjectData::storage_buffer;
@@ -244,7 +246,8 @@ TEST(PlanWindows, G15RelativesAtTheWindowEdges) {
 
 TEST(PlanWindows, G15bDynamicArenaNeedsTwoBuffers) {
   PlanInput in;
-  in.bindings = {buffer("camera", 80, Frequency::frame), buffer("material", 32, Frequency::material),
+  in.bindings = {buffer("camera", 80, Frequency::frame),
+                 buffer("material", 32, Frequency::material),
                  buffer("object", 256, Frequency::object)};
   in.stats = {2000000, 10, 1, DrawOrderKind::material};
   const BindGroupPlan plan = plan_bind_groups(in);

@@ -50,7 +50,8 @@ inline std::string read_bytes(const std::filesystem::path& path) {
 /// Every regular file directly in `dir` (relative to the source tree) whose name ends in `ext`.
 inline std::vector<std::string> seeds_in(const std::string& dir, const std::string& ext) {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(BINDERY_SOURCE_DIR) + "/" + dir))
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(BINDERY_SOURCE_DIR) + "/" + dir))
     if (e.is_regular_file() && e.path().extension() == ext) out.push_back(read_bytes(e.path()));
   return out;
 }
@@ -78,11 +79,35 @@ class Mutator {
           s.resize(pick(static_cast<int>(s.size())));
           break;
         case 2: {  // insert a token
-          static const char* const kTokens[] = {
-              "-1", "0", "1e309", "-1e309", "4294967296", "18446744073709551616", "9999999999",
-              "null", "[]", "{}", "[[[[[[[[[[[[", "\"", "\\u0000", "" /* a NUL byte */,
-              "\r", "\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xff\xfe", "//", "/*", "@", ";",
-              "array<", ">", "NaN", "true", ",", ":"};
+          static const char* const kTokens[] = {"-1",
+                                                "0",
+                                                "1e309",
+                                                "-1e309",
+                                                "4294967296",
+                                                "18446744073709551616",
+                                                "9999999999",
+                                                "null",
+                                                "[]",
+                                                "{}",
+                                                "[[[[[[[[[[[[",
+                                                "\"",
+                                                "\\u0000",
+                                                "" /* a NUL byte */,
+                                                "\r",
+                                                "\xc2\x85",
+                                                "\xe2\x80\xa8",
+                                                "\xe2\x80\xa9",
+                                                "\xff\xfe",
+                                                "//",
+                                                "/*",
+                                                "@",
+                                                ";",
+                                                "array<",
+                                                ">",
+                                                "NaN",
+                                                "true",
+                                                ",",
+                                                ":"};
           const std::string t = kTokens[pick(static_cast<int>(std::size(kTokens)))];
           s.insert(pick(static_cast<int>(s.size()) + 1), t.empty() ? std::string("\0", 1) : t);
           break;
@@ -144,15 +169,19 @@ enum class CliCommand { layout, plan, render };
 /// it; checks the rules at the top of this file. Failures name the kept input file. Returns the
 /// exit code.
 inline int run_and_check(CliCommand command, const std::string& name, const std::string& input) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("bindery_random_input_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("bindery_random_input_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << input;
   std::string args;
   switch (command) {
-    case CliCommand::layout: args = "layout '" + path + "'"; break;
-    case CliCommand::plan: args = "plan '" + path + "'"; break;
+    case CliCommand::layout:
+      args = "layout '" + path + "'";
+      break;
+    case CliCommand::plan:
+      args = "plan '" + path + "'";
+      break;
     case CliCommand::render:
       args = "render --model '" + path + "' --frames 1 --size 8x8 --quiet";
       break;
@@ -173,8 +202,9 @@ inline int run_and_check(CliCommand command, const std::string& name, const std:
       EXPECT_EQ(error_kind_names().count(m[1].str()), 1u) << "unknown kind in: " << line;
       ++errors;
     } else {
-      const bool known = (command == CliCommand::layout && std::regex_match(line, kLayoutSummary)) ||
-                         (command == CliCommand::render && std::regex_match(line, kProgress));
+      const bool known =
+          (command == CliCommand::layout && std::regex_match(line, kLayoutSummary)) ||
+          (command == CliCommand::render && std::regex_match(line, kProgress));
       EXPECT_TRUE(known) << "stderr line of no known form: '" << line << "'";
     }
   }

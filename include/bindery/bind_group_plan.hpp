@@ -124,9 +124,9 @@ struct PlanInput {
 
 /// Where one binding ended up.
 struct PlannedBinding {
-  BindingSpec spec;                 ///< as declared
-  uint32_t group = 0;               ///< @group index
-  uint32_t binding = 0;             ///< @binding index inside the group
+  BindingSpec spec;                                ///< as declared
+  uint32_t group = 0;                              ///< @group index
+  uint32_t binding = 0;                            ///< @binding index inside the group
   BindingKind kind = BindingKind::uniform_buffer;  ///< after moves (storage for instance_index)
   bool has_dynamic_offset = false;  ///< per-object uniform addressed by a dynamic offset
   bool instance_indexed = false;    ///< moved to a storage array indexed by instance_index
@@ -156,7 +156,7 @@ struct PlannedGroup {
   /// per-object arenas): each boundary of a member's windows needs another bind group and,
   /// unless the group is re-bound per object anyway, another setBindGroup per pass.
   uint64_t windows = 1;
-  std::vector<uint32_t> members;  ///< indices into BindGroupPlan::bindings
+  std::vector<uint32_t> members;         ///< indices into BindGroupPlan::bindings
   uint64_t set_bind_group_per_pass = 0;  ///< calls with a state cache, one pass
   uint64_t bind_groups_created = 0;      ///< distinct bind groups for the whole frame
 };
@@ -176,16 +176,16 @@ struct BindGroupPlan {
   std::vector<PlannedGroup> groups;      ///< group index order
   /// The explicit pipeline layout: one BindGroupLayoutDesc per group, in group order.
   std::vector<BindGroupLayoutDesc> pipeline_layout;
-  std::vector<std::string> reasons;       ///< one sentence per merge or move
-  std::vector<PlanWarning> warnings;      ///< intruders first, then others
+  std::vector<std::string> reasons;   ///< one sentence per merge or move
+  std::vector<PlanWarning> warnings;  ///< intruders first, then others
   SceneStats stats;
   PlanOptions options;
 
-  uint64_t set_bind_group_per_pass = 0;        ///< sum over groups, with a state cache
-  uint64_t set_bind_group_per_frame = 0;       ///< per pass x passes
+  uint64_t set_bind_group_per_pass = 0;           ///< sum over groups, with a state cache
+  uint64_t set_bind_group_per_frame = 0;          ///< per pass x passes
   uint64_t set_bind_group_per_pass_uncached = 0;  ///< groups x objects: every group every draw
-  uint64_t bind_groups_created = 0;            ///< sum over groups
-  uint32_t dynamic_uniform_buffers = 0;        ///< in the pipeline layout
+  uint64_t bind_groups_created = 0;               ///< sum over groups
+  uint32_t dynamic_uniform_buffers = 0;           ///< in the pipeline layout
   uint32_t dynamic_storage_buffers = 0;
 
   /// WGSL declarations to prepend to a shader: one `// @group(g) frequency: ...` comment per group

@@ -17,11 +17,16 @@ namespace bindery {
 
 std::string_view to_string(Frequency f) noexcept {
   switch (f) {
-    case Frequency::constant: return "constant";
-    case Frequency::frame: return "frame";
-    case Frequency::pass: return "pass";
-    case Frequency::material: return "material";
-    case Frequency::object: return "object";
+    case Frequency::constant:
+      return "constant";
+    case Frequency::frame:
+      return "frame";
+    case Frequency::pass:
+      return "pass";
+    case Frequency::material:
+      return "material";
+    case Frequency::object:
+      return "object";
   }
   return "?";
 }
@@ -54,9 +59,9 @@ void validate_input(const PlanInput& in) {
     throw Error(ErrorKind::PlanInput,
                 fmt::format("stats.objects: {} must be in [1, {}]", s.objects, kMaxObjects));
   if (s.materials < 1 || s.materials > s.objects)
-    throw Error(ErrorKind::PlanInput,
-                fmt::format("stats.materials: {} must be in [1, objects = {}]", s.materials,
-                            s.objects));
+    throw Error(
+        ErrorKind::PlanInput,
+        fmt::format("stats.materials: {} must be in [1, objects = {}]", s.materials, s.objects));
   if (s.passes < 1 || s.passes > kMaxPasses)
     throw Error(ErrorKind::PlanInput,
                 fmt::format("stats.passes: {} must be in [1, {}]", s.passes, kMaxPasses));
@@ -76,7 +81,8 @@ void validate_input(const PlanInput& in) {
     if (is_buffer(b.kind) && b.size_bytes == 0)
       throw Error(ErrorKind::PlanInput,
                   fmt::format("{}.size: buffer '{}' needs a size in bytes > 0", field, b.name));
-    if (b.visibility == 0 || (b.visibility & ~uint32_t{kStageVertex | kStageFragment | kStageCompute}))
+    if (b.visibility == 0 ||
+        (b.visibility & ~uint32_t{kStageVertex | kStageFragment | kStageCompute}))
       throw Error(ErrorKind::PlanInput,
                   fmt::format("{}.visibility: {:#x} is not a non-empty set of VERTEX, FRAGMENT, "
                               "COMPUTE",
@@ -87,10 +93,14 @@ void validate_input(const PlanInput& in) {
 /// Distinct values of a key of frequency `f` across the frame's draws (bind groups needed).
 uint64_t distinct_values(Frequency f, const SceneStats& s) {
   switch (f) {
-    case Frequency::object: return s.objects;
-    case Frequency::material: return s.materials;
-    case Frequency::pass: return s.passes;
-    default: return 1;
+    case Frequency::object:
+      return s.objects;
+    case Frequency::material:
+      return s.materials;
+    case Frequency::pass:
+      return s.passes;
+    default:
+      return 1;
   }
 }
 
@@ -100,10 +110,12 @@ uint64_t distinct_values(Frequency f, const SceneStats& s) {
 /// depth, modelled as a change on every draw (materials interleave); object data on every draw.
 uint64_t changes_per_pass(Frequency f, const SceneStats& s) {
   switch (f) {
-    case Frequency::object: return s.objects;
+    case Frequency::object:
+      return s.objects;
     case Frequency::material:
       return s.order == DrawOrderKind::material ? s.materials : s.objects;
-    default: return 1;
+    default:
+      return 1;
   }
 }
 
@@ -246,8 +258,11 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
       continue;
     }
     switch (in.options.object_data) {
-      case ObjectData::bind_group: break;
-      case ObjectData::storage_buffer: move_to_storage(b, " (object_data: storage-buffer)"); break;
+      case ObjectData::bind_group:
+        break;
+      case ObjectData::storage_buffer:
+        move_to_storage(b, " (object_data: storage-buffer)");
+        break;
       case ObjectData::dynamic_offset:
         if (b.kind == BindingKind::uniform_buffer) {
           if (dyn_uniform < limits.maxDynamicUniformBuffersPerPipelineLayout) {
@@ -332,19 +347,24 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
       buckets.erase(buckets.begin());
     }
   } else {
-    Bucket buffers{Frequency::constant, "buffers", {}}, textures{Frequency::constant, "textures", {}},
+    Bucket buffers{Frequency::constant, "buffers", {}},
+        textures{Frequency::constant, "textures", {}},
         samplers{Frequency::constant, "samplers", {}};
     for (uint32_t i = 0; i < plan.bindings.size(); ++i) {
       const BindingKind k = plan.bindings[i].kind;
-      (is_buffer(k) ? buffers : k == BindingKind::sampler ? samplers : textures).members.push_back(i);
+      (is_buffer(k)                ? buffers
+       : k == BindingKind::sampler ? samplers
+                                   : textures)
+          .members.push_back(i);
     }
     for (Bucket* b : {&buffers, &textures, &samplers})
       if (!b->members.empty()) buckets.push_back(std::move(*b));
     while (buckets.size() > limits.maxBindGroups) {
       Bucket last = std::move(buckets.back());
       buckets.pop_back();
-      plan.reasons.push_back(fmt::format("the {} group merged into the {} group: maxBindGroups ({})",
-                                         last.label, buckets.back().label, limits.maxBindGroups));
+      plan.reasons.push_back(
+          fmt::format("the {} group merged into the {} group: maxBindGroups ({})", last.label,
+                      buckets.back().label, limits.maxBindGroups));
       buckets.back().members.insert(buckets.back().members.end(), last.members.begin(),
                                     last.members.end());
       buckets.back().label += "+" + last.label;
@@ -365,8 +385,7 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
     }
     const SlotLayout layout = with_context(
         fmt::format("laying out the per-object {} '{}' ({} objects)",
-                    b.instance_indexed ? "array" : "dynamic-offset arena", b.spec.name,
-                    s.objects),
+                    b.instance_indexed ? "array" : "dynamic-offset arena", b.spec.name, s.objects),
         [&] {
           return arena_slot_layout(
               {.kind = b.kind,
@@ -387,9 +406,8 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
                             "windows of at most {} objects, one buffer and bind group each",
                             b.spec.name, s.objects, layout.stride, total,
                             uint64_t(layout.slots_per_chunk) * layout.stride,
-                            b.kind == BindingKind::uniform_buffer
-                                ? "maxUniformBufferBindingSize"
-                                : "maxStorageBufferBindingSize",
+                            b.kind == BindingKind::uniform_buffer ? "maxUniformBufferBindingSize"
+                                                                  : "maxStorageBufferBindingSize",
                             b.kind == BindingKind::uniform_buffer
                                 ? limits.maxUniformBufferBindingSize
                                 : limits.maxStorageBufferBindingSize,

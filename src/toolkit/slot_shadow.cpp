@@ -29,7 +29,9 @@ uint64_t SlotLayout::chunk_size_bytes(uint32_t chunk, uint32_t slot_count) const
   return uint64_t(slots_in_chunk(chunk, slot_count)) * stride;
 }
 
-uint64_t SlotLayout::upload_size_bytes() const { return align_to(element_size, 4); }
+uint64_t SlotLayout::upload_size_bytes() const {
+  return align_to(element_size, 4);
+}
 
 namespace {
 
@@ -56,9 +58,9 @@ SlotLayout arena_slot_layout(const ArenaSpec& spec, const Limits& limits) {
   if (spec.addressing == SlotAddressing::dynamic_offset) {
     // The binding window is one element, moved by the dynamic offset.
     if (spec.element_size_bytes > max_binding)
-      throw Error(too_large, fmt::format("element size {} bytes exceeds {} ({})",
-                                         spec.element_size_bytes, binding_limit_name(spec.kind),
-                                         max_binding));
+      throw Error(too_large,
+                  fmt::format("element size {} bytes exceeds {} ({})", spec.element_size_bytes,
+                              binding_limit_name(spec.kind), max_binding));
     // The stride is the device's alignment (a power of two); also keep it a multiple of 4 so
     // every slot can be a writeBuffer target.
     l.stride = align_to(uniform ? dynamic_uniform_stride(spec.element_size_bytes, limits)
@@ -89,11 +91,11 @@ SlotLayout arena_slot_layout(const ArenaSpec& spec, const Limits& limits) {
   const uint64_t window = std::min(max_binding, limits.maxBufferSize) & ~uint64_t(3);
   if (l.stride > window) {
     const bool by_buffer = limits.maxBufferSize < max_binding;
-    throw Error(by_buffer ? ErrorKind::BufferTooLarge : too_large,
-                fmt::format("one element of stride {} bytes exceeds {} ({})", l.stride,
-                            by_buffer ? std::string_view("maxBufferSize")
-                                      : binding_limit_name(spec.kind),
-                            by_buffer ? limits.maxBufferSize : max_binding));
+    throw Error(
+        by_buffer ? ErrorKind::BufferTooLarge : too_large,
+        fmt::format("one element of stride {} bytes exceeds {} ({})", l.stride,
+                    by_buffer ? std::string_view("maxBufferSize") : binding_limit_name(spec.kind),
+                    by_buffer ? limits.maxBufferSize : max_binding));
   }
   l.slots_per_chunk = static_cast<uint32_t>(std::min<uint64_t>(window / l.stride, UINT32_MAX));
   return l;
@@ -109,8 +111,8 @@ SlotLayout dynamic_uniform_slot_layout(uint64_t element_size_bytes, const Limits
 }
 
 SlotShadow::SlotShadow(const SlotLayout& layout, uint32_t slot_count) : layout_(layout) {
-  if (layout.element_size == 0 || layout.stride < layout.element_size ||
-      layout.stride % 4 != 0 || layout.slots_per_chunk == 0) {
+  if (layout.element_size == 0 || layout.stride < layout.element_size || layout.stride % 4 != 0 ||
+      layout.slots_per_chunk == 0) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("SlotShadow: invalid slot layout (element {} bytes, stride {} bytes, "
                             "{} slots per chunk): need element > 0, stride >= element, stride a "
@@ -125,9 +127,9 @@ SlotShadow::SlotShadow(const SlotLayout& layout, uint32_t slot_count) : layout_(
 
 void SlotShadow::check_slot(uint32_t slot, const char* call) const {
   if (slot >= slot_count_) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: slot {} is out of range (slot count {})", call, slot,
-                            slot_count_));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("{}: slot {} is out of range (slot count {})", call, slot, slot_count_));
   }
 }
 
@@ -162,7 +164,9 @@ void SlotShadow::write(uint32_t slot, std::span<const std::byte> bytes, uint64_t
   mark_dirty(slot);
 }
 
-void SlotShadow::mark_all_dirty() { all_dirty_ = slot_count_ > 0; }
+void SlotShadow::mark_all_dirty() {
+  all_dirty_ = slot_count_ > 0;
+}
 
 bool SlotShadow::is_dirty(uint32_t slot) const {
   check_slot(slot, "is_dirty");
@@ -186,13 +190,13 @@ uint32_t SlotShadow::resize(uint32_t slot_count) {
     bytes_.resize(uint64_t(slot_count) * stride, std::byte{0});
     dirty_flag_.resize(slot_count, 0);
   } catch (const std::bad_alloc&) {
-    throw Error(ErrorKind::OutOfMemory,
-                fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count,
-                            stride));
+    throw Error(
+        ErrorKind::OutOfMemory,
+        fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count, stride));
   } catch (const std::length_error&) {
-    throw Error(ErrorKind::OutOfMemory,
-                fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count,
-                            stride));
+    throw Error(
+        ErrorKind::OutOfMemory,
+        fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count, stride));
   }
   slot_count_ = slot_count;
   if (slot_count < old_count) {

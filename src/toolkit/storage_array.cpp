@@ -30,9 +30,8 @@ StorageArray::StorageArray(const Device& device, const StorageArrayDesc& desc)
                        desc.binding, desc.visibility, desc.flush_policy, desc.bind_group_layout},
                   with_context(fmt::format("creating StorageArray '{}'", desc.label),
                                [&] {
-                                 return storage_array_slot_layout(desc.element_size,
-                                                                  desc.array_stride,
-                                                                  device.limits());
+                                 return storage_array_slot_layout(
+                                     desc.element_size, desc.array_stride, device.limits());
                                }),
                   desc.slot_count) {}
 
