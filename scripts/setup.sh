@@ -6,6 +6,7 @@
 #   - Debian packages: compiler toolchain, glm, CLI11, fmt, GoogleTest, Google Benchmark,
 #     libspng, tinygltf, oneTBB, assimp-testmodels (real glTF models), Vulkan loader, ccache,
 #     doxygen (the API reference, scripts/docs.sh).
+#     clang 14 with its sanitizer and libFuzzer runtimes (libclang-rt-14-dev).
 #   - Mesa lavapipe (Vulkan on the CPU) 25.x from bookworm-backports: bookworm's own 22.3 lacks
 #     features WebGPU implementations need.
 #   - wgpu-native: the shared library and its matching webgpu.h / wgpu.h, taken from the PyPI
@@ -31,7 +32,7 @@ say() { echo "setup: $*"; }
 packages=(build-essential cmake ninja-build pkg-config git unzip python3
           libglm-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
           libspng-dev libtinygltf-dev nlohmann-json3-dev libstb-dev assimp-testmodels
-          libvulkan1 clang ccache libtbb-dev doxygen)
+          libvulkan1 clang libclang-rt-14-dev ccache libtbb-dev doxygen)
 backports_packages=(mesa-vulkan-drivers)
 
 missing=()

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cctype>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -75,6 +77,16 @@ Limits to_limits(const WGPULimits& raw) {
   return l;
 }
 
+namespace {
+
+bool mentions_device_loss(std::string_view message) {
+  std::string lower(message);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("device is lost") != std::string::npos;
+}
+
+}  // namespace
+
 struct Device::State {
   gpu::Instance instance;
   gpu::Adapter adapter;
@@ -93,7 +105,11 @@ struct Device::State {
   mutable bool has_error = false;
   mutable ErrorKind error_kind = ErrorKind::WebGPUValidation;
   mutable std::string error_message;
-  bool destroying = false;
+  // Device loss is permanent: once set, check() and every checked helper throw DeviceLost before
+  // touching the device again (a lost device's objects are invalid; WebGPU §22.1 "Device loss").
+  mutable std::atomic<bool> lost{false};
+  mutable std::string lost_message;  // written once, before `lost` is set
+  std::atomic<bool> destroying{false};
 
   void record(ErrorKind kind, std::string message) const {
     // One line: wgpu-native's messages span several ("Validation Error\n\nCaused by:\n ...").
@@ -105,11 +121,30 @@ struct Device::State {
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     message = std::move(line);
+    // wgpu-native does not always call the device-lost callback (not for wgpuDeviceDestroy on an
+    // idle device); its validation errors then say "Parent device is lost". Those are device loss
+    // too, so that the first use after a loss is already DeviceLost and later ones never reach
+    // the implementation (some of its entry points, e.g. queue submit, abort on a lost device).
+    if (kind == ErrorKind::WebGPUValidation && mentions_device_loss(message))
+      kind = ErrorKind::DeviceLost;
     std::lock_guard<std::mutex> lock(mutex);
+    if (kind == ErrorKind::DeviceLost) {
+      if (lost) return;
+      lost_message = std::move(message);
+      lost = true;
+      return;
+    }
     if (has_error) return;
     has_error = true;
     error_kind = kind;
     error_message = std::move(message);
+  }
+
+  // Throws DeviceLost when the device was lost; `call` names what was about to run.
+  void throw_if_lost(std::string_view call) const {
+    if (!lost) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    throw Error(ErrorKind::DeviceLost, fmt::format("{}: {}", call, lost_message));
   }
 };
 
@@ -240,10 +275,14 @@ Device Device::create(const DeviceOptions& options) {
   desc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
                                             WGPUStringView message, void* userdata1, void*) {
     auto* st = static_cast<State*>(userdata1);
-    if (st->destroying || reason == WGPUDeviceLostReason_Destroyed ||
-        reason == WGPUDeviceLostReason_CallbackCancelled)
-      return;
-    st->record(ErrorKind::DeviceLost, "device lost: " + std::string(gpu::sv(message)));
+    // bindery's own teardown is not a loss; anything else is, including wgpuDeviceDestroy called
+    // by the application on the handle it was lent (reason Destroyed).
+    if (st->destroying || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    st->record(
+        ErrorKind::DeviceLost,
+        fmt::format("the device was lost ({}): {}",
+                    reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown reason",
+                    gpu::sv(message)));
   };
   desc.deviceLostCallbackInfo.userdata1 = raw_state;
 
@@ -286,7 +325,7 @@ Device& Device::operator=(Device&&) noexcept = default;
 Device::~Device() {
   if (!s_) return;
   s_->destroying = true;
-  if (s_->device) {
+  if (s_->device && !s_->lost) {
     wgpuDevicePoll(s_->device.get(), true, nullptr);
   }
   // Members release in reverse order: queue, device, adapter, instance.
@@ -324,6 +363,7 @@ Counters& Device::counters() const {
 }
 
 void Device::check() const {
+  s_->throw_if_lost("check");
   std::unique_lock<std::mutex> lock(s_->mutex);
   if (!s_->has_error) return;
   s_->has_error = false;
@@ -334,16 +374,32 @@ void Device::check() const {
 }
 
 void Device::poll(bool wait) const {
-  wgpuDevicePoll(s_->device.get(), wait, nullptr);
+  // A lost device finishes nothing: waiting on it could block for ever.
+  wgpuDevicePoll(s_->device.get(), wait && !s_->lost, nullptr);
+}
+
+bool Device::is_lost() const {
+  return s_->lost;
 }
 
 gpu::BindGroup Device::create_bind_group(const WGPUBindGroupDescriptor& desc) const {
+  s_->throw_if_lost("createBindGroup");
   s_->counters.bind_groups_created++;
-  return gpu::BindGroup::acquire(wgpuDeviceCreateBindGroup(s_->device.get(), &desc));
+  auto group = gpu::BindGroup::acquire(wgpuDeviceCreateBindGroup(s_->device.get(), &desc));
+  s_->throw_if_lost("createBindGroup");
+  return group;
+}
+
+void Device::submit(std::span<const WGPUCommandBuffer> commands) const {
+  // Errors first: wgpu-native aborts the process when a submit meets a lost device.
+  check();
+  wgpuQueueSubmit(s_->queue.get(), commands.size(), commands.data());
+  check();
 }
 
 gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBufferUsage usage,
                                   bool mapped_at_creation) const {
+  s_->throw_if_lost(fmt::format("createBuffer('{}')", label));
   if (size > s_->limits.maxBufferSize)
     throw Error(ErrorKind::BufferTooLarge,
                 fmt::format("createBuffer('{}'): size {} exceeds maxBufferSize ({})", label, size,
@@ -390,6 +446,7 @@ gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBuf
 
 gpu::ShaderModule Device::create_shader_module(std::string_view label,
                                                std::string_view wgsl) const {
+  s_->throw_if_lost(fmt::format("createShaderModule('{}')", label));
   WGPUShaderSourceWGSL source = WGPU_SHADER_SOURCE_WGSL_INIT;
   source.code = gpu::sv(wgsl);
   WGPUShaderModuleDescriptor desc = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
@@ -402,6 +459,7 @@ gpu::ShaderModule Device::create_shader_module(std::string_view label,
 
 void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
                           uint64_t size) const {
+  s_->throw_if_lost("writeBuffer");
   if (buffer == nullptr || (data == nullptr && size > 0))
     throw Error(ErrorKind::InvalidArgument,
                 "writeBuffer: the buffer and the data must not be null");
@@ -412,6 +470,7 @@ void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
   wgpuQueueWriteBuffer(s_->queue.get(), buffer, offset, data, size);
   s_->counters.write_buffer_calls++;
   s_->counters.bytes_uploaded += size;
+  s_->throw_if_lost("writeBuffer");
 }
 
 }  // namespace bindery

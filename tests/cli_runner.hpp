@@ -21,12 +21,16 @@ struct CliResult {
   std::string err;  ///< stderr
 };
 
-/// Runs `bindery <args>` through the shell (arguments are not quoted for you).
-inline CliResult run_cli(const std::string& args) {
+/// Runs `bindery <args>` through the shell (arguments are not quoted for you). With
+/// `timeout_s` > 0 the process is killed after that many seconds (coreutils `timeout`, exit 124),
+/// so a hang fails the test instead of stalling it.
+inline CliResult run_cli(const std::string& args, int timeout_s = 0) {
   // One stderr file per process: CTest runs the tests of one file in parallel processes.
   const std::string err_file =
       ::testing::TempDir() + "bindery_cli_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = std::string(BINDERY_CLI) + " " + args + " 2>" + err_file;
+  const std::string prefix =
+      timeout_s > 0 ? "timeout -k 5 " + std::to_string(timeout_s) + " " : std::string();
+  const std::string cmd = prefix + std::string(BINDERY_CLI) + " " + args + " 2>" + err_file;
   CliResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

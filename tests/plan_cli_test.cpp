@@ -11,6 +11,12 @@
 //   c01_three_materials    1 + 3 + 12 = 16, 36 without a cache, 1 + 3 + 1 = 5 bind groups
 //   merge_upward           maxBindGroups 3, 3 passes: frame / pass / material groups,
 //                          1 + 1 + 50 = 52 calls; 1 + 3 + 50 = 54 bind groups
+// and over tests/data/plan/ (shared/cases/inputs.md G15, G15b; tests/plan_windows_test.cpp has
+// the arithmetic):
+//   storage_array_1m_objects   1,000,000 x 144 bytes > 134,217,728: 2 windows of <= 932,067
+//                              objects; the frame group holding the array: 2 bind groups, 2 calls
+//   dynamic_arena_2m_objects   2,000,000 x 256 bytes > 268,435,456: 2 buffers of <= 1,048,576
+//                              slots; the object group: 2 bind groups
 #include "cli_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -76,7 +82,8 @@ TEST(PlanCli, IntruderIsReportedAndStrictFails) {
   EXPECT_EQ(j["set_bind_group_per_pass"], 4001);
   EXPECT_EQ(j["bind_groups_created"], 2002);
 
-  const bindery::test::CliResult strict = run_plan(example("intruder_object_id.json") + " --strict");
+  const bindery::test::CliResult strict =
+      run_plan(example("intruder_object_id.json") + " --strict");
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_NE(strict.err.find("[Intruder]"), std::string::npos) << strict.err;
 }
@@ -88,8 +95,9 @@ TEST(PlanCli, CaseC01) {
   EXPECT_EQ(j["bind_groups_created"], 5);
   EXPECT_EQ(j["dynamic_uniform_buffers"], 1);
   EXPECT_EQ(j["groups"].size(), 3u);
-  EXPECT_NE(j["wgsl"].get<std::string>().find("@group(2) @binding(0) var<uniform> object : Object;"),
-            std::string::npos);
+  EXPECT_NE(
+      j["wgsl"].get<std::string>().find("@group(2) @binding(0) var<uniform> object : Object;"),
+      std::string::npos);
 }
 
 TEST(PlanCli, MergeUpward) {
@@ -125,6 +133,53 @@ TEST(PlanCli, BadInputIsOneLineErrorWithItsKind) {
   r = run_plan(::testing::TempDir() + "does_not_exist.json");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("[Io]"), std::string::npos) << r.err;
+}
+
+std::string data(const std::string& name) {
+  return std::string(BINDERY_SOURCE_DIR) + "/tests/data/plan/" + name;
+}
+
+TEST(PlanCli, CaseG15StorageArrayBeyondOneBinding) {
+  const bindery::test::CliResult r = run_plan(data("storage_array_1m_objects.json") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["groups"].size(), 2u);
+  const auto& frame = j["groups"][0];
+  EXPECT_EQ(frame["bind_groups_created"], 2);
+  EXPECT_EQ(frame["set_bind_group_per_pass"], 2);
+  EXPECT_EQ(frame["windows"], 2);
+  ASSERT_EQ(frame["bindings"].size(), 2u);
+  EXPECT_EQ(frame["bindings"][1]["name"], "object");
+  EXPECT_EQ(frame["bindings"][1]["objects_per_window"], 932067);
+  EXPECT_EQ(frame["bindings"][1]["windows"], 2);
+  EXPECT_EQ(j["set_bind_group_per_pass"], 2 + 10);
+  EXPECT_EQ(j["bind_groups_created"], 2 + 10);
+  // The text report names the split and the limit.
+  const bindery::test::CliResult t = run_plan(data("storage_array_1m_objects.json"));
+  EXPECT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("maxStorageBufferBindingSize"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("2 windows of <= 932067 objects"), std::string::npos) << t.out;
+}
+
+TEST(PlanCli, CaseG15bDynamicArenaBeyondMaxBufferSize) {
+  const bindery::test::CliResult r = run_plan(data("dynamic_arena_2m_objects.json") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["groups"].size(), 3u);
+  const auto& object = j["groups"][2];
+  EXPECT_EQ(object["bind_groups_created"], 2);
+  EXPECT_EQ(object["set_bind_group_per_pass"], 2000000);
+  EXPECT_EQ(object["bindings"][0]["objects_per_window"], 1048576);
+  EXPECT_EQ(object["bindings"][0]["windows"], 2);
+  EXPECT_EQ(j["bind_groups_created"], 1 + 10 + 2);
+}
+
+TEST(PlanCli, SlotBeyondMaxBufferSizeIsBufferTooLarge) {
+  const bindery::test::CliResult r = run_plan(data("dynamic_slot_over_max_buffer_size.json"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(bindery::test::count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("bindery: error [BufferTooLarge]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("maxBufferSize"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -21,10 +21,20 @@
 ///     by resource type; shared/cases C01: 1 + 3 + 12 = 16);
 ///   - reports intruders: a binding declared at a lower frequency than the scene says it changes.
 ///
+///   - splits per-object arrays and arenas into binding windows exactly as the renderer's
+///     BufferArena does (arena_slot_layout(), buffer_arena.hpp: maxStorageBufferBindingSize /
+///     maxUniformBufferBindingSize windows, maxBufferSize chunks, the uint32 dynamic-offset reach)
+///     and counts one bind group (and, where the group is not re-bound per object anyway, one
+///     setBindGroup per pass) per window.
+///
 /// Limits read: maxBindGroups, maxBindingsPerBindGroup, maxDynamicUniformBuffersPerPipelineLayout,
 /// maxDynamicStorageBuffersPerPipelineLayout, maxUniformBuffersPerShaderStage,
-/// maxStorageBuffersPerShaderStage, maxSampledTexturesPerShaderStage, maxSamplersPerShaderStage.
-/// Errors: PlanInput (malformed scene), Intruder (strict mode), TooMany* (a budget is exceeded).
+/// maxStorageBuffersPerShaderStage, maxSampledTexturesPerShaderStage, maxSamplersPerShaderStage,
+/// maxUniformBufferBindingSize, maxStorageBufferBindingSize, maxBufferSize,
+/// minUniformBufferOffsetAlignment, minStorageBufferOffsetAlignment.
+/// Errors: PlanInput (malformed scene), Intruder (strict mode), TooMany* (a budget is exceeded),
+/// UniformBindingTooLarge / StorageBindingTooLarge / BufferTooLarge (one element or buffer
+/// exceeds a size limit).
 #pragma once
 
 #include "bindery/binding.hpp"
@@ -121,6 +131,14 @@ struct PlannedBinding {
   BindingKind kind = BindingKind::uniform_buffer;  ///< after moves (storage for instance_index)
   bool has_dynamic_offset = false;  ///< per-object uniform addressed by a dynamic offset
   bool instance_indexed = false;    ///< moved to a storage array indexed by instance_index
+  /// Per-object arenas (dynamic offset or instance_index array) only, else 0: how the renderer's
+  /// BufferArena lays out stats.objects elements, from arena_slot_layout() (buffer_arena.hpp).
+  uint64_t stride_bytes = 0;        ///< bytes between consecutive objects' elements
+  uint32_t objects_per_window = 0;  ///< most objects one buffer (one binding window) holds
+  /// Buffers, each with its own bind group: ceil(objects / objects_per_window). Above 1 when
+  /// the array exceeds max{Storage,Uniform}BufferBindingSize (instance_index) or maxBufferSize
+  /// or the uint32 dynamic-offset reach (dynamic offsets).
+  uint32_t windows = 0;
 };
 
 /// One planned group with its counts for the scene statistics.
@@ -135,7 +153,11 @@ struct PlannedGroup {
   /// a distinct bind group. Frequency::constant when the group has only dynamic members.
   Frequency distinct = Frequency::constant;
   bool has_pass_data = false;  ///< a non-dynamic member changes per pass: one bind group per pass
-  std::vector<uint32_t> members;  ///< indices into BindGroupPlan::bindings
+  /// Stretches of consecutive objects that share every member's binding window (1 without
+  /// per-object arenas): each boundary of a member's windows needs another bind group and,
+  /// unless the group is re-bound per object anyway, another setBindGroup per pass.
+  uint64_t windows = 1;
+  std::vector<uint32_t> members;         ///< indices into BindGroupPlan::bindings
   uint64_t set_bind_group_per_pass = 0;  ///< calls with a state cache, one pass
   uint64_t bind_groups_created = 0;      ///< distinct bind groups for the whole frame
 };
@@ -160,8 +182,8 @@ struct BindGroupPlan {
   SceneStats stats;     ///< the statistics the counts were computed for (copied from the input)
   PlanOptions options;  ///< the options used (copied from the input)
 
-  uint64_t set_bind_group_per_pass = 0;        ///< sum over groups, with a state cache
-  uint64_t set_bind_group_per_frame = 0;       ///< per pass x passes
+  uint64_t set_bind_group_per_pass = 0;           ///< sum over groups, with a state cache
+  uint64_t set_bind_group_per_frame = 0;          ///< per pass x passes
   uint64_t set_bind_group_per_pass_uncached = 0;  ///< groups x objects: every group every draw
   uint64_t bind_groups_created = 0;            ///< sum over groups
   uint32_t dynamic_uniform_buffers = 0;        ///< in the pipeline layout
@@ -178,8 +200,11 @@ struct BindGroupPlan {
 
 /// Plans the groups for `input`. Throws PlanInput for bad statistics or binding declarations
 /// (empty or duplicate names, zero-size buffers), Intruder when options.strict_intruders and a
-/// binding is an intruder, and the TooMany* / BindingNumberTooLarge kinds when a budget of
-/// `input.limits` is exceeded (the message names the limit, the count and the bindings).
+/// binding is an intruder, the TooMany* / BindingNumberTooLarge kinds when a budget of
+/// `input.limits` is exceeded (the message names the limit, the count and the bindings), and
+/// UniformBindingTooLarge / StorageBindingTooLarge / BufferTooLarge when one element (or one
+/// whole non-arena buffer) exceeds a size limit. Arrays larger than one binding are not errors:
+/// they are split into windows (PlannedBinding::windows).
 BindGroupPlan plan_bind_groups(const PlanInput& input);
 
 /// Parses the JSON scene description of `bindery plan` (format: docs/PLAN_FORMAT.md). Throws

@@ -49,6 +49,45 @@ struct SlotLayout {
   uint64_t upload_size_bytes() const;
 };
 
+/// How a draw reaches its slot in an arena chunk.
+enum class SlotAddressing {
+  /// setBindGroup's dynamic offset moves a one-element binding window over the chunk's buffer
+  /// (DynamicUniformBuffer; seeds 000, 002). Stride: the element aligned to
+  /// min{Uniform,Storage}BufferOffsetAlignment; a chunk ends where maxBufferSize or the uint32
+  /// dynamic offset stops reaching.
+  dynamic_offset,
+  /// The binding covers the whole chunk and the shader indexes it (instance_index; StorageArray).
+  /// Stride: the WGSL array stride; a chunk is one binding window of at most
+  /// max{Uniform,Storage}BufferBindingSize and maxBufferSize.
+  array_index,
+};
+
+/// What an arena of per-draw slots holds: the input of arena_slot_layout().
+struct ArenaSpec {
+  BindingKind kind = BindingKind::uniform_buffer;  ///< a buffer kind
+  SlotAddressing addressing = SlotAddressing::dynamic_offset;
+  uint64_t element_size_bytes = 0;  ///< WGSL SizeOf of one element (what one draw reads)
+  uint64_t array_stride_bytes = 0;  ///< array_index only: WGSL array stride (0: the element size)
+};
+
+/// THE chunk arithmetic of per-draw arenas, shared by DynamicUniformBuffer, StorageArray and the
+/// bind group planner (bind_group_plan.hpp), so that a plan and the renderer split an array into
+/// the same buffers and binding windows. Bytes and slot counts:
+///  - dynamic_offset: stride = align_to(element, min{Uniform,Storage}BufferOffsetAlignment)
+///    (and to 4); slots_per_chunk = min(floor(maxBufferSize / stride),
+///    floor(UINT32_MAX / stride) + 1), the second term because a dynamic offset is a uint32 and
+///    the last slot's offset (n - 1) x stride must fit it.
+///  - array_index: stride = the array stride; slots_per_chunk = floor(W / stride) where
+///    W = min(max{Uniform,Storage}BufferBindingSize, maxBufferSize) rounded down to 4.
+///  Both are capped at UINT32_MAX.
+/// E.g. 144-byte storage elements at the spec defaults: floor(134,217,728 / 144) = 932,067 per
+/// window; 256-byte dynamic-offset uniforms: 268,435,456 / 256 = 1,048,576 per buffer.
+/// Limits read: those named above. Throws InvalidArgument (element 0, not a buffer kind, stride
+/// below the element or not a multiple of 4), NotPowerOfTwo (alignment limit),
+/// UniformBindingTooLarge / StorageBindingTooLarge (one element or stride exceeds the binding
+/// limit), BufferTooLarge (one stride exceeds maxBufferSize).
+SlotLayout arena_slot_layout(const ArenaSpec& spec, const Limits& limits);
+
 /// Ranges SlotShadow::take_upload_ranges() returns: write `size` bytes from shadow offset
 /// `shadow_offset` to byte `buffer_offset` of chunk `chunk`'s buffer. Offsets and size are
 /// multiples of 4.

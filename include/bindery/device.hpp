@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace bindery {
@@ -95,9 +96,15 @@ class Device {
   /// whenever the adapter offers it): wgpuRenderPassEncoderMultiDrawIndexedIndirectCount.
   bool has_multi_draw_indirect_count() const;
 
-  /// Throws the first recorded uncaptured error or device loss, if any; then clears it.
+  /// Throws the first recorded uncaptured error, if any, then clears it. Device loss (including
+  /// wgpuDeviceDestroy on this device's handle by anyone but this object) is permanent: every
+  /// later check() and every create_* / write_buffer call throws DeviceLost without touching the
+  /// device again.
   void check() const;
-  /// Processes callbacks; with wait=true blocks until submitted work is done.
+  /// Whether the device was lost (see check()).
+  bool is_lost() const;
+  /// Processes callbacks; with wait=true blocks until submitted work is done (never on a lost
+  /// device, which finishes nothing).
   void poll(bool wait) const;
 
   /// Call and byte counts of everything issued through this device (see counters.hpp).
@@ -111,6 +118,10 @@ class Device {
   /// Creates a WGSL shader module; a compile error is thrown as WebGPUValidation with the
   /// implementation's message.
   gpu::ShaderModule create_shader_module(std::string_view label, std::string_view wgsl) const;
+  /// queue.submit of `commands`, with check() before and after: a recorded error or device loss
+  /// is thrown instead of submitting (wgpu-native aborts the process when a submit meets a lost
+  /// device). Use it instead of calling wgpuQueueSubmit directly.
+  void submit(std::span<const WGPUCommandBuffer> commands) const;
   /// queue.writeBuffer with bindery's checks first (WriteBufferAlignment, WriteBufferOutOfBounds:
   /// offset and size multiples of 4, offset + size <= buffer size; shared/cases W01).
   void write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size) const;

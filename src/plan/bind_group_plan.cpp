@@ -2,23 +2,31 @@
 // offsets or an instance_index-indexed storage buffer, the call / bind-group arithmetic and
 // static intruder detection. See bindery/bind_group_plan.hpp.
 #include "bindery/bind_group_plan.hpp"
+#include "bindery/buffer_arena.hpp"
 #include "bindery/error.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace bindery {
 
 std::string_view to_string(Frequency f) noexcept {
   switch (f) {
-    case Frequency::constant: return "constant";
-    case Frequency::frame: return "frame";
-    case Frequency::pass: return "pass";
-    case Frequency::material: return "material";
-    case Frequency::object: return "object";
+    case Frequency::constant:
+      return "constant";
+    case Frequency::frame:
+      return "frame";
+    case Frequency::pass:
+      return "pass";
+    case Frequency::material:
+      return "material";
+    case Frequency::object:
+      return "object";
   }
   return "?";
 }
@@ -51,9 +59,9 @@ void validate_input(const PlanInput& in) {
     throw Error(ErrorKind::PlanInput,
                 fmt::format("stats.objects: {} must be in [1, {}]", s.objects, kMaxObjects));
   if (s.materials < 1 || s.materials > s.objects)
-    throw Error(ErrorKind::PlanInput,
-                fmt::format("stats.materials: {} must be in [1, objects = {}]", s.materials,
-                            s.objects));
+    throw Error(
+        ErrorKind::PlanInput,
+        fmt::format("stats.materials: {} must be in [1, objects = {}]", s.materials, s.objects));
   if (s.passes < 1 || s.passes > kMaxPasses)
     throw Error(ErrorKind::PlanInput,
                 fmt::format("stats.passes: {} must be in [1, {}]", s.passes, kMaxPasses));
@@ -73,7 +81,8 @@ void validate_input(const PlanInput& in) {
     if (is_buffer(b.kind) && b.size_bytes == 0)
       throw Error(ErrorKind::PlanInput,
                   fmt::format("{}.size: buffer '{}' needs a size in bytes > 0", field, b.name));
-    if (b.visibility == 0 || (b.visibility & ~uint32_t{kStageVertex | kStageFragment | kStageCompute}))
+    if (b.visibility == 0 ||
+        (b.visibility & ~uint32_t{kStageVertex | kStageFragment | kStageCompute}))
       throw Error(ErrorKind::PlanInput,
                   fmt::format("{}.visibility: {:#x} is not a non-empty set of VERTEX, FRAGMENT, "
                               "COMPUTE",
@@ -84,10 +93,14 @@ void validate_input(const PlanInput& in) {
 /// Distinct values of a key of frequency `f` across the frame's draws (bind groups needed).
 uint64_t distinct_values(Frequency f, const SceneStats& s) {
   switch (f) {
-    case Frequency::object: return s.objects;
-    case Frequency::material: return s.materials;
-    case Frequency::pass: return s.passes;
-    default: return 1;
+    case Frequency::object:
+      return s.objects;
+    case Frequency::material:
+      return s.materials;
+    case Frequency::pass:
+      return s.passes;
+    default:
+      return 1;
   }
 }
 
@@ -97,10 +110,12 @@ uint64_t distinct_values(Frequency f, const SceneStats& s) {
 /// depth, modelled as a change on every draw (materials interleave); object data on every draw.
 uint64_t changes_per_pass(Frequency f, const SceneStats& s) {
   switch (f) {
-    case Frequency::object: return s.objects;
+    case Frequency::object:
+      return s.objects;
     case Frequency::material:
       return s.order == DrawOrderKind::material ? s.materials : s.objects;
-    default: return 1;
+    default:
+      return 1;
   }
 }
 
@@ -115,9 +130,46 @@ struct GroupCounts {
   Frequency rebind = Frequency::constant;
   Frequency distinct = Frequency::constant;
   bool pass_data = false;
+  uint64_t windows = 1;
   uint64_t calls = 0;
   uint64_t bind_groups = 0;
 };
+
+/// Number of integers in [1, n - 1] that are a multiple of at least one of `periods` (each >= 1):
+/// the object slots where some member's window starts anew. Inclusion-exclusion over subsets,
+/// pruning every subset whose lcm is >= n (it has no multiple below n, nor have its supersets).
+uint64_t boundaries_below(std::vector<uint64_t> periods, uint64_t n) {
+  if (n <= 1) return 0;
+  std::sort(periods.begin(), periods.end());
+  // A multiple of a multiple of p is a multiple of p: keep only periods no other one divides.
+  std::vector<uint64_t> base;
+  for (uint64_t p : periods)
+    if (std::none_of(base.begin(), base.end(), [&](uint64_t q) { return p % q == 0; }))
+      base.push_back(p);
+  int64_t count = 0;
+  std::function<void(size_t, uint64_t, bool)> visit = [&](size_t from, uint64_t lcm, bool odd) {
+    for (size_t i = from; i < base.size(); ++i) {
+      const uint64_t q = lcm / std::gcd(lcm, base[i]);
+      if (q > (n - 1) / base[i]) continue;  // lcm(...) > n - 1
+      const uint64_t next = q * base[i];
+      const int64_t multiples = static_cast<int64_t>((n - 1) / next);
+      count += odd ? multiples : -multiples;
+      visit(i + 1, next, !odd);
+    }
+  };
+  visit(0, 1, true);
+  return static_cast<uint64_t>(count);
+}
+
+/// Stretches of consecutive object slots (slots follow the draw order, as the renderer lays its
+/// arenas out) in which no member's window changes: 1 + the union of the window boundaries.
+uint64_t window_stretches(const std::vector<PlannedBinding>& bindings,
+                          const std::vector<uint32_t>& members, const SceneStats& s) {
+  std::vector<uint64_t> periods;
+  for (uint32_t m : members)
+    if (bindings[m].windows > 1) periods.push_back(bindings[m].objects_per_window);
+  return 1 + boundaries_below(std::move(periods), s.objects);
+}
 
 /// Counts for one group. With `as_declared`, intruders count at their declared frequency (what
 /// the group would cost without them).
@@ -136,11 +188,24 @@ GroupCounts count_group(const std::vector<PlannedBinding>& bindings,
       if (f == Frequency::pass) c.pass_data = true;
     }
   }
+  c.windows = window_stretches(bindings, members, s);
+  // Every window boundary is one more setBindGroup per pass, unless the group is re-bound on every
+  // draw anyway. With material data in the group, a boundary inside a run of one material splits
+  // it (counted so: at most materials + windows - 1 stretches; exact when boundaries fall inside
+  // runs, one fewer for each that falls on a material change).
   c.calls = changes_per_pass(c.rebind, s);
-  // One bind group per distinct combination of the non-dynamic members' keys: per-pass data
-  // multiplies by the pass count; an object determines its material, so object absorbs material.
-  c.bind_groups = (c.pass_data ? s.passes : 1) *
-                  (c.distinct >= Frequency::material ? distinct_values(c.distinct, s) : 1);
+  if (c.rebind != Frequency::object) c.calls += c.windows - 1;
+  // One bind group per distinct combination of the non-dynamic members' keys and the windows:
+  // per-pass data multiplies by the pass count; an object determines its material and its
+  // windows, so object absorbs both.
+  uint64_t keys = 1;
+  if (c.distinct == Frequency::object)
+    keys = s.objects;
+  else if (c.distinct == Frequency::material)
+    keys = distinct_values(c.distinct, s) + c.windows - 1;
+  else
+    keys = c.windows;
+  c.bind_groups = (c.pass_data ? s.passes : 1) * keys;
   return c;
 }
 
@@ -193,8 +258,11 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
       continue;
     }
     switch (in.options.object_data) {
-      case ObjectData::bind_group: break;
-      case ObjectData::storage_buffer: move_to_storage(b, " (object_data: storage-buffer)"); break;
+      case ObjectData::bind_group:
+        break;
+      case ObjectData::storage_buffer:
+        move_to_storage(b, " (object_data: storage-buffer)");
+        break;
       case ObjectData::dynamic_offset:
         if (b.kind == BindingKind::uniform_buffer) {
           if (dyn_uniform < limits.maxDynamicUniformBuffersPerPipelineLayout) {
@@ -279,22 +347,76 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
       buckets.erase(buckets.begin());
     }
   } else {
-    Bucket buffers{Frequency::constant, "buffers", {}}, textures{Frequency::constant, "textures", {}},
+    Bucket buffers{Frequency::constant, "buffers", {}},
+        textures{Frequency::constant, "textures", {}},
         samplers{Frequency::constant, "samplers", {}};
     for (uint32_t i = 0; i < plan.bindings.size(); ++i) {
       const BindingKind k = plan.bindings[i].kind;
-      (is_buffer(k) ? buffers : k == BindingKind::sampler ? samplers : textures).members.push_back(i);
+      (is_buffer(k)                ? buffers
+       : k == BindingKind::sampler ? samplers
+                                   : textures)
+          .members.push_back(i);
     }
     for (Bucket* b : {&buffers, &textures, &samplers})
       if (!b->members.empty()) buckets.push_back(std::move(*b));
     while (buckets.size() > limits.maxBindGroups) {
       Bucket last = std::move(buckets.back());
       buckets.pop_back();
-      plan.reasons.push_back(fmt::format("the {} group merged into the {} group: maxBindGroups ({})",
-                                         last.label, buckets.back().label, limits.maxBindGroups));
+      plan.reasons.push_back(
+          fmt::format("the {} group merged into the {} group: maxBindGroups ({})", last.label,
+                      buckets.back().label, limits.maxBindGroups));
       buckets.back().members.insert(buckets.back().members.end(), last.members.begin(),
                                     last.members.end());
       buckets.back().label += "+" + last.label;
+    }
+  }
+
+  // Sizes, after every move to storage: per-object arenas are laid out as the renderer's
+  // BufferArena lays them out (the same arena_slot_layout()), split into windows; any other
+  // buffer is one buffer of its size.
+  for (PlannedBinding& b : plan.bindings) {
+    if (!is_buffer(b.kind)) continue;
+    if (!b.has_dynamic_offset && !b.instance_indexed) {
+      if (b.spec.size_bytes > limits.maxBufferSize)
+        throw Error(ErrorKind::BufferTooLarge,
+                    fmt::format("binding '{}': {} bytes exceed maxBufferSize ({})", b.spec.name,
+                                b.spec.size_bytes, limits.maxBufferSize));
+      continue;
+    }
+    const SlotLayout layout = with_context(
+        fmt::format("laying out the per-object {} '{}' ({} objects)",
+                    b.instance_indexed ? "array" : "dynamic-offset arena", b.spec.name, s.objects),
+        [&] {
+          return arena_slot_layout(
+              {.kind = b.kind,
+               .addressing = b.instance_indexed ? SlotAddressing::array_index
+                                                : SlotAddressing::dynamic_offset,
+               .element_size_bytes = b.spec.size_bytes},
+              limits);
+        });
+    b.stride_bytes = layout.stride;
+    b.objects_per_window = layout.slots_per_chunk;
+    b.windows = layout.chunk_count(static_cast<uint32_t>(s.objects));
+    if (b.windows > 1) {
+      const uint64_t total = s.objects * layout.stride;
+      plan.reasons.push_back(
+          b.instance_indexed
+              ? fmt::format("'{}' ({} objects x {} bytes = {} bytes) exceeds one binding of at "
+                            "most {} bytes (min({} {}, maxBufferSize {})): split into {} binding "
+                            "windows of at most {} objects, one buffer and bind group each",
+                            b.spec.name, s.objects, layout.stride, total,
+                            uint64_t(layout.slots_per_chunk) * layout.stride,
+                            b.kind == BindingKind::uniform_buffer ? "maxUniformBufferBindingSize"
+                                                                  : "maxStorageBufferBindingSize",
+                            b.kind == BindingKind::uniform_buffer
+                                ? limits.maxUniformBufferBindingSize
+                                : limits.maxStorageBufferBindingSize,
+                            limits.maxBufferSize, b.windows, layout.slots_per_chunk)
+              : fmt::format("'{}' ({} objects in dynamic-offset slots of {} bytes = {} bytes) "
+                            "exceeds one buffer: maxBufferSize ({}) and the uint32 dynamic offset "
+                            "hold at most {} slots, so {} buffers, one bind group each",
+                            b.spec.name, s.objects, layout.stride, total, limits.maxBufferSize,
+                            layout.slots_per_chunk, b.windows));
     }
   }
 
@@ -333,6 +455,7 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
     group.rebind = c.rebind;
     group.distinct = c.distinct;
     group.has_pass_data = c.pass_data;
+    group.windows = c.windows;
     group.set_bind_group_per_pass = c.calls;
     group.bind_groups_created = c.bind_groups;
     plan.set_bind_group_per_pass += c.calls;

@@ -34,7 +34,8 @@ std::string get_string(const json& obj, const std::string& parent, const char* k
 }
 
 uint64_t get_uint(const json& v, const std::string& field) {
-  if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0))
+  if (!v.is_number_integer() ||
+      (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0))
     bad(field, "expected a non-negative integer");
   return v.get<uint64_t>();
 }
@@ -54,11 +55,16 @@ BindingKind parse_kind(const std::string& s, const std::string& field) {
 
 std::string_view kind_name(BindingKind k) {
   switch (k) {
-    case BindingKind::uniform_buffer: return "uniform";
-    case BindingKind::storage_buffer: return "storage";
-    case BindingKind::read_only_storage_buffer: return "read-only-storage";
-    case BindingKind::sampled_texture: return "texture";
-    case BindingKind::sampler: return "sampler";
+    case BindingKind::uniform_buffer:
+      return "uniform";
+    case BindingKind::storage_buffer:
+      return "storage";
+    case BindingKind::read_only_storage_buffer:
+      return "read-only-storage";
+    case BindingKind::sampled_texture:
+      return "texture";
+    case BindingKind::sampler:
+      return "sampler";
   }
   return "?";
 }
@@ -70,10 +76,14 @@ uint32_t parse_visibility(const json& v, const std::string& field) {
     const std::string f = fmt::format("{}[{}]", field, i);
     if (!v[i].is_string()) bad(f, "expected \"vertex\", \"fragment\" or \"compute\"");
     const std::string s = v[i].get<std::string>();
-    if (s == "vertex") bits |= kStageVertex;
-    else if (s == "fragment") bits |= kStageFragment;
-    else if (s == "compute") bits |= kStageCompute;
-    else bad(f, "'" + s + "' is not a stage (vertex, fragment, compute)");
+    if (s == "vertex")
+      bits |= kStageVertex;
+    else if (s == "fragment")
+      bits |= kStageFragment;
+    else if (s == "compute")
+      bits |= kStageCompute;
+    else
+      bad(f, "'" + s + "' is not a stage (vertex, fragment, compute)");
   }
   return bits;
 }
@@ -90,7 +100,8 @@ std::vector<std::string> visibility_names(uint32_t bits) {
 const std::map<std::string, std::function<void(Limits&, uint64_t)>>& limit_setters() {
   static const std::map<std::string, std::function<void(Limits&, uint64_t)>> setters = [] {
     std::map<std::string, std::function<void(Limits&, uint64_t)>> m;
-#define BINDERY_LIMIT(name) m[#name] = [](Limits& l, uint64_t v) { l.name = static_cast<decltype(l.name)>(v); };
+#define BINDERY_LIMIT(name) \
+  m[#name] = [](Limits& l, uint64_t v) { l.name = static_cast<decltype(l.name)>(v); };
     BINDERY_LIMIT(maxBindGroups)
     BINDERY_LIMIT(maxBindingsPerBindGroup)
     BINDERY_LIMIT(maxDynamicUniformBuffersPerPipelineLayout)
@@ -101,6 +112,7 @@ const std::map<std::string, std::function<void(Limits&, uint64_t)>>& limit_sette
     BINDERY_LIMIT(maxUniformBuffersPerShaderStage)
     BINDERY_LIMIT(maxUniformBufferBindingSize)
     BINDERY_LIMIT(maxStorageBufferBindingSize)
+    BINDERY_LIMIT(maxBufferSize)
     BINDERY_LIMIT(minUniformBufferOffsetAlignment)
     BINDERY_LIMIT(minStorageBufferOffsetAlignment)
 #undef BINDERY_LIMIT
@@ -111,7 +123,9 @@ const std::map<std::string, std::function<void(Limits&, uint64_t)>>& limit_sette
 
 bool is_wgsl_identifier(std::string_view s) {
   if (s.empty() || s == "_" || (s.size() >= 2 && s[0] == '_' && s[1] == '_')) return false;
-  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  const auto alpha = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
   if (!alpha(s[0])) return false;
   for (char c : s)
     if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
@@ -119,21 +133,29 @@ bool is_wgsl_identifier(std::string_view s) {
 }
 
 PlanInput parse_document(const json& doc) {
-  only_keys(doc, "scene", {"description", "grouping", "object_data", "strict_intruders", "stats",
-                           "limits", "bindings"});
+  only_keys(doc, "scene",
+            {"description", "grouping", "object_data", "strict_intruders", "stats", "limits",
+             "bindings"});
   PlanInput in;
   if (doc.contains("grouping")) {
     const std::string g = get_string(doc, "scene", "grouping");
-    if (g == "frequency") in.options.grouping = Grouping::frequency;
-    else if (g == "resource-type") in.options.grouping = Grouping::resource_type;
-    else bad("grouping", "'" + g + "' is not frequency or resource-type");
+    if (g == "frequency")
+      in.options.grouping = Grouping::frequency;
+    else if (g == "resource-type")
+      in.options.grouping = Grouping::resource_type;
+    else
+      bad("grouping", "'" + g + "' is not frequency or resource-type");
   }
   if (doc.contains("object_data")) {
     const std::string o = get_string(doc, "scene", "object_data");
-    if (o == "dynamic-offset") in.options.object_data = ObjectData::dynamic_offset;
-    else if (o == "bind-group") in.options.object_data = ObjectData::bind_group;
-    else if (o == "storage-buffer") in.options.object_data = ObjectData::storage_buffer;
-    else bad("object_data", "'" + o + "' is not dynamic-offset, bind-group or storage-buffer");
+    if (o == "dynamic-offset")
+      in.options.object_data = ObjectData::dynamic_offset;
+    else if (o == "bind-group")
+      in.options.object_data = ObjectData::bind_group;
+    else if (o == "storage-buffer")
+      in.options.object_data = ObjectData::storage_buffer;
+    else
+      bad("object_data", "'" + o + "' is not dynamic-offset, bind-group or storage-buffer");
   }
   if (doc.contains("strict_intruders")) {
     if (!doc["strict_intruders"].is_boolean()) bad("strict_intruders", "expected true or false");
@@ -149,16 +171,20 @@ PlanInput parse_document(const json& doc) {
   in.stats.passes = get_uint(st["passes"], "stats.passes");
   if (st.contains("order")) {
     const std::string o = get_string(st, "stats", "order");
-    if (o == "material") in.stats.order = DrawOrderKind::material;
-    else if (o == "depth") in.stats.order = DrawOrderKind::depth;
-    else bad("stats.order", "'" + o + "' is not material or depth");
+    if (o == "material")
+      in.stats.order = DrawOrderKind::material;
+    else if (o == "depth")
+      in.stats.order = DrawOrderKind::depth;
+    else
+      bad("stats.order", "'" + o + "' is not material or depth");
   }
   if (doc.contains("limits")) {
     const json& lim = doc["limits"];
     if (!lim.is_object()) bad("limits", "expected a JSON object");
     for (auto it = lim.begin(); it != lim.end(); ++it) {
       auto setter = limit_setters().find(it.key());
-      if (setter == limit_setters().end()) bad("limits." + it.key(), "unknown or unsupported limit");
+      if (setter == limit_setters().end())
+        bad("limits." + it.key(), "unknown or unsupported limit");
       const uint64_t v = get_uint(it.value(), "limits." + it.key());
       if (v > UINT32_MAX && it.key().find("Size") == std::string::npos)
         bad("limits." + it.key(), "value does not fit 32 bits");
@@ -175,6 +201,7 @@ PlanInput parse_document(const json& doc) {
     for (auto [name, value] :
          {std::pair{"maxUniformBufferBindingSize", in.limits.maxUniformBufferBindingSize},
           std::pair{"maxStorageBufferBindingSize", in.limits.maxStorageBufferBindingSize},
+          std::pair{"maxBufferSize", in.limits.maxBufferSize},
           std::pair{"maxBindGroups", uint64_t(in.limits.maxBindGroups)},
           std::pair{"maxBindingsPerBindGroup", uint64_t(in.limits.maxBindingsPerBindGroup)}})
       if (value == 0) bad(std::string("limits.") + name, "must be at least 1");
@@ -185,24 +212,29 @@ PlanInput parse_document(const json& doc) {
   for (size_t i = 0; i < bs.size(); ++i) {
     const std::string field = fmt::format("bindings[{}]", i);
     const json& b = bs[i];
-    only_keys(b, field, {"name", "kind", "size", "frequency", "changes", "visibility", "wgsl_type"});
+    only_keys(b, field,
+              {"name", "kind", "size", "frequency", "changes", "visibility", "wgsl_type"});
     for (const char* k : {"name", "kind", "frequency"})
       if (!b.contains(k)) bad(field + "." + k, "missing");
     BindingSpec spec;
     spec.name = get_string(b, field, "name");
     spec.kind = parse_kind(get_string(b, field, "kind"), field + ".kind");
-    if (b.contains("size")) spec.size_bytes = get_uint(b["size"], field + ".size");
-    else if (is_buffer(spec.kind)) bad(field + ".size", "missing for buffer '" + spec.name + "'");
+    if (b.contains("size"))
+      spec.size_bytes = get_uint(b["size"], field + ".size");
+    else if (is_buffer(spec.kind))
+      bad(field + ".size", "missing for buffer '" + spec.name + "'");
     spec.frequency = parse_frequency(get_string(b, field, "frequency"), field + ".frequency");
     if (b.contains("changes"))
       spec.changes = parse_frequency(get_string(b, field, "changes"), field + ".changes");
-    if (b.contains("visibility")) spec.visibility = parse_visibility(b["visibility"], field + ".visibility");
+    if (b.contains("visibility"))
+      spec.visibility = parse_visibility(b["visibility"], field + ".visibility");
     if (b.contains("wgsl_type")) spec.wgsl_type = get_string(b, field, "wgsl_type");
     // Names and types are written into WGSL declarations: identifiers and type text only.
     if (!is_wgsl_identifier(spec.name))
       bad(field + ".name", "'" + spec.name + "' is not a WGSL identifier ([A-Za-z_][A-Za-z0-9_]*)");
     if (spec.wgsl_type.find_first_not_of(
-            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_<>, ") != std::string::npos)
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_<>, ") !=
+        std::string::npos)
       bad(field + ".wgsl_type",
           "'" + spec.wgsl_type + "' may hold only letters, digits, '_', '<', '>', ',' and spaces");
     if (!is_buffer(spec.kind) && b.contains("size"))
@@ -244,9 +276,12 @@ std::string_view grouping_name(Grouping g) {
 }
 std::string_view object_data_name(ObjectData o) {
   switch (o) {
-    case ObjectData::dynamic_offset: return "dynamic-offset";
-    case ObjectData::bind_group: return "bind-group";
-    case ObjectData::storage_buffer: return "storage-buffer";
+    case ObjectData::dynamic_offset:
+      return "dynamic-offset";
+    case ObjectData::bind_group:
+      return "bind-group";
+    case ObjectData::storage_buffer:
+      return "storage-buffer";
   }
   return "?";
 }
@@ -290,10 +325,17 @@ std::string BindGroupPlan::wgsl_declarations() const {
       std::string decl = fmt::format("@group({}) @binding({}) var", b.group, b.binding);
       std::string note;
       switch (b.kind) {
-        case BindingKind::uniform_buffer: decl += "<uniform>"; break;
-        case BindingKind::storage_buffer: decl += "<storage, read_write>"; break;
-        case BindingKind::read_only_storage_buffer: decl += "<storage, read>"; break;
-        default: break;
+        case BindingKind::uniform_buffer:
+          decl += "<uniform>";
+          break;
+        case BindingKind::storage_buffer:
+          decl += "<storage, read_write>";
+          break;
+        case BindingKind::read_only_storage_buffer:
+          decl += "<storage, read>";
+          break;
+        default:
+          break;
       }
       if (b.instance_indexed) {
         type = "array<" + type + ">";
@@ -302,8 +344,8 @@ std::string BindGroupPlan::wgsl_declarations() const {
         note = "  // per object: dynamic offset";
       }
       if (b.spec.observed() > b.spec.frequency)
-        note += fmt::format("  // INTRUDER: declared {}, changes per {}", to_string(b.spec.frequency),
-                            to_string(b.spec.observed()));
+        note += fmt::format("  // INTRUDER: declared {}, changes per {}",
+                            to_string(b.spec.frequency), to_string(b.spec.observed()));
       out += fmt::format("{} {} : {};{}\n", decl, b.spec.name, type, note);
     }
   }
@@ -317,17 +359,20 @@ std::string BindGroupPlan::to_text() const {
       grouping_name(options.grouping), object_data_name(options.object_data));
   out += "groups:\n";
   for (const PlannedGroup& g : groups) {
-    out += fmt::format("  @group({}) {}: re-bound per {}, {} setBindGroup/pass, {} bind groups\n",
+    out += fmt::format("  @group({}) {}: re-bound per {}, {} setBindGroup/pass, {} bind groups{}\n",
                        g.index, g.label, to_string(g.rebind), g.set_bind_group_per_pass,
-                       g.bind_groups_created);
+                       g.bind_groups_created,
+                       g.windows > 1 ? fmt::format(" ({} binding windows)", g.windows) : "");
     for (uint32_t m : g.members) {
       const PlannedBinding& b = bindings[m];
-      out += fmt::format("    @binding({}) {} ({}{}, {}{}{})\n", b.binding, b.spec.name,
-                         kind_name(b.kind),
-                         is_buffer(b.kind) ? fmt::format(", {} bytes", b.spec.size_bytes) : "",
-                         to_string(b.spec.frequency),
-                         b.has_dynamic_offset ? ", dynamic offset" : "",
-                         b.instance_indexed ? ", instance_index" : "");
+      out += fmt::format(
+          "    @binding({}) {} ({}{}, {}{}{}{})\n", b.binding, b.spec.name, kind_name(b.kind),
+          is_buffer(b.kind) ? fmt::format(", {} bytes", b.spec.size_bytes) : "",
+          to_string(b.spec.frequency), b.has_dynamic_offset ? ", dynamic offset" : "",
+          b.instance_indexed ? ", instance_index" : "",
+          b.windows > 1
+              ? fmt::format(", {} windows of <= {} objects", b.windows, b.objects_per_window)
+              : "");
     }
   }
   if (!reasons.empty()) {
@@ -364,6 +409,7 @@ std::string BindGroupPlan::to_json() const {
                {"rebind_frequency", to_string(g.rebind)},
                {"set_bind_group_per_pass", g.set_bind_group_per_pass},
                {"bind_groups_created", g.bind_groups_created},
+               {"windows", g.windows},
                {"bindings", json::array()}};
     for (uint32_t m : g.members) {
       const PlannedBinding& b = bindings[m];
@@ -377,6 +423,11 @@ std::string BindGroupPlan::to_json() const {
                  {"has_dynamic_offset", b.has_dynamic_offset},
                  {"instance_indexed", b.instance_indexed}};
       if (is_buffer(b.kind)) jb["min_binding_size"] = b.spec.size_bytes;
+      if (b.windows > 0) {
+        jb["stride"] = b.stride_bytes;
+        jb["objects_per_window"] = b.objects_per_window;
+        jb["windows"] = b.windows;
+      }
       jg["bindings"].push_back(std::move(jb));
     }
     j["groups"].push_back(std::move(jg));

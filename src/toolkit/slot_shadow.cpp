@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string_view>
 
 namespace bindery {
 
@@ -28,37 +29,90 @@ uint64_t SlotLayout::chunk_size_bytes(uint32_t chunk, uint32_t slot_count) const
   return uint64_t(slots_in_chunk(chunk, slot_count)) * stride;
 }
 
-uint64_t SlotLayout::upload_size_bytes() const { return align_to(element_size, 4); }
+uint64_t SlotLayout::upload_size_bytes() const {
+  return align_to(element_size, 4);
+}
 
-SlotLayout dynamic_uniform_slot_layout(uint64_t element_size_bytes, const Limits& limits) {
-  if (element_size_bytes > limits.maxUniformBufferBindingSize) {
-    throw Error(ErrorKind::UniformBindingTooLarge,
-                fmt::format("DynamicUniformBuffer: element size {} bytes exceeds "
-                            "maxUniformBufferBindingSize ({})",
-                            element_size_bytes, limits.maxUniformBufferBindingSize));
-  }
+namespace {
+
+std::string_view binding_limit_name(BindingKind kind) {
+  return kind == BindingKind::uniform_buffer ? "maxUniformBufferBindingSize"
+                                             : "maxStorageBufferBindingSize";
+}
+
+}  // namespace
+
+SlotLayout arena_slot_layout(const ArenaSpec& spec, const Limits& limits) {
+  if (!is_buffer(spec.kind))
+    throw Error(ErrorKind::InvalidArgument, "arena_slot_layout: the binding kind is not a buffer");
+  if (spec.element_size_bytes == 0)
+    throw Error(ErrorKind::InvalidArgument, "arena_slot_layout: element size is 0 bytes");
+  const bool uniform = spec.kind == BindingKind::uniform_buffer;
+  const uint64_t max_binding =
+      uniform ? limits.maxUniformBufferBindingSize : limits.maxStorageBufferBindingSize;
+  const ErrorKind too_large =
+      uniform ? ErrorKind::UniformBindingTooLarge : ErrorKind::StorageBindingTooLarge;
   SlotLayout l;
-  l.element_size = element_size_bytes;
-  // The stride is the device's alignment (a power of two); also keep it a multiple of 4 so every
-  // slot can be a writeBuffer target.
-  l.stride = align_to(dynamic_uniform_stride(element_size_bytes, limits), 4);
-  if (l.stride > limits.maxBufferSize) {
-    throw Error(ErrorKind::BufferTooLarge,
-                fmt::format("DynamicUniformBuffer: one slot of stride {} bytes exceeds "
-                            "maxBufferSize ({})",
-                            l.stride, limits.maxBufferSize));
+  l.element_size = spec.element_size_bytes;
+
+  if (spec.addressing == SlotAddressing::dynamic_offset) {
+    // The binding window is one element, moved by the dynamic offset.
+    if (spec.element_size_bytes > max_binding)
+      throw Error(too_large,
+                  fmt::format("element size {} bytes exceeds {} ({})", spec.element_size_bytes,
+                              binding_limit_name(spec.kind), max_binding));
+    // The stride is the device's alignment (a power of two); also keep it a multiple of 4 so
+    // every slot can be a writeBuffer target.
+    l.stride = align_to(uniform ? dynamic_uniform_stride(spec.element_size_bytes, limits)
+                                : dynamic_storage_stride(spec.element_size_bytes, limits),
+                        4);
+    if (l.stride > limits.maxBufferSize)
+      throw Error(ErrorKind::BufferTooLarge,
+                  fmt::format("one slot of stride {} bytes exceeds maxBufferSize ({})", l.stride,
+                              limits.maxBufferSize));
+    // As many slots as fit maxBufferSize, and no more than a uint32_t dynamic offset can reach:
+    // the last slot's offset (n - 1) x stride must be <= UINT32_MAX.
+    const uint64_t by_buffer = limits.maxBufferSize / l.stride;
+    const uint64_t by_offset = uint64_t(UINT32_MAX) / l.stride + 1;
+    l.slots_per_chunk =
+        static_cast<uint32_t>(std::min({by_buffer, by_offset, uint64_t(UINT32_MAX)}));
+    return l;
   }
-  // A chunk holds as many slots as fit maxBufferSize, and no more than a uint32_t dynamic offset
-  // can reach: the last slot's offset (n - 1) × stride must be <= UINT32_MAX.
-  const uint64_t by_buffer = limits.maxBufferSize / l.stride;
-  const uint64_t by_offset = uint64_t(UINT32_MAX) / l.stride + 1;
-  l.slots_per_chunk = static_cast<uint32_t>(std::min({by_buffer, by_offset, uint64_t(UINT32_MAX)}));
+
+  l.stride = spec.array_stride_bytes == 0 ? spec.element_size_bytes : spec.array_stride_bytes;
+  if (l.stride < spec.element_size_bytes || l.stride % 4 != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("element size {} bytes with array stride {} bytes: need a stride >= "
+                            "the element and a multiple of 4 (binding sizes and writeBuffer work "
+                            "in 4-byte units)",
+                            spec.element_size_bytes, l.stride));
+  // One binding covers a whole chunk: at most the binding limit and maxBufferSize, rounded down
+  // to 4 so the binding size stays a multiple of 4.
+  const uint64_t window = std::min(max_binding, limits.maxBufferSize) & ~uint64_t(3);
+  if (l.stride > window) {
+    const bool by_buffer = limits.maxBufferSize < max_binding;
+    throw Error(
+        by_buffer ? ErrorKind::BufferTooLarge : too_large,
+        fmt::format("one element of stride {} bytes exceeds {} ({})", l.stride,
+                    by_buffer ? std::string_view("maxBufferSize") : binding_limit_name(spec.kind),
+                    by_buffer ? limits.maxBufferSize : max_binding));
+  }
+  l.slots_per_chunk = static_cast<uint32_t>(std::min<uint64_t>(window / l.stride, UINT32_MAX));
   return l;
 }
 
+SlotLayout dynamic_uniform_slot_layout(uint64_t element_size_bytes, const Limits& limits) {
+  return with_context("DynamicUniformBuffer slot layout", [&] {
+    return arena_slot_layout({.kind = BindingKind::uniform_buffer,
+                              .addressing = SlotAddressing::dynamic_offset,
+                              .element_size_bytes = element_size_bytes},
+                             limits);
+  });
+}
+
 SlotShadow::SlotShadow(const SlotLayout& layout, uint32_t slot_count) : layout_(layout) {
-  if (layout.element_size == 0 || layout.stride < layout.element_size ||
-      layout.stride % 4 != 0 || layout.slots_per_chunk == 0) {
+  if (layout.element_size == 0 || layout.stride < layout.element_size || layout.stride % 4 != 0 ||
+      layout.slots_per_chunk == 0) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("SlotShadow: invalid slot layout (element {} bytes, stride {} bytes, "
                             "{} slots per chunk): need element > 0, stride >= element, stride a "
@@ -73,9 +127,9 @@ SlotShadow::SlotShadow(const SlotLayout& layout, uint32_t slot_count) : layout_(
 
 void SlotShadow::check_slot(uint32_t slot, const char* call) const {
   if (slot >= slot_count_) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: slot {} is out of range (slot count {})", call, slot,
-                            slot_count_));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("{}: slot {} is out of range (slot count {})", call, slot, slot_count_));
   }
 }
 
@@ -110,7 +164,9 @@ void SlotShadow::write(uint32_t slot, std::span<const std::byte> bytes, uint64_t
   mark_dirty(slot);
 }
 
-void SlotShadow::mark_all_dirty() { all_dirty_ = slot_count_ > 0; }
+void SlotShadow::mark_all_dirty() {
+  all_dirty_ = slot_count_ > 0;
+}
 
 bool SlotShadow::is_dirty(uint32_t slot) const {
   check_slot(slot, "is_dirty");
@@ -134,13 +190,13 @@ uint32_t SlotShadow::resize(uint32_t slot_count) {
     bytes_.resize(uint64_t(slot_count) * stride, std::byte{0});
     dirty_flag_.resize(slot_count, 0);
   } catch (const std::bad_alloc&) {
-    throw Error(ErrorKind::OutOfMemory,
-                fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count,
-                            stride));
+    throw Error(
+        ErrorKind::OutOfMemory,
+        fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count, stride));
   } catch (const std::length_error&) {
-    throw Error(ErrorKind::OutOfMemory,
-                fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count,
-                            stride));
+    throw Error(
+        ErrorKind::OutOfMemory,
+        fmt::format("SlotShadow: cannot allocate {} slots of {} bytes", slot_count, stride));
   }
   slot_count_ = slot_count;
   if (slot_count < old_count) {
