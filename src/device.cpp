@@ -84,6 +84,7 @@ struct Device::State {
   AdapterDescription description;
   bool timestamp_query = false;
   bool indirect_first_instance = false;
+  bool shader_f16 = false;
   mutable Counters counters;
 
   // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
@@ -215,6 +216,8 @@ Device Device::create(const DeviceOptions& options) {
   // GPU-driven draws write firstInstance into indirect arguments (gpu-culling strategy).
   if (wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_IndirectFirstInstance))
     features.push_back(WGPUFeatureName_IndirectFirstInstance);
+  if (options.want_shader_f16 && wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_ShaderF16))
+    features.push_back(WGPUFeatureName_ShaderF16);
 
   WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
   desc.label = gpu::sv("bindery device");
@@ -269,6 +272,7 @@ Device Device::create(const DeviceOptions& options) {
   s->timestamp_query = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_TimestampQuery);
   s->indirect_first_instance =
       wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_IndirectFirstInstance);
+  s->shader_f16 = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_ShaderF16);
   return Device(std::move(s));
 }
 
@@ -307,6 +311,9 @@ bool Device::has_timestamp_query() const {
 }
 bool Device::has_indirect_first_instance() const {
   return s_->indirect_first_instance;
+}
+bool Device::has_shader_f16() const {
+  return s_->shader_f16;
 }
 Counters& Device::counters() const {
   return s_->counters;

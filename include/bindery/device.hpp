@@ -46,6 +46,9 @@ struct DeviceOptions {
   std::optional<uint32_t> min_storage_buffer_offset_alignment;
   /// Request the "timestamp-query" feature when the adapter has it.
   bool want_timestamp_query = true;
+  /// Request the "shader-f16" feature (WGSL `enable f16;`) when the adapter has it; see
+  /// Device::has_shader_f16(). Off by default: only the layout verifier needs it.
+  bool want_shader_f16 = false;
 };
 
 /// What ran: adapter name, backend and driver, for the render report.
@@ -82,6 +85,9 @@ class Device {
   /// Whether the device has "indirect-first-instance" (requested whenever the adapter offers
   /// it): indirect draws may then start at a non-zero firstInstance.
   bool has_indirect_first_instance() const;
+  /// Whether the device has "shader-f16" (requested with DeviceOptions::want_shader_f16 when the
+  /// adapter offers it): WGSL modules may then `enable f16;`.
+  bool has_shader_f16() const;
 
   /// Throws the first recorded uncaptured error or device loss, if any; then clears it.
   void check() const;

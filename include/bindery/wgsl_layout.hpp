@@ -202,6 +202,14 @@ struct Reflection {
 /// stack depth for arbitrary bytes (fuzzed by fuzz/wgsl_fuzz.cpp).
 Reflection reflect_wgsl(std::string_view source, const ReflectOptions& options = {});
 
+/// The address-space layout errors (WGSL §14.4.4) of a buffer variable in `space` whose store type
+/// is the struct `store_type`: host-shareability (bool), atomics outside read_write storage,
+/// runtime-sized arrays in uniform, and the uniform rules of layout.md rule 1 unless
+/// options.uniform_buffer_standard_layout is set. Positions are those of the struct members.
+/// Empty when such a variable is valid. Never throws.
+std::vector<ReflectionError> address_space_errors(const StructLayout& store_type, BindingSpace space,
+                                                 const ReflectOptions& options = {});
+
 /// The `bindery layout --json` document for `reflection` (issue 3's fixed shape: structs with
 /// name/size/align/members{name,type,offset,size,align[,stride]}, bindings with
 /// group/binding/name/space/type/minBindingSize/portableMinBindingSize, errors with
