@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -45,6 +46,8 @@ class LayoutVerify : public ::testing::Test {
  private:
   static inline std::unique_ptr<Device> device_;
 };
+
+int check_seed(const Device& device, uint64_t seed, int count, bool f16, int per_module = 8);
 
 std::string report(const ModuleVerification& v) {
   std::string s = "bindery: " + (v.bindery_valid ? std::string("valid") : v.bindery_message) +
@@ -254,14 +257,9 @@ TEST_F(LayoutVerify, F16WhereTheAdapterHasShaderF16) {
   const std::string path = std::string(BINDERY_SOURCE_DIR) + "/tests/data/wgsl/cases/F01_f16.wgsl";
   const ModuleVerification v = verify_module(device(), read_wgsl_file(path, "F01"));
   EXPECT_TRUE(v.ok()) << report(v);
-  test::RandomStructs gen(0xF16, true);
-  const test::GeneratedSource g = gen.generate(20);
-  const Reflection r = reflect_wgsl(g.wgsl);
-  ASSERT_TRUE(r.ok());
-  std::vector<const StructLayout*> list;
-  for (const auto& s : r.structs) list.push_back(s.get());
-  const auto rv = verify_structs(device(), g.wgsl, r, list);
-  for (const auto& s : rv) EXPECT_TRUE(s.ok()) << describe(s);
+  // Random f16 structs one per module: lavapipe (Mesa 25, LLVM 15) crashes or takes minutes on
+  // large f16 modules (docs/LAYOUT.md), so few and small here.
+  check_seed(device(), 0xF16, 6, true, 1);
 }
 
 // ---- random structs -----------------------------------------------------------------------------
@@ -269,9 +267,11 @@ TEST_F(LayoutVerify, F16WhereTheAdapterHasShaderF16) {
 /// Generates `count` top-level structs from `seed`, checks the generator's own offsets against
 /// bindery's, verifies every struct on the GPU; returns the number of top-level structs verified
 /// (round trip through storage, and uniform where valid).
-int check_seed(const Device& device, uint64_t seed, int count) {
-  test::RandomStructs gen(seed, device.has_shader_f16());
+int check_seed(const Device& device, uint64_t seed, int count, bool f16, int per_module) {
+  test::RandomStructs gen(seed, f16);
   const test::GeneratedSource g = gen.generate(count);
+  if (const char* dir = std::getenv("BINDERY_LAYOUT_DUMP"))
+    std::ofstream(std::string(dir) + "/random_" + std::to_string(seed) + ".wgsl") << g.wgsl;
   const Reflection r = reflect_wgsl(g.wgsl);
   EXPECT_TRUE(r.ok()) << "seed " << seed << ": bindery rejects a generated module:\n"
                       << (r.errors.empty() ? "" : r.errors.front().message) << "\n" << g.wgsl;
@@ -287,7 +287,9 @@ int check_seed(const Device& device, uint64_t seed, int count) {
       EXPECT_EQ(s->members[m].offset, gs.offsets[m].second) << "seed " << seed << ": " << gs.name << "." << gs.offsets[m].first;
     if (gs.top) top.push_back(s);
   }
-  const auto v = verify_structs(device, g.wgsl, r, top);
+  VerifyOptions options;
+  options.max_structs_per_module = static_cast<uint32_t>(per_module);
+  const auto v = verify_structs(device, g.wgsl, r, top, options);
   int verified = 0;
   for (size_t i = 0; i < v.size(); ++i) {
     EXPECT_TRUE(v[i].ok()) << "seed " << seed << " (add it to kRegressionSeeds): " << describe(v[i]) << "\n" << g.wgsl;
@@ -300,32 +302,39 @@ int check_seed(const Device& device, uint64_t seed, int count) {
 constexpr uint64_t kRegressionSeeds[] = {1, 2, 3};
 
 TEST_F(LayoutVerify, RandomStructRegressionSeeds) {
-  for (uint64_t seed : kRegressionSeeds) check_seed(device(), seed, 12);
+  for (uint64_t seed : kRegressionSeeds) check_seed(device(), seed, 12, false);
 }
 
-TEST_F(LayoutVerify, TwoThousandRandomStructs) {
-  // One module per seed, as many structs as the per-stage storage-buffer limit allows (one binding
-  // is the output array). BINDERY_LAYOUT_SEED repeats a run; otherwise the base seed is new each
-  // run and printed.
+// Two shards of at least 1,000 structs each, so CTest's -j2 runs them side by side on lavapipe's
+// two cores: at least 2,000 random structs per run. Eight structs per module keeps each module
+// quick for lavapipe to compile (its compile time grows faster than the module).
+class RandomShard : public LayoutVerify, public ::testing::WithParamInterface<int> {};
+
+TEST_P(RandomShard, AThousandRandomStructs) {
+  // BINDERY_LAYOUT_SEED repeats a run; otherwise the base seed is new each run and printed.
   uint64_t base = std::random_device{}();
   if (const char* env = std::getenv("BINDERY_LAYOUT_SEED")) base = std::strtoull(env, nullptr, 0);
+  base += static_cast<uint64_t>(GetParam()) << 32;
   const Limits& lim = device().limits();
   const int per_module = static_cast<int>(std::min<uint32_t>(
-      {lim.maxStorageBuffersPerShaderStage - 1, lim.maxUniformBuffersPerShaderStage, 64}));
+      {lim.maxStorageBuffersPerShaderStage - 1, lim.maxUniformBuffersPerShaderStage, 8}));
   ASSERT_GT(per_module, 0);
-  std::printf("random structs: base seed %llu (BINDERY_LAYOUT_SEED=%llu repeats this run), %d per module%s\n",
-              static_cast<unsigned long long>(base), static_cast<unsigned long long>(base), per_module,
-              device().has_shader_f16() ? ", f16 included" : ", no f16 (no shader-f16 on this adapter)");
+  std::printf("random structs, shard %d: base seed %llu (BINDERY_LAYOUT_SEED=%llu repeats shard 0), %d per module, "
+              "no f16 (F16WhereTheAdapterHasShaderF16 covers it)\n",
+              GetParam(), static_cast<unsigned long long>(base), static_cast<unsigned long long>(base & 0xFFFFFFFFu),
+              per_module);
   int verified = 0, modules = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  for (uint64_t k = 0; verified < 2000 && modules < 200; ++k, ++modules) {
-    verified += check_seed(device(), base + k, per_module);
+  for (uint64_t k = 0; verified < 1000 && modules < 400; ++k, ++modules) {
+    verified += check_seed(device(), base + k, per_module, false);
     if (HasFailure()) break;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("random structs: %d verified in %d modules, %.1f s\n", verified, modules, s);
-  EXPECT_GE(verified, 2000);
+  std::printf("random structs, shard %d: %d verified in %d modules, %.1f s\n", GetParam(), verified, modules, s);
+  EXPECT_GE(verified, 1000);
 }
+
+INSTANTIATE_TEST_SUITE_P(Shards, RandomShard, ::testing::Values(0, 1));
 
 }  // namespace
 }  // namespace bindery

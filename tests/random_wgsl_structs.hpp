@@ -96,14 +96,14 @@ class RandomStructs {
   /// A member type at struct nesting `depth` (1 = top level).
   Type member_type(int depth, bool friendly, bool allow_atomic) {
     const uint32_t roll = pick(100);
-    if (roll < 30) return scalar_type(false);
+    if (roll < 36 || depth >= 3) return roll < 60 ? scalar_type(false) : matrix_type();
     if (roll < 50) return matrix_type();
     if (roll < 58 && allow_atomic) {
       Type t{chance(0.5) ? "atomic<u32>" : "atomic<i32>", 4, 4};
       return t;
     }
-    if (roll < 80 && depth < 4) return array_type(depth, friendly, allow_atomic);
-    if (depth < 4) {
+    if (roll < 72 && depth < 4) return array_type(depth, friendly, allow_atomic);
+    if (depth < 4 && roll < 86) {
       const GeneratedStruct& s = make_struct(depth + 1, friendly, false, "");
       return {s.name, s.align, s.size};
     }
@@ -123,7 +123,7 @@ class RandomStructs {
         break;
       }
     }
-    const uint32_t n = chance(0.8) ? 1 + pick(4) : 5 + pick(5);
+    const uint32_t n = chance(0.85) ? 1 + pick(2) : 3 + pick(3);
     Type t;
     t.align = e.align;
     t.size = n * round_up(e.align, e.size);
@@ -138,7 +138,7 @@ class RandomStructs {
     g.top = top;
     std::string body;
     uint32_t offset = 0, max_align = 1;
-    const int members = 1 + static_cast<int>(pick(top ? 6 : 4));
+    const int members = 1 + static_cast<int>(pick(top ? 4 : 3));
     bool prev_struct_or_array = false;
     for (int m = 0; m < members; ++m) {
       const bool last = m + 1 == members;

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,17 @@ void expect_binding(const Reflection& r, std::string_view name, uint32_t group, 
   EXPECT_EQ(b->min_binding_size, min_size) << name;
 }
 
+/// The shared cases folder: ../shared beside the checkout (as CI lays it), or one level further up
+/// for a git worktree under a folder of worktrees.
+std::string shared_file(const std::string& rel) {
+  for (const char* up : {"/..", "/../.."}) {
+    const std::string p = std::string(BINDERY_SOURCE_DIR) + up + "/shared/" + rel;
+    if (std::filesystem::exists(p)) return p;
+  }
+  ADD_FAILURE() << "shared/" << rel << " not found beside " << BINDERY_SOURCE_DIR;
+  return std::string(BINDERY_SHARED_DIR) + "/" + rel;
+}
+
 std::string data(const std::string& rel) { return std::string(BINDERY_SOURCE_DIR) + "/tests/data/wgsl/" + rel; }
 
 // ---- line breaks (issue 9, G03b) ----------------------------------------------------------------
@@ -57,7 +69,7 @@ std::string data(const std::string& rel) { return std::string(BINDERY_SOURCE_DIR
 TEST(WgslLineBreaks, G03b_CrOnlyFile) {
   // inputs.md G03b: struct Material (size 32), bindings material (1, 0) and bad (1, 1), one error
   // at 7:36 (array<f32, 4> has stride 4 in the uniform address space), exit 1.
-  const std::string path = std::string(BINDERY_SHARED_DIR) + "/cases/inputs/G03b_cr_only.wgsl";
+  const std::string path = shared_file("cases/inputs/G03b_cr_only.wgsl");
   const Reflection r = reflect_wgsl(read_wgsl_file(path, "G03b"));
   ASSERT_NE(r.find_struct("Material"), nullptr) << errors_of(r);
   EXPECT_EQ(r.struct_layout("Material").size, 32u);

@@ -70,10 +70,14 @@ struct StructVerification {
   uint32_t size = 0;    ///< bindery's SizeOf(S)
   uint32_t leaves = 0;  ///< scalar leaves of one instance (runtime arrays with their elements)
   bool host_shareable = true;
-  // Verdicts: S as the store type of var<uniform> and of var<storage, read_write>.
+  // Verdicts: S as the store type of var<uniform> and of var<storage, read_write>. bindery_* is
+  // bindery's verdict by the WGSL spec; expected_* the verdict bindery predicts for this
+  // implementation (the same unless `deviation` is set); gpu_* the implementation's.
   bool bindery_uniform_valid = false;
+  bool expected_uniform_valid = false;
   bool gpu_uniform_valid = false;
   bool bindery_storage_valid = false;
+  bool expected_storage_valid = false;
   bool gpu_storage_valid = false;
   bool verdicts_checked = false;  ///< false when the declarations could not be compiled at all
   std::string gpu_uniform_message, gpu_storage_message;
@@ -83,13 +87,17 @@ struct StructVerification {
   uint64_t checks = 0;              ///< leaf comparisons made
   uint64_t mismatch_count = 0;      ///< all mismatches (the list keeps the first few)
   std::vector<LeafMismatch> mismatches;
+  /// A known implementation deviation from the WGSL layout rules that changes this struct's layout
+  /// (docs/LAYOUT.md), naming the first member it moves; empty when none. The round trip and the
+  /// verdicts are then checked against the implementation's layout as bindery predicts it.
+  std::string deviation;
   std::string error;    ///< an implementation error that stopped a round trip; empty when none
   std::string skipped;  ///< why a verdict or round trip was not run; empty when all ran
 
-  /// bindery and the implementation agree on both verdicts (true when they were not checked).
+  /// bindery's prediction and the implementation agree on both verdicts (true when unchecked).
   bool verdicts_agree() const noexcept {
-    return !verdicts_checked || (bindery_uniform_valid == gpu_uniform_valid &&
-                                 bindery_storage_valid == gpu_storage_valid);
+    return !verdicts_checked || (expected_uniform_valid == gpu_uniform_valid &&
+                                 expected_storage_valid == gpu_storage_valid);
   }
   /// Verdicts agree, no mismatch and no implementation error.
   bool ok() const noexcept { return verdicts_agree() && mismatch_count == 0 && error.empty(); }
@@ -102,6 +110,7 @@ struct VerifyOptions {
   uint32_t max_structs_per_module = 0;
   uint32_t max_listed_mismatches = 8;  ///< mismatches listed per struct (all are counted)
   bool check_verdicts = true;          ///< compile S as uniform and as storage, one module each
+  bool uniform_round_trip = true;      ///< also bind S as uniform where valid (storage always)
   ReflectOptions reflect;
 };
 
@@ -116,10 +125,13 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
 
 /// The verification of one WGSL module (`bindery layout FILE --verify`).
 struct ModuleVerification {
-  bool bindery_valid = false;  ///< reflect_wgsl found no error
+  bool bindery_valid = false;  ///< reflect_wgsl found no error (see `deviation`)
   std::string bindery_message; ///< first error as "line:column: [Kind] message"; empty when valid
   bool gpu_valid = false;      ///< the implementation compiled the whole module
   std::string gpu_message;
+  /// A known implementation deviation that changes a bound struct's layout; bindery_valid is then
+  /// bindery's prediction for this implementation. Empty when none applies.
+  std::string deviation;
   std::vector<StructVerification> structs;  ///< every struct bindery reflected
 
   bool verdict_agrees() const noexcept { return bindery_valid == gpu_valid; }

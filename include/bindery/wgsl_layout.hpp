@@ -93,6 +93,8 @@ struct StructMember {
   uint32_t offset = 0;  ///< OffsetOfMember in bytes
   uint32_t size = 0;    ///< SizeOfMember: @size(n) when given, else SizeOf(T)
   uint32_t align = 0;   ///< AlignOfMember: @align(n) when given, else AlignOf(T)
+  uint32_t align_attribute = 0;   ///< n of @align(n) as written; 0 when absent
+  uint32_t size_attribute = 0;    ///< n of @size(n) as written; 0 when absent
   uint32_t line = 0, column = 0;  ///< position of the member name in the source (1-based)
 };
 

@@ -712,6 +712,8 @@ class Resolver {
         member.offset = static_cast<uint32_t>(offset);
         member.size = static_cast<uint32_t>(size);
         member.align = static_cast<uint32_t>(align);
+        member.align_attribute = ma.align.empty() ? 0 : static_cast<uint32_t>(align);
+        member.size_attribute = ma.size.empty() ? 0 : static_cast<uint32_t>(size);
         member.line = mt.line;
         member.column = mt.column;
         layout->members.push_back(std::move(member));
