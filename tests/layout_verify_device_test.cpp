@@ -51,7 +51,8 @@ int check_seed(const Device& device, uint64_t seed, int count, bool f16, int per
 
 std::string report(const ModuleVerification& v) {
   std::string s = "bindery: " + (v.bindery_valid ? std::string("valid") : v.bindery_message) +
-                  "\nimplementation: " + (v.gpu_valid ? std::string("valid") : v.gpu_message) + "\n";
+                  "\nimplementation: " + (v.gpu_valid ? std::string("valid") : v.gpu_message) +
+                  "\n";
   for (const auto& st : v.structs) s += describe(st) + "\n";
   return s;
 }
@@ -122,7 +123,8 @@ TEST_P(CorpusModule, VerdictAgreesAndEveryStructRoundTrips) {
       EXPECT_TRUE(s.storage_round_trip) << describe(s);
       EXPECT_GE(s.checks, 2u * s.leaves) << describe(s);
     }
-    if (s.bindery_uniform_valid && (uint64_t(s.size) + 15) / 16 * 16 <= lim.maxUniformBufferBindingSize)
+    if (s.bindery_uniform_valid &&
+        (uint64_t(s.size) + 15) / 16 * 16 <= lim.maxUniformBufferBindingSize)
       EXPECT_TRUE(s.uniform_round_trip) << describe(s);
   }
 }
@@ -140,10 +142,11 @@ TEST_F(LayoutVerify, CorpusHasTheLayoutCasesAndBindingsOfEveryKind) {
   // programs and all eight line-break kinds.
   const auto files = corpus_files();
   auto has = [&](const std::string& part) {
-    return std::any_of(files.begin(), files.end(), [&](const std::string& f) { return f.find(part) != std::string::npos; });
+    return std::any_of(files.begin(), files.end(),
+                       [&](const std::string& f) { return f.find(part) != std::string::npos; });
   };
-  for (const char* c : {"L01", "L02", "L03", "L04", "L05", "L06", "L07", "L08a", "L08b", "L08c", "L11", "L13a",
-                        "L13bc", "F01", "B02", "B03", "D01", "M04", "U01"})
+  for (const char* c : {"L01", "L02", "L03", "L04", "L05", "L06", "L07", "L08a", "L08b", "L08c",
+                        "L11", "L13a", "L13bc", "F01", "B02", "B03", "D01", "M04", "U01"})
     EXPECT_TRUE(has(std::string("cases/") + c)) << c;
   for (const char* k : {"lf", "vt", "ff", "cr", "crlf", "nel", "ls", "ps"})
     EXPECT_TRUE(has(std::string("linebreaks/") + k + ".wgsl")) << k;
@@ -220,28 +223,60 @@ TEST_F(LayoutVerify, StructsWithBoolAreNotRoundTrippedAndBothSidesRejectThemInBu
   EXPECT_TRUE(v[0].ok()) << describe(v[0]);
 }
 
+TEST_F(LayoutVerify, KnownDeviationAlignAttributeLeftOutOfStructAlignment) {
+  // docs/LAYOUT.md deviation 1 (gfx-rs/wgpu#4377). bindery keeps the spec: In align 64, size 128;
+  // Out: x 0, i 64, y 192, size 256. The implementation puts i at 4 and y at 4 + 128 = 132; the
+  // verifier predicts that layout and the GPU round trip agrees with the prediction leaf by leaf.
+  const std::string path = std::string(BINDERY_SOURCE_DIR) +
+                           "/tests/data/wgsl/deviations/align_raises_struct_alignment.wgsl";
+  const std::string src = read_wgsl_file(path, "deviation");
+  const Reflection r = reflect_wgsl(src);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.struct_layout("In").align, 64u);
+  EXPECT_EQ(r.struct_layout("In").size, 128u);
+  EXPECT_EQ(r.struct_layout("Out").field("i").offset, 64u);
+  EXPECT_EQ(r.struct_layout("Out").field("y").offset, 192u);
+  const StructLayout* list[] = {&r.struct_layout("In"), &r.struct_layout("Out")};
+  const auto v = verify_structs(device(), src, r, list);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_TRUE(v[0].deviation.empty()) << describe(v[0]);  // In alone is laid out alike
+  EXPECT_NE(v[1].deviation.find("'i' at offset 64 (WGSL) / 4 (implementation)"), std::string::npos)
+      << describe(v[1]);
+  EXPECT_TRUE(v[1].bindery_uniform_valid);    // the spec: i at 64 is fine in uniform
+  EXPECT_FALSE(v[1].expected_uniform_valid);  // predicted for the implementation: i at 4
+  EXPECT_FALSE(v[1].gpu_uniform_valid);       // and so it is
+  EXPECT_TRUE(v[1].storage_round_trip);
+  EXPECT_EQ(v[1].checks, 2u * 4u);  // x, i.a, i.b, y: storage->gpu and gpu->storage
+  EXPECT_TRUE(v[1].ok()) << describe(v[1]);
+}
+
 // ---- switches the implementation may lack -------------------------------------------------------
 
 TEST_F(LayoutVerify, UniformBufferStandardLayoutSwitch) {
   // layout.md rule 2: with the language extension, L06's X, L08 (b) and L13 (a) become valid in
   // uniform; a runtime-sized array stays invalid.
   if (!implementation_has_uniform_buffer_standard_layout(device())) {
-    const CompileVerdict c = compile_verdict(device(), "requires uniform_buffer_standard_layout;\n");
+    const CompileVerdict c =
+        compile_verdict(device(), "requires uniform_buffer_standard_layout;\n");
     EXPECT_FALSE(c.valid);
-    GTEST_SKIP() << "the implementation (" << device().adapter().name
-                 << ", wgpu-native) lacks the WGSL language extension uniform_buffer_standard_layout: "
-                 << c.message << " -- the switch is checked on the CPU only (wgsl_layout_test)";
+    GTEST_SKIP()
+        << "the implementation (" << device().adapter().name
+        << ", wgpu-native) lacks the WGSL language extension uniform_buffer_standard_layout: "
+        << c.message << " -- the switch is checked on the CPU only (wgsl_layout_test)";
   }
   const char* valid_with_switch[] = {
       "struct X { a: array<u32, 2>, b: u32 }\n@group(0) @binding(0) var<uniform> x: X;\n",
       "@group(0) @binding(0) var<uniform> u: array<u32, 4>;\n",
-      "struct H { hi: f32, lo: f32 }\nstruct A { p: H, q: H, r: H }\n@group(0) @binding(0) var<uniform> a: A;\n"};
+      "struct H { hi: f32, lo: f32 }\nstruct A { p: H, q: H, r: H }\n@group(0) @binding(0) "
+      "var<uniform> a: A;\n"};
   for (const char* body : valid_with_switch) {
     const std::string src = std::string("requires uniform_buffer_standard_layout;\n") + body;
     EXPECT_TRUE(compile_verdict(device(), src).valid) << src;
     EXPECT_TRUE(reflect_wgsl(src).ok()) << src;
   }
-  const std::string rt = "requires uniform_buffer_standard_layout;\n@group(0) @binding(0) var<uniform> u: array<vec4<f32>>;\n";
+  const std::string rt =
+      "requires uniform_buffer_standard_layout;\n@group(0) @binding(0) var<uniform> u: "
+      "array<vec4<f32>>;\n";
   EXPECT_FALSE(compile_verdict(device(), rt).valid);
   EXPECT_FALSE(reflect_wgsl(rt).ok());
 }
@@ -251,7 +286,8 @@ TEST_F(LayoutVerify, F16WhereTheAdapterHasShaderF16) {
     const CompileVerdict c = compile_verdict(device(), "enable f16;\n");
     EXPECT_FALSE(c.valid);
     GTEST_SKIP() << "this adapter (" << device().adapter().name
-                 << ") offers no \"shader-f16\": f16 layouts are checked on the CPU only (" << c.message << ")";
+                 << ") offers no \"shader-f16\": f16 layouts are checked on the CPU only ("
+                 << c.message << ")";
   }
   // layout.md F01 (H: a=0 b=2 v=8 c=14 d=16 e=20, size 24) and random f16 structs.
   const std::string path = std::string(BINDERY_SOURCE_DIR) + "/tests/data/wgsl/cases/F01_f16.wgsl";
@@ -274,17 +310,20 @@ int check_seed(const Device& device, uint64_t seed, int count, bool f16, int per
     std::ofstream(std::string(dir) + "/random_" + std::to_string(seed) + ".wgsl") << g.wgsl;
   const Reflection r = reflect_wgsl(g.wgsl);
   EXPECT_TRUE(r.ok()) << "seed " << seed << ": bindery rejects a generated module:\n"
-                      << (r.errors.empty() ? "" : r.errors.front().message) << "\n" << g.wgsl;
+                      << (r.errors.empty() ? "" : r.errors.front().message) << "\n"
+                      << g.wgsl;
   std::vector<const StructLayout*> top;
   for (const auto& gs : g.structs) {
     const StructLayout* s = r.find_struct(gs.name);
     EXPECT_NE(s, nullptr) << "seed " << seed << ": " << gs.name;
     if (!s) continue;
-    // The generator's hand layout (WGSL §14.4.1, computed in random_wgsl_structs.hpp) and bindery's.
+    // The generator's hand layout (WGSL §14.4.1, computed in random_wgsl_structs.hpp) and
+    // bindery's.
     EXPECT_EQ(s->align, gs.align) << "seed " << seed << ": " << gs.name;
     EXPECT_EQ(s->size, gs.size) << "seed " << seed << ": " << gs.name;
     for (size_t m = 0; m < gs.offsets.size() && m < s->members.size(); ++m)
-      EXPECT_EQ(s->members[m].offset, gs.offsets[m].second) << "seed " << seed << ": " << gs.name << "." << gs.offsets[m].first;
+      EXPECT_EQ(s->members[m].offset, gs.offsets[m].second)
+          << "seed " << seed << ": " << gs.name << "." << gs.offsets[m].first;
     if (gs.top) top.push_back(s);
   }
   VerifyOptions options;
@@ -292,7 +331,9 @@ int check_seed(const Device& device, uint64_t seed, int count, bool f16, int per
   const auto v = verify_structs(device, g.wgsl, r, top, options);
   int verified = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    EXPECT_TRUE(v[i].ok()) << "seed " << seed << " (add it to kRegressionSeeds): " << describe(v[i]) << "\n" << g.wgsl;
+    EXPECT_TRUE(v[i].ok()) << "seed " << seed << " (add it to kRegressionSeeds): " << describe(v[i])
+                           << "\n"
+                           << g.wgsl;
     if (v[i].ok() && v[i].storage_round_trip) ++verified;
   }
   return verified;
@@ -319,10 +360,12 @@ TEST_P(RandomShard, AThousandRandomStructs) {
   const int per_module = static_cast<int>(std::min<uint32_t>(
       {lim.maxStorageBuffersPerShaderStage - 1, lim.maxUniformBuffersPerShaderStage, 8}));
   ASSERT_GT(per_module, 0);
-  std::printf("random structs, shard %d: base seed %llu (BINDERY_LAYOUT_SEED=%llu repeats shard 0), %d per module, "
-              "no f16 (F16WhereTheAdapterHasShaderF16 covers it)\n",
-              GetParam(), static_cast<unsigned long long>(base), static_cast<unsigned long long>(base & 0xFFFFFFFFu),
-              per_module);
+  std::printf(
+      "random structs, shard %d: base seed %llu (BINDERY_LAYOUT_SEED=%llu repeats this shard), %d "
+      "per module, "
+      "no f16 (F16WhereTheAdapterHasShaderF16 covers it)\n",
+      GetParam(), static_cast<unsigned long long>(base),
+      static_cast<unsigned long long>(base & 0xFFFFFFFFu), per_module);
   int verified = 0, modules = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (uint64_t k = 0; verified < 1000 && modules < 400; ++k, ++modules) {
@@ -330,7 +373,8 @@ TEST_P(RandomShard, AThousandRandomStructs) {
     if (HasFailure()) break;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("random structs, shard %d: %d verified in %d modules, %.1f s\n", GetParam(), verified, modules, s);
+  std::printf("random structs, shard %d: %d verified in %d modules, %.1f s\n", GetParam(), verified,
+              modules, s);
   EXPECT_GE(verified, 1000);
 }
 

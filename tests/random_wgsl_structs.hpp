@@ -96,7 +96,7 @@ class RandomStructs {
   /// A member type at struct nesting `depth` (1 = top level).
   Type member_type(int depth, bool friendly, bool allow_atomic) {
     const uint32_t roll = pick(100);
-    if (roll < 36 || depth >= 3) return roll < 60 ? scalar_type(false) : matrix_type();
+    if (roll < 40 || depth >= 3) return roll < 85 ? scalar_type(false) : matrix_type();
     if (roll < 50) return matrix_type();
     if (roll < 58 && allow_atomic) {
       Type t{chance(0.5) ? "atomic<u32>" : "atomic<i32>", 4, 4};

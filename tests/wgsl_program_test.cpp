@@ -25,11 +25,13 @@ using Offsets = std::vector<std::pair<std::string, uint32_t>>;
 
 std::string errors_of(const Reflection& r) {
   std::string s;
-  for (const auto& e : r.errors) s += std::to_string(e.line) + ":" + std::to_string(e.column) + ": " + e.message + "\n";
+  for (const auto& e : r.errors)
+    s += std::to_string(e.line) + ":" + std::to_string(e.column) + ": " + e.message + "\n";
   return s;
 }
 
-void expect_struct(const Reflection& r, std::string_view name, uint32_t align, uint32_t size, const Offsets& offsets) {
+void expect_struct(const Reflection& r, std::string_view name, uint32_t align, uint32_t size,
+                   const Offsets& offsets) {
   const StructLayout* s = r.find_struct(name);
   ASSERT_NE(s, nullptr) << name << "\n" << errors_of(r);
   EXPECT_EQ(s->align, align) << name;
@@ -41,8 +43,8 @@ void expect_struct(const Reflection& r, std::string_view name, uint32_t align, u
   }
 }
 
-void expect_binding(const Reflection& r, std::string_view name, uint32_t group, uint32_t binding, BindingSpace space,
-                    uint64_t min_size) {
+void expect_binding(const Reflection& r, std::string_view name, uint32_t group, uint32_t binding,
+                    BindingSpace space, uint64_t min_size) {
   const BindingInfo* b = r.find_binding(name);
   ASSERT_NE(b, nullptr) << name;
   EXPECT_EQ(b->group, group) << name;
@@ -62,7 +64,9 @@ std::string shared_file(const std::string& rel) {
   return std::string(BINDERY_SHARED_DIR) + "/" + rel;
 }
 
-std::string data(const std::string& rel) { return std::string(BINDERY_SOURCE_DIR) + "/tests/data/wgsl/" + rel; }
+std::string data(const std::string& rel) {
+  return std::string(BINDERY_SOURCE_DIR) + "/tests/data/wgsl/" + rel;
+}
 
 // ---- line breaks (issue 9, G03b) ----------------------------------------------------------------
 
@@ -109,8 +113,9 @@ TEST_P(LineBreakKind, BlockAndLineCommentsCountLines) {
   // Built here with the break under test: a block comment spanning lines 1-3, a line comment on
   // line 4, then the declaration on line 5 with the error at column 36 again.
   const std::string& br = GetParam().second;
-  const std::string src = "/* one" + br + "two" + br + "three */ struct S { a: f32 }" + br + "// four, ended by the break" +
-                          br + "@group(0) @binding(9) var<uniform> wrong: array<f32, 2>;" + br;
+  const std::string src = "/* one" + br + "two" + br + "three */ struct S { a: f32 }" + br +
+                          "// four, ended by the break" + br +
+                          "@group(0) @binding(9) var<uniform> wrong: array<f32, 2>;" + br;
   const Reflection r = reflect_wgsl(src);
   ASSERT_NE(r.find_struct("S"), nullptr) << errors_of(r);
   ASSERT_EQ(r.errors.size(), 1u) << errors_of(r);
@@ -122,26 +127,35 @@ TEST_P(LineBreakKind, BlockAndLineCommentsCountLines) {
   EXPECT_NE(tight.find_struct("U"), nullptr);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, LineBreakKind,
-                         ::testing::Values(std::pair<std::string, std::string>{"lf", "\n"},
-                                           std::pair<std::string, std::string>{"vt", "\v"},
-                                           std::pair<std::string, std::string>{"ff", "\f"},
-                                           std::pair<std::string, std::string>{"cr", "\r"},
-                                           std::pair<std::string, std::string>{"crlf", "\r\n"},
-                                           std::pair<std::string, std::string>{"nel", "\xC2\x85"},
-                                           std::pair<std::string, std::string>{"ls", "\xE2\x80\xA8"},
-                                           std::pair<std::string, std::string>{"ps", "\xE2\x80\xA9"}),
-                         [](const auto& info) { return info.param.first; });
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, LineBreakKind,
+    ::testing::Values(std::pair<std::string, std::string>{"lf", "\n"},
+                      std::pair<std::string, std::string>{"vt", "\v"},
+                      std::pair<std::string, std::string>{"ff", "\f"},
+                      std::pair<std::string, std::string>{"cr", "\r"},
+                      std::pair<std::string, std::string>{"crlf", "\r\n"},
+                      std::pair<std::string, std::string>{"nel", "\xC2\x85"},
+                      std::pair<std::string, std::string>{"ls", "\xE2\x80\xA8"},
+                      std::pair<std::string, std::string>{"ps", "\xE2\x80\xA9"}),
+    [](const auto& info) { return info.param.first; });
 
 TEST(WgslLineBreaks, CrLfIsOneBreakAndLfCrIsTwo) {
   // "\r\n" is one line break; "\n\r" is two (LF, then CR not followed by LF).
-  EXPECT_EQ(reflect_wgsl("\r\n\r\n@group(0) @binding(0) var<uniform> u: array<f32, 2>;").errors.at(0).line, 3u);
-  EXPECT_EQ(reflect_wgsl("\n\r\n\r@group(0) @binding(0) var<uniform> u: array<f32, 2>;").errors.at(0).line, 4u);
+  EXPECT_EQ(reflect_wgsl("\r\n\r\n@group(0) @binding(0) var<uniform> u: array<f32, 2>;")
+                .errors.at(0)
+                .line,
+            3u);
+  EXPECT_EQ(reflect_wgsl("\n\r\n\r@group(0) @binding(0) var<uniform> u: array<f32, 2>;")
+                .errors.at(0)
+                .line,
+            4u);
 }
 
 TEST(WgslLineBreaks, MarksAreBlankspaceAndCountOneColumn) {
   // U+200E and U+200F are blankspace (WGSL §3.2): they separate tokens and take one column.
-  const Reflection r = reflect_wgsl("struct\xE2\x80\x8ES\xE2\x80\x8F{ a: f32 }\n\xE2\x80\x8F@group(0) @binding(0) var<uniform> u: array<f32, 2>;");
+  const Reflection r = reflect_wgsl(
+      "struct\xE2\x80\x8ES\xE2\x80\x8F{ a: f32 }\n\xE2\x80\x8F@group(0) @binding(0) var<uniform> "
+      "u: array<f32, 2>;");
   ASSERT_NE(r.find_struct("S"), nullptr) << errors_of(r);
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].line, 2u);
@@ -151,7 +165,8 @@ TEST(WgslLineBreaks, MarksAreBlankspaceAndCountOneColumn) {
 // ---- whole programs -----------------------------------------------------------------------------
 
 TEST(WgslPrograms, EveryGlobalDeclarationKind) {
-  const Reflection r = reflect_wgsl(read_wgsl_file(data("programs/every_declaration.wgsl"), "program"));
+  const Reflection r =
+      reflect_wgsl(read_wgsl_file(data("programs/every_declaration.wgsl"), "program"));
   EXPECT_TRUE(r.ok()) << errors_of(r);
   // Light: position vec3f @0, range f32 @12, colour vec4 @16; align 16, size 32.
   expect_struct(r, "Light", 16, 32, {{"position", 0}, {"range", 12}, {"colour", 16}});
@@ -159,7 +174,11 @@ TEST(WgslPrograms, EveryGlobalDeclarationKind) {
   // @align(32) light_count @288; @size(16) exposure @292 -> 308; weights array<vec4f, 10/5 = 2>
   // @roundUp(16, 308) = 320 -> 352; align max(16, 32) = 32; size roundUp(32, 352) = 352.
   expect_struct(r, "Frame", 32, 352,
-                {{"view_projection", 0}, {"lights", 64}, {"light_count", 288}, {"exposure", 292}, {"weights", 320}});
+                {{"view_projection", 0},
+                 {"lights", 64},
+                 {"light_count", 288},
+                 {"exposure", 292},
+                 {"weights", 320}});
   EXPECT_EQ(r.struct_layout("Frame").members[1].type->count, 7u);
   EXPECT_EQ(r.struct_layout("Frame").members[3].size, 16u);
   EXPECT_EQ(r.struct_layout("Frame").members[4].type->count, 2u);
@@ -186,7 +205,8 @@ TEST(WgslPrograms, EveryGlobalDeclarationKind) {
 }
 
 TEST(WgslPrograms, UnicodeIdentifiers) {
-  const Reflection r = reflect_wgsl(read_wgsl_file(data("programs/unicode_identifiers.wgsl"), "program"));
+  const Reflection r =
+      reflect_wgsl(read_wgsl_file(data("programs/unicode_identifiers.wgsl"), "program"));
   EXPECT_TRUE(r.ok()) << errors_of(r);
   // Licht: farbe vec3f @0, stärke @12, πδ vec2f @16; size 32. Szene: lichter array<Licht, 3> @0
   // (96 bytes), 名前 @96, Ωmega mat2x3f @roundUp(16, 100) = 112 (32 bytes) -> 144.
@@ -207,7 +227,8 @@ struct S {
 }
 )");
   ASSERT_TRUE(r.ok()) << errors_of(r);
-  // a: 5 * 4 = 20 bytes @0; b @roundUp(16, 20) = 32, 16 bytes; c @48, @size(24) -> 72; align 16 -> 80.
+  // a: 5 * 4 = 20 bytes @0; b @roundUp(16, 20) = 32, 16 bytes; c @48, @size(24) -> 72; align 16
+  // -> 80.
   expect_struct(r, "S", 16, 80, {{"a", 0}, {"b", 32}, {"c", 48}});
   EXPECT_EQ(r.struct_layout("S").members[0].type->count, 5u);
   EXPECT_EQ(r.struct_layout("S").members[1].type->count, 4u);
@@ -230,10 +251,12 @@ TEST(WgslPrograms, UnsupportedConstructsNameTheConstructAndPosition) {
 }
 
 TEST(WgslPrograms, LayoutDeclarationsKeepDirectivesAliasesConstsAndStructsOnly) {
-  const std::string d = layout_declarations(read_wgsl_file(data("programs/every_declaration.wgsl"), "program"));
-  for (const char* kept : {"diagnostic(off, derivative_uniformity);", "requires readonly_and_readwrite_storage_textures;",
-                           "const TILE: u32 = 4u;", "alias LightArray = array<Light, LIGHTS>;", "struct Frame {",
-                           "struct VertexOut {"})
+  const std::string d =
+      layout_declarations(read_wgsl_file(data("programs/every_declaration.wgsl"), "program"));
+  for (const char* kept :
+       {"diagnostic(off, derivative_uniformity);",
+        "requires readonly_and_readwrite_storage_textures;", "const TILE: u32 = 4u;",
+        "alias LightArray = array<Light, LIGHTS>;", "struct Frame {", "struct VertexOut {"})
     EXPECT_NE(d.find(kept), std::string::npos) << kept << "\n" << d;
   for (const char* dropped : {"override", "const_assert", "fn ", "var<", "var albedo"})
     EXPECT_EQ(d.find(dropped), std::string::npos) << dropped << "\n" << d;
@@ -243,11 +266,15 @@ TEST(WgslPrograms, LayoutDeclarationsKeepDirectivesAliasesConstsAndStructsOnly) 
 TEST(WgslPrograms, AddressSpaceErrorsOfAStruct) {
   // L13 (a): q at 8 (not a multiple of 16) and r only 8 bytes after q: errors in uniform, none
   // in storage; atomics: valid in read_write storage only.
-  const Reflection r = reflect_wgsl("struct H { hi: f32, lo: f32 }\nstruct A { p: H, q: H, r: H }\nstruct C { n: atomic<u32> }\n");
+  const Reflection r = reflect_wgsl(
+      "struct H { hi: f32, lo: f32 }\nstruct A { p: H, q: H, r: H }\nstruct C { n: atomic<u32> "
+      "}\n");
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(address_space_errors(r.struct_layout("A"), BindingSpace::Uniform).empty());
   EXPECT_TRUE(address_space_errors(r.struct_layout("A"), BindingSpace::Storage).empty());
-  EXPECT_TRUE(address_space_errors(r.struct_layout("A"), BindingSpace::Uniform, {.uniform_buffer_standard_layout = true}).empty());
+  EXPECT_TRUE(address_space_errors(r.struct_layout("A"), BindingSpace::Uniform,
+                                   {.uniform_buffer_standard_layout = true})
+                  .empty());
   EXPECT_TRUE(address_space_errors(r.struct_layout("C"), BindingSpace::Storage).empty());
   EXPECT_FALSE(address_space_errors(r.struct_layout("C"), BindingSpace::ReadOnlyStorage).empty());
   EXPECT_FALSE(address_space_errors(r.struct_layout("C"), BindingSpace::Uniform).empty());

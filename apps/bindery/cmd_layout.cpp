@@ -57,8 +57,8 @@ int run_verify(const LayoutOptions& o, const std::string& text) {
     mismatches += s.mismatch_count;
     failed += s.ok() ? 0 : 1;
   }
-  fmt::print("{} structs, {} leaf checks, {} mismatches, {} structs failing: {}\n", v.structs.size(),
-             checks, mismatches, failed, v.ok() ? "verified" : "FAILED");
+  fmt::print("{} structs, {} leaf checks, {} mismatches, {} structs failing: {}\n",
+             v.structs.size(), checks, mismatches, failed, v.ok() ? "verified" : "FAILED");
   return v.ok() ? 0 : 1;
 }
 

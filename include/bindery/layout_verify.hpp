@@ -125,9 +125,9 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
 
 /// The verification of one WGSL module (`bindery layout FILE --verify`).
 struct ModuleVerification {
-  bool bindery_valid = false;  ///< reflect_wgsl found no error (see `deviation`)
-  std::string bindery_message; ///< first error as "line:column: [Kind] message"; empty when valid
-  bool gpu_valid = false;      ///< the implementation compiled the whole module
+  bool bindery_valid = false;   ///< reflect_wgsl found no error (see `deviation`)
+  std::string bindery_message;  ///< first error as "line:column: [Kind] message"; empty when valid
+  bool gpu_valid = false;       ///< the implementation compiled the whole module
   std::string gpu_message;
   /// A known implementation deviation that changes a bound struct's layout; bindery_valid is then
   /// bindery's prediction for this implementation. Empty when none applies.

@@ -5,10 +5,18 @@
 namespace bindery::wgsl {
 namespace {
 
-bool is_ident_start(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80; }
-bool is_ident_char(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool is_hex(unsigned char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_ident_start(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+bool is_ident_char(unsigned char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+bool is_digit(unsigned char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(unsigned char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 /// Decimal or hexadecimal integer literal with an optional i/u suffix (WGSL §3.4 int_literal).
 bool is_int_literal(std::string_view t) {
@@ -34,11 +42,16 @@ size_t line_break_at(std::string_view src, size_t i) {
   switch (b(i)) {
     case '\n':
     case '\v':
-    case '\f': return 1;
-    case '\r': return b(i + 1) == '\n' ? 2 : 1;
-    case 0xC2: return b(i + 1) == 0x85 ? 2 : 0;                           // NEL
-    case 0xE2: return b(i + 1) == 0x80 && (b(i + 2) == 0xA8 || b(i + 2) == 0xA9) ? 3 : 0;  // LS, PS
-    default: return 0;
+    case '\f':
+      return 1;
+    case '\r':
+      return b(i + 1) == '\n' ? 2 : 1;
+    case 0xC2:
+      return b(i + 1) == 0x85 ? 2 : 0;  // NEL
+    case 0xE2:
+      return b(i + 1) == 0x80 && (b(i + 2) == 0xA8 || b(i + 2) == 0xA9) ? 3 : 0;  // LS, PS
+    default:
+      return 0;
   }
 }
 
@@ -122,7 +135,8 @@ LexResult lex(std::string_view src) {
     t.column = column;
     t.pos = static_cast<uint32_t>(i);
     size_t start = i;
-    if (is_digit(c) || (c == '.' && i + 1 < src.size() && is_digit(static_cast<unsigned char>(src[i + 1])))) {
+    if (is_digit(c) ||
+        (c == '.' && i + 1 < src.size() && is_digit(static_cast<unsigned char>(src[i + 1])))) {
       bool hex = c == '0' && i + 1 < src.size() && (src[i + 1] == 'x' || src[i + 1] == 'X');
       if (hex) {
         advance();

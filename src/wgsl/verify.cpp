@@ -20,7 +20,9 @@
 namespace bindery {
 namespace {
 
-uint64_t round_up(uint64_t align, uint64_t n) { return (n + align - 1) / align * align; }
+uint64_t round_up(uint64_t align, uint64_t n) {
+  return (n + align - 1) / align * align;
+}
 
 /// The implementation's multi-line message reduced to its error lines, on one line.
 std::string one_line(std::string_view message) {
@@ -28,13 +30,15 @@ std::string one_line(std::string_view message) {
   size_t start = 0;
   while (start <= message.size()) {
     size_t end = message.find('\n', start);
-    std::string_view line = message.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    std::string_view line =
+        message.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     start = end == std::string_view::npos ? message.size() + 1 : end + 1;
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
     if (line.empty()) continue;
     all += (all.empty() ? "" : " ") + std::string(line);
-    bool keep = line.starts_with("= ") || line.starts_with("Shader") || line.find("error") != std::string_view::npos;
+    bool keep = line.starts_with("= ") || line.starts_with("Shader") ||
+                line.find("error") != std::string_view::npos;
     if (line.starts_with("= ")) line.remove_prefix(2);
     if (keep && line != "Validation Error") kept += (kept.empty() ? "" : "; ") + std::string(line);
   }
@@ -46,17 +50,23 @@ std::string one_line(std::string_view message) {
 // ---- leaves -----------------------------------------------------------------------------------
 
 uint32_t components(const FieldRef& f) {
-  return f.kind == TypeKind::Matrix ? uint32_t(f.columns) * f.rows : f.kind == TypeKind::Vector ? f.rows : 1u;
+  return f.kind == TypeKind::Matrix   ? uint32_t(f.columns) * f.rows
+         : f.kind == TypeKind::Vector ? f.rows
+                                      : 1u;
 }
 
 /// Scalar leaves of one value of `t`; runtime-sized arrays with `rt` elements.
 uint64_t leaf_count(const WgslType& t, uint32_t rt) {
   switch (t.kind) {
     case TypeKind::Scalar:
-    case TypeKind::Atomic: return 1;
-    case TypeKind::Vector: return t.rows;
-    case TypeKind::Matrix: return uint64_t(t.columns) * t.rows;
-    case TypeKind::Array: return uint64_t(t.count ? t.count : rt) * leaf_count(*t.element, rt);
+    case TypeKind::Atomic:
+      return 1;
+    case TypeKind::Vector:
+      return t.rows;
+    case TypeKind::Matrix:
+      return uint64_t(t.columns) * t.rows;
+    case TypeKind::Array:
+      return uint64_t(t.count ? t.count : rt) * leaf_count(*t.element, rt);
     case TypeKind::Struct: {
       uint64_t n = 0;
       for (const auto& m : t.struct_layout->members) n += leaf_count(*m.type, rt);
@@ -79,14 +89,17 @@ void for_each_field(const WgslType& t, const FieldRef& f, uint32_t rt, Fn& fn) {
     case TypeKind::Scalar:
     case TypeKind::Atomic:
     case TypeKind::Vector:
-    case TypeKind::Matrix: fn(f); return;
+    case TypeKind::Matrix:
+      fn(f);
+      return;
     case TypeKind::Array: {
       const uint32_t n = t.count ? t.count : rt;
       for (uint32_t i = 0; i < n; ++i) for_each_field(*t.element, f.element(i), rt, fn);
       return;
     }
     case TypeKind::Struct:
-      for (const auto& m : t.struct_layout->members) for_each_field(*m.type, f.member(m.name), rt, fn);
+      for (const auto& m : t.struct_layout->members)
+        for_each_field(*m.type, f.member(m.name), rt, fn);
       return;
   }
 }
@@ -127,9 +140,12 @@ const StructMember* runtime_array_member(const StructLayout& s) {
 /// The bit pattern of leaf `k`: written by the host (gpu = false) or by the shader (gpu = true).
 uint32_t pattern(ScalarKind s, bool gpu, uint64_t k) {
   switch (s) {
-    case ScalarKind::F32: return (gpu ? 0x41000000u : 0x40000000u) + uint32_t(k & 0x7FFFFFu);
-    case ScalarKind::F16: return (gpu ? 0x4000u : 0x2000u) + uint32_t(k % 8192u);
-    default: return (gpu ? 0x20000000u : 0x10000000u) + uint32_t(k & 0x0FFFFFFFu);
+    case ScalarKind::F32:
+      return (gpu ? 0x41000000u : 0x40000000u) + uint32_t(k & 0x7FFFFFu);
+    case ScalarKind::F16:
+      return (gpu ? 0x4000u : 0x2000u) + uint32_t(k % 8192u);
+    default:
+      return (gpu ? 0x20000000u : 0x10000000u) + uint32_t(k & 0x0FFFFFFFu);
   }
 }
 
@@ -148,8 +164,10 @@ template <int N, class T>
 void set_vec(StructView& v, const FieldRef& f, const uint32_t* bits) {
   glm::vec<N, T> x;
   for (int i = 0; i < N; ++i) {
-    if constexpr (std::is_same_v<T, float>) x[i] = std::bit_cast<float>(bits[i]);
-    else x[i] = static_cast<T>(bits[i]);
+    if constexpr (std::is_same_v<T, float>)
+      x[i] = std::bit_cast<float>(bits[i]);
+    else
+      x[i] = static_cast<T>(bits[i]);
   }
   v.set(f, x);
 }
@@ -157,9 +175,12 @@ template <int N, class T>
 void get_vec(const StructView& v, const FieldRef& f, uint32_t* bits) {
   auto x = v.get<glm::vec<N, T>>(f);
   for (int i = 0; i < N; ++i) {
-    if constexpr (std::is_same_v<T, float>) bits[i] = std::bit_cast<uint32_t>(x[i]);
-    else if constexpr (std::is_same_v<T, uint16_t>) bits[i] = x[i];
-    else bits[i] = static_cast<uint32_t>(x[i]);
+    if constexpr (std::is_same_v<T, float>)
+      bits[i] = std::bit_cast<uint32_t>(x[i]);
+    else if constexpr (std::is_same_v<T, uint16_t>)
+      bits[i] = x[i];
+    else
+      bits[i] = static_cast<uint32_t>(x[i]);
   }
 }
 template <int C, int R>
@@ -168,7 +189,8 @@ void set_mat(StructView& v, const FieldRef& f, const uint32_t* bits) {
   for (int c = 0; c < C; ++c)
     for (int r = 0; r < R; ++r) {
       uint32_t b = bits[c * R + r];
-      m[c][r] = f.scalar == ScalarKind::F16 ? f16_to_float(static_cast<uint16_t>(b)) : std::bit_cast<float>(b);
+      m[c][r] = f.scalar == ScalarKind::F16 ? f16_to_float(static_cast<uint16_t>(b))
+                                            : std::bit_cast<float>(b);
     }
   v.set(f, m);
 }
@@ -177,30 +199,58 @@ void get_mat(const StructView& v, const FieldRef& f, uint32_t* bits) {
   auto m = v.get<glm::mat<C, R, float>>(f);
   for (int c = 0; c < C; ++c)
     for (int r = 0; r < R; ++r)
-      bits[c * R + r] = f.scalar == ScalarKind::F16 ? float_to_f16(m[c][r]) : std::bit_cast<uint32_t>(m[c][r]);
+      bits[c * R + r] =
+          f.scalar == ScalarKind::F16 ? float_to_f16(m[c][r]) : std::bit_cast<uint32_t>(m[c][r]);
 }
 
 template <class Vec, class Mat>
 void dispatch_shape(const FieldRef& f, Vec&& vec, Mat&& mat) {
   if (f.kind == TypeKind::Matrix) {
     switch (f.columns * 10 + f.rows) {
-      case 22: mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{}); return;
-      case 23: mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 3>{}); return;
-      case 24: mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{}); return;
-      case 32: mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 2>{}); return;
-      case 33: mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 3>{}); return;
-      case 34: mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 4>{}); return;
-      case 42: mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 2>{}); return;
-      case 43: mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 3>{}); return;
-      case 44: mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}); return;
+      case 22:
+        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{});
+        return;
+      case 23:
+        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 3>{});
+        return;
+      case 24:
+        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{});
+        return;
+      case 32:
+        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 2>{});
+        return;
+      case 33:
+        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 3>{});
+        return;
+      case 34:
+        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 4>{});
+        return;
+      case 42:
+        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 2>{});
+        return;
+      case 43:
+        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 3>{});
+        return;
+      case 44:
+        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{});
+        return;
     }
-    throw Error(ErrorKind::InvalidArgument, fmt::format("'{}': no matrix shape {}x{}", f.path, f.columns, f.rows));
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("'{}': no matrix shape {}x{}", f.path, f.columns, f.rows));
   }
   switch (f.kind == TypeKind::Vector ? f.rows : 1) {
-    case 1: vec(std::integral_constant<int, 1>{}); return;
-    case 2: vec(std::integral_constant<int, 2>{}); return;
-    case 3: vec(std::integral_constant<int, 3>{}); return;
-    case 4: vec(std::integral_constant<int, 4>{}); return;
+    case 1:
+      vec(std::integral_constant<int, 1>{});
+      return;
+    case 2:
+      vec(std::integral_constant<int, 2>{});
+      return;
+    case 3:
+      vec(std::integral_constant<int, 3>{});
+      return;
+    case 4:
+      vec(std::integral_constant<int, 4>{});
+      return;
   }
 }
 
@@ -211,17 +261,33 @@ void write_field(StructView& v, const FieldRef& f, const uint32_t* bits) {
         constexpr int N = decltype(n)::value;
         if constexpr (N == 1) {
           switch (f.scalar) {
-            case ScalarKind::F32: v.set(f, std::bit_cast<float>(bits[0])); return;
-            case ScalarKind::F16: v.set(f, static_cast<uint16_t>(bits[0])); return;
-            case ScalarKind::I32: v.set(f, static_cast<int32_t>(bits[0])); return;
-            default: v.set(f, bits[0]); return;
+            case ScalarKind::F32:
+              v.set(f, std::bit_cast<float>(bits[0]));
+              return;
+            case ScalarKind::F16:
+              v.set(f, static_cast<uint16_t>(bits[0]));
+              return;
+            case ScalarKind::I32:
+              v.set(f, static_cast<int32_t>(bits[0]));
+              return;
+            default:
+              v.set(f, bits[0]);
+              return;
           }
         } else {
           switch (f.scalar) {
-            case ScalarKind::F32: set_vec<N, float>(v, f, bits); return;
-            case ScalarKind::F16: set_vec<N, uint16_t>(v, f, bits); return;
-            case ScalarKind::I32: set_vec<N, int32_t>(v, f, bits); return;
-            default: set_vec<N, uint32_t>(v, f, bits); return;
+            case ScalarKind::F32:
+              set_vec<N, float>(v, f, bits);
+              return;
+            case ScalarKind::F16:
+              set_vec<N, uint16_t>(v, f, bits);
+              return;
+            case ScalarKind::I32:
+              set_vec<N, int32_t>(v, f, bits);
+              return;
+            default:
+              set_vec<N, uint32_t>(v, f, bits);
+              return;
           }
         }
       },
@@ -235,17 +301,33 @@ void read_field(const StructView& v, const FieldRef& f, uint32_t* bits) {
         constexpr int N = decltype(n)::value;
         if constexpr (N == 1) {
           switch (f.scalar) {
-            case ScalarKind::F32: bits[0] = std::bit_cast<uint32_t>(v.get<float>(f)); return;
-            case ScalarKind::F16: bits[0] = v.get<uint16_t>(f); return;
-            case ScalarKind::I32: bits[0] = static_cast<uint32_t>(v.get<int32_t>(f)); return;
-            default: bits[0] = v.get<uint32_t>(f); return;
+            case ScalarKind::F32:
+              bits[0] = std::bit_cast<uint32_t>(v.get<float>(f));
+              return;
+            case ScalarKind::F16:
+              bits[0] = v.get<uint16_t>(f);
+              return;
+            case ScalarKind::I32:
+              bits[0] = static_cast<uint32_t>(v.get<int32_t>(f));
+              return;
+            default:
+              bits[0] = v.get<uint32_t>(f);
+              return;
           }
         } else {
           switch (f.scalar) {
-            case ScalarKind::F32: get_vec<N, float>(v, f, bits); return;
-            case ScalarKind::F16: get_vec<N, uint16_t>(v, f, bits); return;
-            case ScalarKind::I32: get_vec<N, int32_t>(v, f, bits); return;
-            default: get_vec<N, uint32_t>(v, f, bits); return;
+            case ScalarKind::F32:
+              get_vec<N, float>(v, f, bits);
+              return;
+            case ScalarKind::F16:
+              get_vec<N, uint16_t>(v, f, bits);
+              return;
+            case ScalarKind::I32:
+              get_vec<N, int32_t>(v, f, bits);
+              return;
+            default:
+              get_vec<N, uint32_t>(v, f, bits);
+              return;
           }
         }
       },
@@ -269,25 +351,34 @@ std::pair<std::string, uint32_t> component(const FieldRef& f, uint32_t i) {
 struct Index {
   std::string dyn;
   uint64_t k = 0;
-  std::string str() const { return dyn.empty() ? fmt::format("{}u", k) : fmt::format("({} + {}u)", dyn, k); }
+  std::string str() const {
+    return dyn.empty() ? fmt::format("{}u", k) : fmt::format("({} + {}u)", dyn, k);
+  }
   Index plus(uint64_t n) const { return {dyn, k + n}; }
 };
 
 std::string to_u32(ScalarKind s, const std::string& e) {
   switch (s) {
     case ScalarKind::F32:
-    case ScalarKind::I32: return "bitcast<u32>(" + e + ")";
-    case ScalarKind::F16: return "pack2x16float(vec2<f32>(f32(" + e + "), 0.0))";
-    default: return e;
+    case ScalarKind::I32:
+      return "bitcast<u32>(" + e + ")";
+    case ScalarKind::F16:
+      return "pack2x16float(vec2<f32>(f32(" + e + "), 0.0))";
+    default:
+      return e;
   }
 }
 
 std::string from_index(ScalarKind s, const std::string& idx) {
   switch (s) {
-    case ScalarKind::F32: return "bitcast<f32>(0x41000000u + (" + idx + " & 0x7FFFFFu))";
-    case ScalarKind::F16: return "f16(unpack2x16float(0x4000u + (" + idx + " % 8192u)).x)";
-    case ScalarKind::I32: return "bitcast<i32>(0x20000000u + (" + idx + " & 0x0FFFFFFFu))";
-    default: return "(0x20000000u + (" + idx + " & 0x0FFFFFFFu))";
+    case ScalarKind::F32:
+      return "bitcast<f32>(0x41000000u + (" + idx + " & 0x7FFFFFu))";
+    case ScalarKind::F16:
+      return "f16(unpack2x16float(0x4000u + (" + idx + " % 8192u)).x)";
+    case ScalarKind::I32:
+      return "bitcast<i32>(0x20000000u + (" + idx + " & 0x0FFFFFFFu))";
+    default:
+      return "(0x20000000u + (" + idx + " & 0x0FFFFFFFu))";
   }
 }
 
@@ -303,17 +394,20 @@ struct ShaderWriter {
   std::string loop_var(int depth) const { return fmt::format("{}i{}", prefix, depth); }
 
   /// Copies every leaf of `expr` (type t) into words[at + leaf].
-  void read(const WgslType& t, const std::string& expr, const Index& at, int depth, const std::string& ind) {
+  void read(const WgslType& t, const std::string& expr, const Index& at, int depth,
+            const std::string& ind) {
     switch (t.kind) {
       case TypeKind::Scalar:
         out += fmt::format("{}{}[{}] = {};\n", ind, words, at.str(), to_u32(t.scalar, expr));
         return;
       case TypeKind::Atomic:
-        out += fmt::format("{}{}[{}] = {};\n", ind, words, at.str(), to_u32(t.scalar, "atomicLoad(&" + expr + ")"));
+        out += fmt::format("{}{}[{}] = {};\n", ind, words, at.str(),
+                           to_u32(t.scalar, "atomicLoad(&" + expr + ")"));
         return;
       case TypeKind::Vector:
         for (uint32_t r = 0; r < t.rows; ++r)
-          out += fmt::format("{}{}[{}] = {};\n", ind, words, at.plus(r).str(), to_u32(t.scalar, fmt::format("{}[{}]", expr, r)));
+          out += fmt::format("{}{}[{}] = {};\n", ind, words, at.plus(r).str(),
+                             to_u32(t.scalar, fmt::format("{}[{}]", expr, r)));
         return;
       case TypeKind::Matrix:
         // One column at a time through a let: naga 29's SPIR-V back end loses the device on
@@ -332,11 +426,13 @@ struct ShaderWriter {
         const uint64_t per = leaf_count(*t.element, rt);
         if (n * per <= kUnrollLeaves) {
           // Straight-line code: lavapipe compiles loops far more slowly than a few statements.
-          for (uint32_t i = 0; i < n; ++i) read(*t.element, fmt::format("{}[{}]", expr, i), at.plus(i * per), depth, ind);
+          for (uint32_t i = 0; i < n; ++i)
+            read(*t.element, fmt::format("{}[{}]", expr, i), at.plus(i * per), depth, ind);
           return;
         }
         const std::string v = loop_var(depth);
-        out += fmt::format("{}for (var {}: u32 = 0u; {} < {}u; {} = {} + 1u) {{\n", ind, v, v, n, v, v);
+        out += fmt::format("{}for (var {}: u32 = 0u; {} < {}u; {} = {} + 1u) {{\n", ind, v, v, n, v,
+                           v);
         Index inner{fmt::format("{} + {} * {}u", at.str(), v, per), 0};
         read(*t.element, fmt::format("{}[{}]", expr, v), inner, depth + 1, ind + "  ");
         out += ind + "}\n";
@@ -354,7 +450,8 @@ struct ShaderWriter {
   }
 
   /// Writes the shader's pattern of leaf `at` into every leaf of `expr`.
-  void write(const WgslType& t, const std::string& expr, const Index& at, int depth, const std::string& ind) {
+  void write(const WgslType& t, const std::string& expr, const Index& at, int depth,
+             const std::string& ind) {
     switch (t.kind) {
       case TypeKind::Scalar:
         out += fmt::format("{}{} = {};\n", ind, expr, from_index(t.scalar, at.str()));
@@ -364,22 +461,26 @@ struct ShaderWriter {
         return;
       case TypeKind::Vector:
         for (uint32_t r = 0; r < t.rows; ++r)
-          out += fmt::format("{}{}[{}] = {};\n", ind, expr, r, from_index(t.scalar, at.plus(r).str()));
+          out +=
+              fmt::format("{}{}[{}] = {};\n", ind, expr, r, from_index(t.scalar, at.plus(r).str()));
         return;
       case TypeKind::Matrix:
         for (uint32_t c = 0; c < t.columns; ++c)
           for (uint32_t r = 0; r < t.rows; ++r)
-            out += fmt::format("{}{}[{}][{}] = {};\n", ind, expr, c, r, from_index(t.scalar, at.plus(c * t.rows + r).str()));
+            out += fmt::format("{}{}[{}][{}] = {};\n", ind, expr, c, r,
+                               from_index(t.scalar, at.plus(c * t.rows + r).str()));
         return;
       case TypeKind::Array: {
         const uint32_t n = t.count ? t.count : rt;
         const uint64_t per = leaf_count(*t.element, rt);
         if (n * per <= kUnrollLeaves) {
-          for (uint32_t i = 0; i < n; ++i) write(*t.element, fmt::format("{}[{}]", expr, i), at.plus(i * per), depth, ind);
+          for (uint32_t i = 0; i < n; ++i)
+            write(*t.element, fmt::format("{}[{}]", expr, i), at.plus(i * per), depth, ind);
           return;
         }
         const std::string v = loop_var(depth);
-        out += fmt::format("{}for (var {}: u32 = 0u; {} < {}u; {} = {} + 1u) {{\n", ind, v, v, n, v, v);
+        out += fmt::format("{}for (var {}: u32 = 0u; {} < {}u; {} = {} + 1u) {{\n", ind, v, v, n, v,
+                           v);
         Index inner{fmt::format("{} + {} * {}u", at.str(), v, per), 0};
         write(*t.element, fmt::format("{}[{}]", expr, v), inner, depth + 1, ind + "  ");
         out += ind + "}\n";
@@ -415,10 +516,10 @@ struct ShaderWriter {
 /// A prefix for generated names that `source` does not contain.
 std::string fresh_prefix(std::string_view source) {
   std::string p = "bindery_rt_";
-  for (int i = 2; source.find(p) != std::string_view::npos; ++i) p = fmt::format("bindery_rt{}_", i);
+  for (int i = 2; source.find(p) != std::string_view::npos; ++i)
+    p = fmt::format("bindery_rt{}_", i);
   return p;
 }
-
 
 // ---- the implementation's layout where it deviates ----------------------------------------------
 
@@ -480,24 +581,32 @@ class NagaModel {
 
 /// The first place where `a` (bindery, the spec) and `b` (the model) differ, as "path: spec X,
 /// implementation Y"; empty when they agree on every offset, size, stride and nested alignment.
-std::string first_difference(const StructLayout& a, const StructLayout& b, const std::string& path) {
+std::string first_difference(const StructLayout& a, const StructLayout& b,
+                             const std::string& path) {
   for (size_t i = 0; i < a.members.size(); ++i) {
     const StructMember& x = a.members[i];
     const StructMember& y = b.members[i];
     const std::string p = path.empty() ? x.name : path + "." + x.name;
-    if (x.offset != y.offset) return fmt::format("'{}' at offset {} (WGSL) / {} (implementation)", p, x.offset, y.offset);
+    if (x.offset != y.offset)
+      return fmt::format("'{}' at offset {} (WGSL) / {} (implementation)", p, x.offset, y.offset);
     const WgslType* tx = x.type.get();
     const WgslType* ty = y.type.get();
     std::string q = p;
     while (tx->kind == TypeKind::Array) {
-      if (tx->stride != ty->stride) return fmt::format("'{}' stride {} (WGSL) / {} (implementation)", q, tx->stride, ty->stride);
+      if (tx->stride != ty->stride)
+        return fmt::format("'{}' stride {} (WGSL) / {} (implementation)", q, tx->stride,
+                           ty->stride);
       tx = tx->element.get();
       ty = ty->element.get();
       q += "[]";
     }
     if (tx->kind == TypeKind::Struct) {
-      if (tx->align != ty->align) return fmt::format("AlignOf({}) {} (WGSL) / {} (implementation)", tx->name, tx->align, ty->align);
-      if (tx->size != ty->size) return fmt::format("SizeOf({}) {} (WGSL) / {} (implementation)", tx->name, tx->size, ty->size);
+      if (tx->align != ty->align)
+        return fmt::format("AlignOf({}) {} (WGSL) / {} (implementation)", tx->name, tx->align,
+                           ty->align);
+      if (tx->size != ty->size)
+        return fmt::format("SizeOf({}) {} (WGSL) / {} (implementation)", tx->name, tx->size,
+                           ty->size);
       std::string d = first_difference(*tx->struct_layout, *ty->struct_layout, q);
       if (!d.empty()) return d;
     }
@@ -514,12 +623,13 @@ std::string naga_deviation(const StructLayout& s, NagaModel& spec, NagaModel& na
   return first_difference(s, *model, "");
 }
 
-
 // ---- GPU helpers ------------------------------------------------------------------------------
 
 struct Scope {
   const Device& d;
-  explicit Scope(const Device& device) : d(device) { wgpuDevicePushErrorScope(d.get(), WGPUErrorFilter_Validation); }
+  explicit Scope(const Device& device) : d(device) {
+    wgpuDevicePushErrorScope(d.get(), WGPUErrorFilter_Validation);
+  }
   /// Pops the scope: the error message, or empty.
   std::string pop() {
     struct R {
@@ -530,7 +640,8 @@ struct Scope {
     } r;
     WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message, void* u, void*) {
+    cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
+                     void* u, void*) {
       auto* res = static_cast<R*>(u);
       res->done = true;
       res->status = status;
@@ -541,7 +652,8 @@ struct Scope {
     wgpuDevicePopErrorScope(d.get(), cb);
     for (int i = 0; i < 100000 && !r.done; ++i) wgpuInstanceProcessEvents(d.instance());
     if (!r.done || r.status != WGPUPopErrorScopeStatus_Success)
-      throw Error(ErrorKind::DeviceLost, "popErrorScope: the implementation never reported the scope's result");
+      throw Error(ErrorKind::DeviceLost,
+                  "popErrorScope: the implementation never reported the scope's result");
     return r.type == WGPUErrorType_NoError ? std::string() : one_line(r.message);
   }
 };
@@ -556,8 +668,10 @@ gpu::ShaderModule create_module(const Device& d, std::string_view wgsl) {
 }
 
 std::vector<std::byte> read_back(const Device& d, WGPUBuffer src, uint64_t size) {
-  gpu::Buffer rb = d.create_buffer("layout verification readback", size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
-  gpu::CommandEncoder enc = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(d.get(), nullptr));
+  gpu::Buffer rb = d.create_buffer("layout verification readback", size,
+                                   WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+  gpu::CommandEncoder enc =
+      gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(d.get(), nullptr));
   wgpuCommandEncoderCopyBufferToBuffer(enc.get(), src, 0, rb.get(), 0, size);
   WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc.get(), nullptr);
   wgpuQueueSubmit(d.queue(), 1, &cb);
@@ -606,7 +720,8 @@ class Verifier {
   const std::string& declarations() const { return decls_; }
 
   CompileVerdict verdict_in(const StructLayout& s, std::string_view space) {
-    return compile_verdict(d_, fmt::format("{}\n@group(0) @binding(0) var<{}> {}v: {};\n", decls_, space, prefix_, s.name));
+    return compile_verdict(d_, fmt::format("{}\n@group(0) @binding(0) var<{}> {}v: {};\n", decls_,
+                                           space, prefix_, s.name));
   }
 
   void run_batch(std::vector<Item>& batch) {
@@ -636,7 +751,7 @@ class Verifier {
     const std::string words = prefix_ + "words";
     ShaderWriter w{words, prefix_, o_.runtime_array_elements, {}};
     std::string decl = decls_ + "\n";
-    decl += fmt::format("@group(0) @binding(0) var<storage, read_write> {}: array<u32>;\n", words);
+
     uint32_t binding = 1;
     uint64_t storage_bytes = 0, uniform_bytes = 0, word_count = 0;
     struct Placement {
@@ -648,16 +763,19 @@ class Verifier {
     for (size_t j = 0; j < batch.size(); ++j) {
       Item& it = batch[j];
       Placement& p = place[j];
-      const std::string sv = fmt::format("{}s{}", prefix_, j), uv = fmt::format("{}u{}", prefix_, j);
+      const std::string sv = fmt::format("{}s{}", prefix_, j),
+                        uv = fmt::format("{}u{}", prefix_, j);
       p.storage_binding = binding++;
       p.storage_offset = round_up(lim.minStorageBufferOffsetAlignment, storage_bytes);
       storage_bytes = p.storage_offset + it.storage_size;
-      decl += fmt::format("@group(0) @binding({}) var<storage, read_write> {}: {};\n", p.storage_binding, sv, it.s->name);
+      decl += fmt::format("@group(0) @binding({}) var<storage, read_write> {}: {};\n",
+                          p.storage_binding, sv, it.s->name);
       if (it.uniform) {
         p.uniform_binding = binding++;
         p.uniform_offset = round_up(lim.minUniformBufferOffsetAlignment, uniform_bytes);
         uniform_bytes = p.uniform_offset + it.uniform_size;
-        decl += fmt::format("@group(0) @binding({}) var<uniform> {}: {};\n", p.uniform_binding, uv, it.s->name);
+        decl += fmt::format("@group(0) @binding({}) var<uniform> {}: {};\n", p.uniform_binding, uv,
+                            it.s->name);
         p.uniform_words = word_count;
         word_count += it.leaves;
         w.out += fmt::format("  // {} from uniform\n", it.s->name);
@@ -669,9 +787,14 @@ class Verifier {
       w.read_struct(*it.s, sv, p.storage_words);
       if (const StructMember* rt = runtime_array_member(*it.s)) {
         p.length_word = word_count++;
-        w.out += fmt::format("  {}[{}u] = arrayLength(&{}.{});\n", words, p.length_word, sv, rt->name);
+        w.out +=
+            fmt::format("  {}[{}u] = arrayLength(&{}.{});\n", words, p.length_word, sv, rt->name);
       }
     }
+    // A fixed-size output array: constant indices need no run-time bounds checks, which would cost
+    // lavapipe a branch per leaf.
+    decl += fmt::format("@group(0) @binding(0) var<storage, read_write> {}: array<u32, {}>;\n",
+                        words, std::max<uint64_t>(word_count, 1));
     for (size_t j = 0; j < batch.size(); ++j) {
       w.out += fmt::format("  // {} written by the GPU\n", batch[j].s->name);
       w.write_struct(*batch[j].s, fmt::format("{}s{}", prefix_, j));
@@ -680,12 +803,15 @@ class Verifier {
         decl + fmt::format("\n@compute @workgroup_size(1)\nfn {}main() {{\n{}}}\n", prefix_, w.out);
 
     // Host data through StructView at bindery's offsets; padding bytes 0xA5.
-    std::vector<std::byte> storage(round_up(4, std::max<uint64_t>(storage_bytes, 4)), std::byte{0xA5});
-    std::vector<std::byte> uniform(round_up(16, std::max<uint64_t>(uniform_bytes, 16)), std::byte{0xA5});
+    std::vector<std::byte> storage(round_up(4, std::max<uint64_t>(storage_bytes, 4)),
+                                   std::byte{0xA5});
+    std::vector<std::byte> uniform(round_up(16, std::max<uint64_t>(uniform_bytes, 16)),
+                                   std::byte{0xA5});
     for (size_t j = 0; j < batch.size(); ++j) {
       const Item& it = batch[j];
       fill(*it.s, std::span(storage).subspan(place[j].storage_offset, it.storage_size));
-      if (it.uniform) fill(*it.s, std::span(uniform).subspan(place[j].uniform_offset, it.uniform_size));
+      if (it.uniform)
+        fill(*it.s, std::span(uniform).subspan(place[j].uniform_offset, it.uniform_size));
     }
     std::vector<uint32_t> sentinel(word_count, 0xFFFFFFFFu);
 
@@ -703,15 +829,18 @@ class Verifier {
     pd.compute.module = module.get();
     const std::string entry = prefix_ + "main";
     pd.compute.entryPoint = gpu::sv(entry);
-    gpu::ComputePipeline pipeline = gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(d_.get(), &pd));
+    gpu::ComputePipeline pipeline =
+        gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(d_.get(), &pd));
     if (std::string e = scope.pop(); !e.empty()) return e;
 
     Scope run(d_);
     const uint64_t words_bytes = std::max<uint64_t>(word_count, 1) * 4;
-    gpu::Buffer words_buf = d_.create_buffer("layout verification words", words_bytes,
-                                             WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
-    gpu::Buffer storage_buf = d_.create_buffer("layout verification storage", storage.size(),
-                                               WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+    gpu::Buffer words_buf = d_.create_buffer(
+        "layout verification words", words_bytes,
+        WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+    gpu::Buffer storage_buf = d_.create_buffer(
+        "layout verification storage", storage.size(),
+        WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
     gpu::Buffer uniform_buf = d_.create_buffer("layout verification uniform", uniform.size(),
                                                WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
     if (word_count) d_.write_buffer(words_buf.get(), 0, sentinel.data(), word_count * 4);
@@ -739,15 +868,18 @@ class Verifier {
         entries.push_back(e);
       }
     }
-    gpu::BindGroupLayout bgl = gpu::BindGroupLayout::acquire(wgpuComputePipelineGetBindGroupLayout(pipeline.get(), 0));
+    gpu::BindGroupLayout bgl =
+        gpu::BindGroupLayout::acquire(wgpuComputePipelineGetBindGroupLayout(pipeline.get(), 0));
     WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
     bgd.layout = bgl.get();
     bgd.entryCount = entries.size();
     bgd.entries = entries.data();
     gpu::BindGroup group = d_.create_bind_group(bgd);
-    gpu::CommandEncoder enc = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(d_.get(), nullptr));
+    gpu::CommandEncoder enc =
+        gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(d_.get(), nullptr));
     WGPUComputePassDescriptor cpd = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
-    gpu::ComputePassEncoder pass = gpu::ComputePassEncoder::acquire(wgpuCommandEncoderBeginComputePass(enc.get(), &cpd));
+    gpu::ComputePassEncoder pass =
+        gpu::ComputePassEncoder::acquire(wgpuCommandEncoderBeginComputePass(enc.get(), &cpd));
     wgpuComputePassEncoderSetPipeline(pass.get(), pipeline.get());
     wgpuComputePassEncoderSetBindGroup(pass.get(), 0, group.get(), 0, nullptr);
     wgpuComputePassEncoderDispatchWorkgroups(pass.get(), 1, 1, 1);
@@ -768,20 +900,25 @@ class Verifier {
       Item& it = batch[j];
       StructVerification& r = *it.result;
       if (it.uniform) {
-        compare_words(*it.s, r, "uniform->gpu", [&](uint64_t k) { return word(place[j].uniform_words + k); });
+        compare_words(*it.s, r, "uniform->gpu",
+                      [&](uint64_t k) { return word(place[j].uniform_words + k); });
         r.uniform_round_trip = true;
       }
-      compare_words(*it.s, r, "storage->gpu", [&](uint64_t k) { return word(place[j].storage_words + k); });
+      compare_words(*it.s, r, "storage->gpu",
+                    [&](uint64_t k) { return word(place[j].storage_words + k); });
       if (const StructMember* rt = runtime_array_member(*it.s)) {
         // arrayLength = floor((binding size - offset of the array) / stride) (WGSL §17.6.1).
-        const uint32_t expected = static_cast<uint32_t>((it.storage_size - rt->offset) / rt->type->stride);
+        const uint32_t expected =
+            static_cast<uint32_t>((it.storage_size - rt->offset) / rt->type->stride);
         const uint32_t seen = word(place[j].length_word);
         ++r.checks;
         if (seen != expected)
-          add(r, LeafMismatch{"arrayLength", rt->name, rt->offset, expected, seen,
-                              fmt::format("binding size {}, stride {}", it.storage_size, rt->type->stride)});
+          add(r, LeafMismatch{
+                     "arrayLength", rt->name, rt->offset, expected, seen,
+                     fmt::format("binding size {}, stride {}", it.storage_size, rt->type->stride)});
       }
-      StructView back(*it.s, std::span(storage_back).subspan(place[j].storage_offset, it.storage_size));
+      StructView back(*it.s,
+                      std::span(storage_back).subspan(place[j].storage_offset, it.storage_size));
       compare_view(*it.s, r, back);
       r.storage_round_trip = true;
     }
@@ -818,7 +955,8 @@ class Verifier {
       const uint32_t n = components(f);
       if (found.empty() && d->first >= k && d->first < k + n) {
         auto [path, off] = component(f, static_cast<uint32_t>(d->first - k));
-        found = fmt::format("the {} value of '{}' (bindery offset {})", d->second ? "GPU's" : "host's", path, off);
+        found = fmt::format("the {} value of '{}' (bindery offset {})",
+                            d->second ? "GPU's" : "host's", path, off);
       }
       k += n;
     });
@@ -826,7 +964,8 @@ class Verifier {
   }
 
   template <class Word>
-  void compare_words(const StructLayout& s, StructVerification& r, const char* direction, Word&& word) {
+  void compare_words(const StructLayout& s, StructVerification& r, const char* direction,
+                     Word&& word) {
     uint64_t k = 0;
     for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
       const uint32_t n = components(f);
@@ -852,7 +991,8 @@ class Verifier {
         const uint32_t expected = pattern(f.scalar, true, k);
         if (bits[i] != expected) {
           auto [path, off] = component(f, i);
-          add(r, LeafMismatch{"gpu->storage", path, off, expected, bits[i], whose(s, f.scalar, bits[i])});
+          add(r, LeafMismatch{"gpu->storage", path, off, expected, bits[i],
+                              whose(s, f.scalar, bits[i])});
         }
       }
     });
@@ -921,21 +1061,26 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
     r.name = s.name;
     r.size = s.size;
     r.leaves = static_cast<uint32_t>(leaf_count(s, options.runtime_array_elements));
-    r.bindery_uniform_valid = address_space_errors(s, BindingSpace::Uniform, options.reflect).empty();
-    r.bindery_storage_valid = address_space_errors(s, BindingSpace::Storage, options.reflect).empty();
+    r.bindery_uniform_valid =
+        address_space_errors(s, BindingSpace::Uniform, options.reflect).empty();
+    r.bindery_storage_valid =
+        address_space_errors(s, BindingSpace::Storage, options.reflect).empty();
     // Where a known implementation deviation changes the layout, the round trip and the verdicts
     // are checked against the implementation's layout as bindery predicts it (NagaModel).
     std::shared_ptr<const StructLayout> model;
     const std::string diff = naga_deviation(s, spec_rules, naga, model);
     const StructLayout& used = diff.empty() ? s : *model;
     if (!diff.empty()) {
-      r.deviation = "gfx-rs/wgpu#4377, naga leaves @align out of AlignOf(struct) (WGSL §14.4.1): " + diff;
+      r.deviation =
+          "gfx-rs/wgpu#4377, naga leaves @align out of AlignOf(struct) (WGSL §14.4.1): " + diff;
       models.push_back(model);
     }
     r.expected_uniform_valid =
-        diff.empty() ? r.bindery_uniform_valid : address_space_errors(used, BindingSpace::Uniform, options.reflect).empty();
+        diff.empty() ? r.bindery_uniform_valid
+                     : address_space_errors(used, BindingSpace::Uniform, options.reflect).empty();
     r.expected_storage_valid =
-        diff.empty() ? r.bindery_storage_valid : address_space_errors(used, BindingSpace::Storage, options.reflect).empty();
+        diff.empty() ? r.bindery_storage_valid
+                     : address_space_errors(used, BindingSpace::Storage, options.reflect).empty();
     {
       // bool anywhere makes the struct not host-shareable.
       bool hs = true;
@@ -977,7 +1122,8 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
     it.result = &r;
     it.leaves = leaf_count(used, options.runtime_array_elements);
     const StructMember* rt = runtime_array_member(used);
-    const uint64_t rt_end = rt ? rt->offset + uint64_t(options.runtime_array_elements) * rt->type->stride : 0;
+    const uint64_t rt_end =
+        rt ? rt->offset + uint64_t(options.runtime_array_elements) * rt->type->stride : 0;
     it.storage_size = round_up(4, std::max<uint64_t>(used.size, rt_end));
     it.uniform_size = round_up(16, used.size);
     if (it.storage_size > lim.maxStorageBufferBindingSize) {
@@ -991,21 +1137,25 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
       why.push_back("uniform round trip not run: switched off");
     } else if (it.uniform && uniform_matcx2_hazard(used)) {
       it.uniform = false;
-      why.push_back("uniform round trip not run: a matCx2 in a nested struct, which naga 29 reads wrongly from "
-                    "uniform buffers (docs/LAYOUT.md)");
+      why.push_back(
+          "uniform round trip not run: a matCx2 in a nested struct, which naga 29 reads wrongly "
+          "from "
+          "uniform buffers (docs/LAYOUT.md)");
     } else if (!it.uniform) {
       why.push_back("uniform round trip not run: not valid in uniform");
     } else if (it.uniform_size > lim.maxUniformBufferBindingSize) {
       it.uniform = false;
-      why.push_back(fmt::format("uniform round trip not run: {} bytes exceed maxUniformBufferBindingSize ({})",
-                                it.uniform_size, lim.maxUniformBufferBindingSize));
+      why.push_back(fmt::format(
+          "uniform round trip not run: {} bytes exceed maxUniformBufferBindingSize ({})",
+          it.uniform_size, lim.maxUniformBufferBindingSize));
     }
     r.skipped = skip_reason();
     todo.push_back(it);
   }
 
   // Batches within the per-stage limits (one storage binding is the words array).
-  const uint32_t max_storage = lim.maxStorageBuffersPerShaderStage > 1 ? lim.maxStorageBuffersPerShaderStage - 1 : 1;
+  const uint32_t max_storage =
+      lim.maxStorageBuffersPerShaderStage > 1 ? lim.maxStorageBuffersPerShaderStage - 1 : 1;
   const uint32_t max_uniform = std::max<uint32_t>(lim.maxUniformBuffersPerShaderStage, 1);
   const uint64_t max_words = std::min<uint64_t>(lim.maxStorageBufferBindingSize / 4, 1u << 22);
   std::vector<Item> batch;
@@ -1019,9 +1169,10 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
   };
   for (const Item& it : todo) {
     const uint64_t words = it.leaves * (it.uniform ? 2 : 1) + 1;
-    if (!batch.empty() && (n_storage + 1 > max_storage || n_uniform + (it.uniform ? 1 : 0) > max_uniform ||
-                           n_words + words > max_words ||
-                           (options.max_structs_per_module && batch.size() >= options.max_structs_per_module)))
+    if (!batch.empty() &&
+        (n_storage + 1 > max_storage || n_uniform + (it.uniform ? 1 : 0) > max_uniform ||
+         n_words + words > max_words ||
+         (options.max_structs_per_module && batch.size() >= options.max_structs_per_module)))
       flush();
     batch.push_back(it);
     n_storage += 1;
@@ -1039,13 +1190,15 @@ bool ModuleVerification::ok() const noexcept {
   return true;
 }
 
-ModuleVerification verify_module(const Device& device, std::string_view source, const VerifyOptions& options) {
+ModuleVerification verify_module(const Device& device, std::string_view source,
+                                 const VerifyOptions& options) {
   ModuleVerification out;
   Reflection r = reflect_wgsl(source, options.reflect);
   out.bindery_valid = r.ok();
   if (!r.ok()) {
     const ReflectionError& e = r.errors.front();
-    out.bindery_message = fmt::format("{}:{}: [{}] {}", e.line, e.column, to_string(e.kind), e.message);
+    out.bindery_message =
+        fmt::format("{}:{}: [{}] {}", e.line, e.column, to_string(e.kind), e.message);
   } else if (r.f16_enabled && !device.has_shader_f16()) {
     // `enable f16;` needs the device feature "shader-f16" (WGSL §4.1.2 enable extensions).
     out.bindery_valid = false;
@@ -1065,7 +1218,8 @@ ModuleVerification verify_module(const Device& device, std::string_view source, 
       auto errors = address_space_errors(*model, b.space, options.reflect);
       if (!errors.empty()) {
         out.bindery_valid = false;
-        out.bindery_message = fmt::format("{} (under the known deviation {}: {})", b.name, out.deviation, errors.front().message);
+        out.bindery_message = fmt::format("{} (under the known deviation {}: {})", b.name,
+                                          out.deviation, errors.front().message);
       }
     }
   }
@@ -1082,8 +1236,9 @@ std::string describe(const StructVerification& s) {
   auto verdict = [](bool v) { return v ? "valid" : "invalid"; };
   std::string line = fmt::format("struct {} (size {}, {} leaves):", s.name, s.size, s.leaves);
   if (s.verdicts_checked)
-    line += fmt::format(" uniform {}/{}, storage {}/{} (bindery/implementation){};", verdict(s.expected_uniform_valid),
-                        verdict(s.gpu_uniform_valid), verdict(s.expected_storage_valid), verdict(s.gpu_storage_valid),
+    line += fmt::format(" uniform {}/{}, storage {}/{} (bindery/implementation){};",
+                        verdict(s.expected_uniform_valid), verdict(s.gpu_uniform_valid),
+                        verdict(s.expected_storage_valid), verdict(s.gpu_storage_valid),
                         s.verdicts_agree() ? " agree" : " DISAGREE");
   else
     line += " verdicts not checked;";
@@ -1093,23 +1248,28 @@ std::string describe(const StructVerification& s) {
     ran.push_back("storage->gpu");
     ran.push_back("gpu->storage");
   }
-  line += fmt::format(" round trip {}: {} checks, {} mismatches", ran.empty() ? "none" : fmt::format("{}", fmt::join(ran, ", ")),
-                      s.checks, s.mismatch_count);
+  line += fmt::format(" round trip {}: {} checks, {} mismatches",
+                      ran.empty() ? "none" : fmt::format("{}", fmt::join(ran, ", ")), s.checks,
+                      s.mismatch_count);
   if (!s.error.empty()) line += "; implementation error: " + s.error;
   if (!s.deviation.empty())
-    line += fmt::format("; known implementation deviation, checked against the implementation's layout: {} (by the "
-                        "WGSL spec: uniform {}, storage {})",
-                        s.deviation, verdict(s.bindery_uniform_valid), verdict(s.bindery_storage_valid));
+    line += fmt::format(
+        "; known implementation deviation, checked against the implementation's layout: {} (by the "
+        "WGSL spec: uniform {}, storage {})",
+        s.deviation, verdict(s.bindery_uniform_valid), verdict(s.bindery_storage_valid));
   if (!s.skipped.empty()) line += " (" + s.skipped + ")";
   for (const auto& m : s.mismatches)
-    line += fmt::format("\n  mismatch {} '{}' at bindery offset {}: expected 0x{:08X}, the GPU {} 0x{:08X}{}", m.direction,
-                        m.path, m.offset, m.expected, m.direction == "gpu->storage" ? "wrote" : "saw", m.seen,
-                        m.seen_is.empty() ? "" : " (" + m.seen_is + ")");
+    line += fmt::format(
+        "\n  mismatch {} '{}' at bindery offset {}: expected 0x{:08X}, the GPU {} 0x{:08X}{}",
+        m.direction, m.path, m.offset, m.expected, m.direction == "gpu->storage" ? "wrote" : "saw",
+        m.seen, m.seen_is.empty() ? "" : " (" + m.seen_is + ")");
   if (s.verdicts_checked && !s.verdicts_agree()) {
     if (s.expected_uniform_valid != s.gpu_uniform_valid)
-      line += "\n  uniform verdict differs; implementation: " + (s.gpu_uniform_message.empty() ? "accepted" : s.gpu_uniform_message);
+      line += "\n  uniform verdict differs; implementation: " +
+              (s.gpu_uniform_message.empty() ? "accepted" : s.gpu_uniform_message);
     if (s.expected_storage_valid != s.gpu_storage_valid)
-      line += "\n  storage verdict differs; implementation: " + (s.gpu_storage_message.empty() ? "accepted" : s.gpu_storage_message);
+      line += "\n  storage verdict differs; implementation: " +
+              (s.gpu_storage_message.empty() ? "accepted" : s.gpu_storage_message);
   }
   return line;
 }
