@@ -98,6 +98,7 @@ struct Device::State {
   bool timestamp_query = false;
   bool indirect_first_instance = false;
   bool multi_draw_indirect_count = false;
+  bool shader_f16 = false;
   mutable Counters counters;
 
   // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
@@ -256,6 +257,8 @@ Device Device::create(const DeviceOptions& options) {
   // draw, the count read from a buffer (gpu-driven strategy).
   const auto multi_draw = static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount);
   if (wgpuAdapterHasFeature(s->adapter.get(), multi_draw)) features.push_back(multi_draw);
+  if (options.want_shader_f16 && wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_ShaderF16))
+    features.push_back(WGPUFeatureName_ShaderF16);
 
   WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
   desc.label = gpu::sv("bindery device");
@@ -316,6 +319,7 @@ Device Device::create(const DeviceOptions& options) {
       wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_IndirectFirstInstance);
   s->multi_draw_indirect_count = wgpuDeviceHasFeature(
       s->device.get(), static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount));
+  s->shader_f16 = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_ShaderF16);
   return Device(std::move(s));
 }
 
@@ -357,6 +361,9 @@ bool Device::has_indirect_first_instance() const {
 }
 bool Device::has_multi_draw_indirect_count() const {
   return s_->multi_draw_indirect_count;
+}
+bool Device::has_shader_f16() const {
+  return s_->shader_f16;
 }
 Counters& Device::counters() const {
   return s_->counters;

@@ -48,6 +48,9 @@ struct DeviceOptions {
   std::optional<uint32_t> min_storage_buffer_offset_alignment;
   /// Request the "timestamp-query" feature when the adapter has it.
   bool want_timestamp_query = true;
+  /// Request the "shader-f16" feature (WGSL `enable f16;`) when the adapter has it; see
+  /// Device::has_shader_f16(). Off by default: only the layout verifier needs it.
+  bool want_shader_f16 = false;
 };
 
 /// What ran: adapter name, backend and driver, for the render report.
@@ -95,6 +98,9 @@ class Device {
   /// Whether the device has wgpu-native's MultiDrawIndirectCount feature (wgpu.h; requested
   /// whenever the adapter offers it): wgpuRenderPassEncoderMultiDrawIndexedIndirectCount.
   bool has_multi_draw_indirect_count() const;
+  /// Whether the device has "shader-f16" (requested with DeviceOptions::want_shader_f16 when the
+  /// adapter offers it): WGSL modules may then `enable f16;`.
+  bool has_shader_f16() const;
 
   /// Throws the first recorded uncaptured error, if any, then clears it. Device loss (including
   /// wgpuDeviceDestroy on this device's handle by anyone but this object) is permanent: every

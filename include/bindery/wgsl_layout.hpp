@@ -93,6 +93,8 @@ struct StructMember {
   uint32_t offset = 0;  ///< OffsetOfMember in bytes
   uint32_t size = 0;    ///< SizeOfMember: @size(n) when given, else SizeOf(T)
   uint32_t align = 0;   ///< AlignOfMember: @align(n) when given, else AlignOf(T)
+  uint32_t align_attribute = 0;   ///< n of @align(n) as written; 0 when absent
+  uint32_t size_attribute = 0;    ///< n of @size(n) as written; 0 when absent
   uint32_t line = 0, column = 0;  ///< position of the member name in the source (1-based)
 };
 
@@ -201,6 +203,14 @@ struct Reflection {
 /// syntax, type and layout errors go into Reflection::errors with line:column. Bounded work and
 /// stack depth for arbitrary bytes (fuzzed by fuzz/wgsl_fuzz.cpp).
 Reflection reflect_wgsl(std::string_view source, const ReflectOptions& options = {});
+
+/// The address-space layout errors (WGSL §14.4.4) of a buffer variable in `space` whose store type
+/// is the struct `store_type`: host-shareability (bool), atomics outside read_write storage,
+/// runtime-sized arrays in uniform, and the uniform rules of layout.md rule 1 unless
+/// options.uniform_buffer_standard_layout is set. Positions are those of the struct members.
+/// Empty when such a variable is valid. Never throws.
+std::vector<ReflectionError> address_space_errors(const StructLayout& store_type, BindingSpace space,
+                                                 const ReflectOptions& options = {});
 
 /// The `bindery layout --json` document for `reflection` (issue 3's fixed shape: structs with
 /// name/size/align/members{name,type,offset,size,align[,stride]}, bindings with

@@ -5,10 +5,18 @@
 namespace bindery::wgsl {
 namespace {
 
-bool is_ident_start(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80; }
-bool is_ident_char(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool is_hex(unsigned char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_ident_start(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+bool is_ident_char(unsigned char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+bool is_digit(unsigned char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(unsigned char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 /// Decimal or hexadecimal integer literal with an optional i/u suffix (WGSL §3.4 int_literal).
 bool is_int_literal(std::string_view t) {
@@ -27,22 +35,52 @@ bool is_int_literal(std::string_view t) {
 
 constexpr std::string_view kPunct = "@(){}[],;:=+-*/%&|^~!.<>";
 
+/// Length in bytes of the WGSL line break starting at src[i], 0 when there is none (WGSL §3.2
+/// "line break": LF, VT, FF, CR not followed by LF, CRLF, NEL U+0085, LS U+2028, PS U+2029).
+size_t line_break_at(std::string_view src, size_t i) {
+  const auto b = [&](size_t k) { return k < src.size() ? static_cast<unsigned char>(src[k]) : 0u; };
+  switch (b(i)) {
+    case '\n':
+    case '\v':
+    case '\f':
+      return 1;
+    case '\r':
+      return b(i + 1) == '\n' ? 2 : 1;
+    case 0xC2:
+      return b(i + 1) == 0x85 ? 2 : 0;  // NEL
+    case 0xE2:
+      return b(i + 1) == 0x80 && (b(i + 2) == 0xA8 || b(i + 2) == 0xA9) ? 3 : 0;  // LS, PS
+    default:
+      return 0;
+  }
+}
+
+/// Length in bytes of blankspace that is not a line break at src[i] (space, tab, U+200E
+/// left-to-right mark, U+200F right-to-left mark; WGSL §3.2), 0 when there is none.
+size_t blank_at(std::string_view src, size_t i) {
+  const auto b = [&](size_t k) { return k < src.size() ? static_cast<unsigned char>(src[k]) : 0u; };
+  if (b(i) == ' ' || b(i) == '\t') return 1;
+  if (b(i) == 0xE2 && b(i + 1) == 0x80 && (b(i + 2) == 0x8E || b(i + 2) == 0x8F)) return 3;
+  return 0;
+}
+
 }  // namespace
 
 LexResult lex(std::string_view src) {
   LexResult out;
   uint32_t line = 1, column = 1;
   size_t i = 0;
-  // Advances over src[i], keeping line and column (code points: UTF-8 continuation bytes do not
-  // start a new column).
+  // Advances over src[i], keeping line and column (columns count code points: UTF-8 continuation
+  // bytes do not start a new column; lines count WGSL line breaks, a CRLF pair being one).
   auto advance = [&] {
-    unsigned char c = static_cast<unsigned char>(src[i]);
-    if (c == '\n') {
+    if (size_t n = line_break_at(src, i)) {
+      i += n;
       ++line;
       column = 1;
-    } else if ((c & 0xC0) != 0x80) {
-      ++column;
+      return;
     }
+    unsigned char c = static_cast<unsigned char>(src[i]);
+    if ((c & 0xC0) != 0x80) ++column;
     ++i;
   };
   auto fail = [&](uint32_t l, uint32_t c, std::string msg) {
@@ -51,14 +89,19 @@ LexResult lex(std::string_view src) {
 
   while (i < src.size()) {
     unsigned char c = static_cast<unsigned char>(src[i]);
-    // Blankspace (WGSL §3.2; the non-ASCII blankspace code points are rare and treated as ident
-    // bytes, which later fails as an unknown name rather than crashing).
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
+    // Blankspace and line breaks (WGSL §3.2).
+    if (line_break_at(src, i)) {
       advance();
       continue;
     }
+    if (size_t n = blank_at(src, i)) {
+      column += 1;
+      i += n;
+      continue;
+    }
     if (c == '/' && i + 1 < src.size() && src[i + 1] == '/') {
-      while (i < src.size() && src[i] != '\n') advance();
+      // A line comment ends at any line break (WGSL §3.3), which is not part of it.
+      while (i < src.size() && !line_break_at(src, i)) advance();
       continue;
     }
     if (c == '/' && i + 1 < src.size() && src[i + 1] == '*') {
@@ -92,7 +135,8 @@ LexResult lex(std::string_view src) {
     t.column = column;
     t.pos = static_cast<uint32_t>(i);
     size_t start = i;
-    if (is_digit(c) || (c == '.' && i + 1 < src.size() && is_digit(static_cast<unsigned char>(src[i + 1])))) {
+    if (is_digit(c) ||
+        (c == '.' && i + 1 < src.size() && is_digit(static_cast<unsigned char>(src[i + 1])))) {
       bool hex = c == '0' && i + 1 < src.size() && (src[i + 1] == 'x' || src[i + 1] == 'X');
       if (hex) {
         advance();
@@ -100,7 +144,7 @@ LexResult lex(std::string_view src) {
       }
       while (i < src.size()) {
         unsigned char d = static_cast<unsigned char>(src[i]);
-        if (is_ident_char(d) || d == '.') {
+        if ((is_ident_char(d) || d == '.') && !line_break_at(src, i) && !blank_at(src, i)) {
           advance();
         } else if ((d == '+' || d == '-') && i > start) {
           char prev = src[i - 1];
@@ -114,7 +158,9 @@ LexResult lex(std::string_view src) {
       t.text = src.substr(start, i - start);
       t.kind = is_int_literal(t.text) ? Tok::Int : Tok::Float;
     } else if (is_ident_start(c)) {
-      while (i < src.size() && is_ident_char(static_cast<unsigned char>(src[i]))) advance();
+      while (i < src.size() && is_ident_char(static_cast<unsigned char>(src[i])) &&
+             !line_break_at(src, i) && !blank_at(src, i))
+        advance();
       t.text = src.substr(start, i - start);
       t.kind = Tok::Ident;
     } else if (kPunct.find(static_cast<char>(c)) != std::string_view::npos && c != 0) {

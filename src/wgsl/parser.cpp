@@ -181,11 +181,19 @@ class Parser {
       next();
       return;
     }
+    const uint32_t first = i_;
+    DeclKind kind = DeclKind::Other;
+    parse_declaration_body(kind);
+    m_.decls.push_back(DeclSpan{kind, first, i_});
+  }
+
+  void parse_declaration_body(DeclKind& kind) {
     Attrs attrs = parse_attributes();
     const Token& kw = cur();
     if (kw.kind != Tok::Ident) fail(kw, fmt::format("expected a module-scope declaration, found {}", describe(kw)));
     std::string_view k = kw.text;
     if (k == "enable" || k == "requires") {
+      kind = DeclKind::Directive;
       next();
       while (true) {
         uint32_t name = expect_ident(fmt::format("an extension name after '{}'", k));
@@ -199,11 +207,14 @@ class Parser {
       }
       expect(';', fmt::format("after the '{}' directive", k));
     } else if (k == "diagnostic" || k == "override" || k == "const_assert") {
+      if (k == "diagnostic") kind = DeclKind::Directive;
       next();
       skip_to_semicolon(kw);
     } else if (k == "struct") {
+      kind = DeclKind::Struct;
       parse_struct();
     } else if (k == "alias") {
+      kind = DeclKind::Alias;
       next();
       AliasAst a;
       a.name_tok = expect_ident("an alias name");
@@ -212,6 +223,7 @@ class Parser {
       expect(';', "after 'alias' declaration");
       m_.aliases.push_back(std::move(a));
     } else if (k == "const") {
+      kind = DeclKind::Const;
       next();
       ConstAst c;
       c.name_tok = expect_ident("a const name");

@@ -62,6 +62,17 @@ struct VarAst {
   TokRange group, binding;  ///< @group / @binding arguments, empty when absent
 };
 
+/// What a module-scope declaration is, for DeclSpan.
+enum class DeclKind : uint8_t { Directive, Alias, Const, Struct, Other };
+
+/// One module-scope declaration or directive as tokens [first, end): its attributes included,
+/// its closing ';' or '}' included.
+struct DeclSpan {
+  DeclKind kind = DeclKind::Other;
+  uint32_t first = 0;
+  uint32_t end = 0;
+};
+
 /// The module-scope declarations reflect_wgsl() needs, in source order per kind.
 struct ModuleAst {
   std::vector<Token> tokens;
@@ -71,6 +82,7 @@ struct ModuleAst {
   std::vector<VarAst> vars;
   std::vector<uint32_t> enables;   ///< tokens naming enabled extensions
   std::vector<uint32_t> requires_; ///< tokens naming required language extensions
+  std::vector<DeclSpan> decls;     ///< every directive and declaration, in source order
 };
 
 /// Parses `source`. Syntax errors are appended to `errors` (parsing stops at the first one; what

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -50,6 +51,109 @@ struct ResolveError {
   ReflectionError error;
 };
 
+/// Host-shareability and address-space layout constraints of a buffer's store type (WGSL
+/// §14.4.4). Reports every violation through `report` (line:column of the variable for the
+/// store type itself, of the member for struct members).
+struct SpaceChecker {
+  using Report = std::function<void(uint32_t, uint32_t, ErrorKind, std::string)>;
+  bool std_layout = false;
+  Report report;
+  std::set<std::tuple<const StructLayout*, int, bool>> checked;
+
+  SpaceChecker(bool standard_layout, Report r) : std_layout(standard_layout), report(std::move(r)) {}
+
+  void check(const WgslType& t, BindingSpace space, uint32_t line, uint32_t column, const std::string& where) {
+    Token at;
+    at.line = line;
+    at.column = column;
+    check_type(t, space, at, where, true);
+  }
+
+  void check_type(const WgslType& t, BindingSpace space, const Token& at, const std::string& where, bool store) {
+    bool uniform = space == BindingSpace::Uniform;
+    switch (t.kind) {
+      case TypeKind::Scalar:
+      case TypeKind::Vector:
+        if (t.scalar == ScalarKind::Bool)
+          report(at.line, at.column, ErrorKind::WgslType,
+                 fmt::format("{}: '{}' is not host-shareable (bool has no memory layout in buffers); use u32 instead",
+                             where, t.name));
+        return;
+      case TypeKind::Matrix: return;
+      case TypeKind::Atomic:
+        if (space != BindingSpace::Storage)
+          report(at.line, at.column, ErrorKind::WgslType,
+                 fmt::format("{}: '{}' needs var<storage, read_write> (atomics are not allowed in {})", where, t.name,
+                             to_string(space)));
+        return;
+      case TypeKind::Array:
+        if (t.is_runtime_array() && uniform)
+          report(at.line, at.column, ErrorKind::WgslLayout,
+                 fmt::format("{}: runtime-sized '{}' is not allowed in the uniform address space (also with "
+                             "uniform_buffer_standard_layout); use var<storage, read> or give it a fixed count",
+                             where, t.name));
+        else if (t.is_runtime_array() && !store)
+          report(at.line, at.column, ErrorKind::WgslType,
+                 fmt::format("{}: runtime-sized '{}' may only be a storage buffer's store type or the last member of it",
+                             where, t.name));
+        if (uniform && !std_layout && t.stride % 16 != 0)
+          report(at.line, at.column, ErrorKind::WgslLayout,
+                 fmt::format("{}: '{}' has element stride {}; the uniform address space requires an array stride "
+                             "that is a multiple of 16 (WGSL does not round it up). Fix: use vec4 packing "
+                             "(e.g. array<vec4<{}>, N>), an element struct with @size({}), or a storage buffer",
+                             where, t.name, t.stride, scalar_name(innermost_scalar(t)), round_up(16, t.stride)));
+        check_type(*t.element, space, at, where, false);
+        return;
+      case TypeKind::Struct: check_struct(*t.struct_layout, space, store); return;
+    }
+  }
+
+  static ScalarKind innermost_scalar(const WgslType& t) {
+    const WgslType* p = &t;
+    while (p->kind == TypeKind::Array) p = p->element.get();
+    return p->kind == TypeKind::Struct ? ScalarKind::F32 : p->scalar;
+  }
+
+  void check_struct(const StructLayout& s, BindingSpace space, bool store) {
+    bool uniform = space == BindingSpace::Uniform;
+    if (!checked.insert({&s, static_cast<int>(space), store}).second) return;
+    for (size_t i = 0; i < s.members.size(); ++i) {
+      const StructMember& m = s.members[i];
+      Token at;
+      at.line = m.line;
+      at.column = m.column;
+      std::string where = fmt::format("struct '{}' member '{}'", s.name, m.name);
+      bool last = i + 1 == s.members.size();
+      check_type(*m.type, space, at, where, store && last);
+      if (!uniform || std_layout) continue;
+      const WgslType& t = *m.type;
+      if (t.kind == TypeKind::Struct || t.kind == TypeKind::Array) {
+        uint64_t required = round_up(16, t.align);
+        if (m.offset % required != 0)
+          report(m.line, m.column, ErrorKind::WgslLayout,
+                 fmt::format("{}: in the uniform address space a {}-typed member must start at a multiple of "
+                             "RequiredAlignOf({}, uniform) = roundUp(16, {}) = {}; its offset is {}. "
+                             "Fix: add @align({}) to '{}'",
+                             where, t.kind == TypeKind::Struct ? "struct" : "array", t.name, t.align, required, m.offset,
+                             required, m.name));
+      }
+      if (t.kind == TypeKind::Struct && !last) {
+        const StructMember& n = s.members[i + 1];
+        uint64_t required = round_up(16, t.size);
+        uint64_t gap = n.offset - m.offset;
+        if (gap < required)
+          report(n.line, n.column, ErrorKind::WgslLayout,
+                 fmt::format("struct '{}' member '{}': in the uniform address space the member after struct-typed "
+                             "member '{}' ({}, size {}) must start at least roundUp(16, {}) = {} bytes after it; it "
+                             "starts {} bytes after it (offset {}). Fix: add @size({}) to '{}' or @align(16) to '{}'",
+                             s.name, n.name, m.name, t.name, t.size, t.size, required, gap, n.offset, required, m.name,
+                             n.name));
+      }
+    }
+  }
+
+};
+
 class Resolver {
  public:
   Resolver(const ModuleAst& m, const ReflectOptions& opt, Reflection& out) : m_(m), t_(m.tokens), out_(out) {
@@ -58,6 +162,7 @@ class Resolver {
       if (t_[e].text == "f16") out_.f16_enabled = true;
     for (uint32_t r : m.requires_)
       if (t_[r].text == "uniform_buffer_standard_layout") std_layout_ = true;
+    space_checker_.std_layout = std_layout_;
     index_declarations();
   }
 
@@ -114,7 +219,8 @@ class Resolver {
 
   // ---- constant integer expressions ---------------------------------------------------------
   /// Evaluates tokens [r.begin, r.end) as a constant integer expression: integer literals, const
-  /// names, i32()/u32() conversions, unary - ~, * / % + - << >> & ^ |, parentheses.
+  /// names, i32()/u32() conversions, min/max/abs/clamp, unary - ~, * / % + - << >> & ^ |,
+  /// parentheses.
   int64_t eval(TokRange r, std::string_view what, int depth) {
     ExprParser p{*this, r, what, depth};
     int64_t v = p.parse_bitor(0);
@@ -249,6 +355,31 @@ class Resolver {
       if (t.kind == Tok::Float) bad(fmt::format("'{}' is not an integer", t.text));
       if (t.kind == Tok::Ident) {
         ++i;
+        if ((t.text == "min" || t.text == "max" || t.text == "abs" || t.text == "clamp") && at('(')) {
+          // The integer builtins a const expression commonly uses in array sizes and attributes
+          // (WGSL §17.5: abs, clamp, max, min).
+          ++i;
+          std::vector<int64_t> args;
+          while (true) {
+            args.push_back(parse_bitor(level + 1));
+            if (at(',')) {
+              ++i;
+              if (at(')')) break;
+              continue;
+            }
+            break;
+          }
+          if (!at(')')) bad(fmt::format("expected ')' to close {}(...)", t.text));
+          ++i;
+          const size_t want = t.text == "abs" ? 1 : t.text == "clamp" ? 3 : 2;
+          if (args.size() != want)
+            bad(fmt::format("{}() takes {} argument(s), {} given", t.text, want, args.size()));
+          if (t.text == "min") return std::min(args[0], args[1]);
+          if (t.text == "max") return std::max(args[0], args[1]);
+          if (t.text == "clamp") return std::min(std::max(args[0], args[1]), args[2]);
+          if (args[0] == std::numeric_limits<int64_t>::min()) bad("integer overflow in abs()");
+          return args[0] < 0 ? -args[0] : args[0];
+        }
         if ((t.text == "i32" || t.text == "u32") && at('(')) {
           ++i;
           int64_t v = parse_bitor(level + 1);
@@ -258,6 +389,13 @@ class Resolver {
           if (t.text == "u32" && (v < 0 || v > 0xFFFFFFFFll)) bad(fmt::format("{} does not fit in u32", v));
           if (t.text == "i32" && (v < INT32_MIN || v > INT32_MAX)) bad(fmt::format("{} does not fit in i32", v));
           return v;
+        }
+        if (at('(') && !R.lookup(t.text)) {
+          --i;  // report at the function's name
+          bad(fmt::format("'{}(...)' is not evaluated by bindery's reflector: constant expressions here may use "
+                          "integer literals, consts, i32(), u32(), min(), max(), abs(), clamp() and integer "
+                          "operators",
+                          t.text));
         }
         return R.const_value(t, what, depth + level);
       }
@@ -574,6 +712,8 @@ class Resolver {
         member.offset = static_cast<uint32_t>(offset);
         member.size = static_cast<uint32_t>(size);
         member.align = static_cast<uint32_t>(align);
+        member.align_attribute = ma.align.empty() ? 0 : static_cast<uint32_t>(align);
+        member.size_attribute = ma.size.empty() ? 0 : static_cast<uint32_t>(size);
         member.line = mt.line;
         member.column = mt.column;
         layout->members.push_back(std::move(member));
@@ -659,7 +799,7 @@ class Resolver {
       b.type = st->name;
       b.min_binding_size = st->size;
       b.portable_min_binding_size = b.space == BindingSpace::Uniform ? round_up(16, st->size) : st->size;
-      check_buffer_type(*st, b.space, name, where, true);
+      space_checker_.check(*st, b.space, name.line, name.column, where);
     }
 
     if (v.group.empty() || v.binding.empty())
@@ -682,91 +822,6 @@ class Resolver {
     return s;
   }
 
-  /// Host-shareability and address-space layout constraints for a buffer's store type
-  /// (WGSL §14.4.4). Errors are reported (not thrown) so every violation is listed.
-  void check_buffer_type(const WgslType& t, BindingSpace space, const Token& at, const std::string& where, bool store) {
-    bool uniform = space == BindingSpace::Uniform;
-    switch (t.kind) {
-      case TypeKind::Scalar:
-      case TypeKind::Vector:
-        if (t.scalar == ScalarKind::Bool)
-          report(at.line, at.column, ErrorKind::WgslType,
-                 fmt::format("{}: '{}' is not host-shareable (bool has no memory layout in buffers); use u32 instead",
-                             where, t.name));
-        return;
-      case TypeKind::Matrix: return;
-      case TypeKind::Atomic:
-        if (space != BindingSpace::Storage)
-          report(at.line, at.column, ErrorKind::WgslType,
-                 fmt::format("{}: '{}' needs var<storage, read_write> (atomics are not allowed in {})", where, t.name,
-                             to_string(space)));
-        return;
-      case TypeKind::Array:
-        if (t.is_runtime_array() && uniform)
-          report(at.line, at.column, ErrorKind::WgslLayout,
-                 fmt::format("{}: runtime-sized '{}' is not allowed in the uniform address space (also with "
-                             "uniform_buffer_standard_layout); use var<storage, read> or give it a fixed count",
-                             where, t.name));
-        else if (t.is_runtime_array() && !store)
-          report(at.line, at.column, ErrorKind::WgslType,
-                 fmt::format("{}: runtime-sized '{}' may only be a storage buffer's store type or the last member of it",
-                             where, t.name));
-        if (uniform && !std_layout_ && t.stride % 16 != 0)
-          report(at.line, at.column, ErrorKind::WgslLayout,
-                 fmt::format("{}: '{}' has element stride {}; the uniform address space requires an array stride "
-                             "that is a multiple of 16 (WGSL does not round it up). Fix: use vec4 packing "
-                             "(e.g. array<vec4<{}>, N>), an element struct with @size({}), or a storage buffer",
-                             where, t.name, t.stride, scalar_name(innermost_scalar(t)), round_up(16, t.stride)));
-        check_buffer_type(*t.element, space, at, where, false);
-        return;
-      case TypeKind::Struct: check_struct(*t.struct_layout, space, store); return;
-    }
-  }
-
-  static ScalarKind innermost_scalar(const WgslType& t) {
-    const WgslType* p = &t;
-    while (p->kind == TypeKind::Array) p = p->element.get();
-    return p->kind == TypeKind::Struct ? ScalarKind::F32 : p->scalar;
-  }
-
-  void check_struct(const StructLayout& s, BindingSpace space, bool store) {
-    bool uniform = space == BindingSpace::Uniform;
-    if (!checked_.insert({&s, static_cast<int>(space), store}).second) return;
-    for (size_t i = 0; i < s.members.size(); ++i) {
-      const StructMember& m = s.members[i];
-      Token at;
-      at.line = m.line;
-      at.column = m.column;
-      std::string where = fmt::format("struct '{}' member '{}'", s.name, m.name);
-      bool last = i + 1 == s.members.size();
-      check_buffer_type(*m.type, space, at, where, store && last);
-      if (!uniform || std_layout_) continue;
-      const WgslType& t = *m.type;
-      if (t.kind == TypeKind::Struct || t.kind == TypeKind::Array) {
-        uint64_t required = round_up(16, t.align);
-        if (m.offset % required != 0)
-          report(m.line, m.column, ErrorKind::WgslLayout,
-                 fmt::format("{}: in the uniform address space a {}-typed member must start at a multiple of "
-                             "RequiredAlignOf({}, uniform) = roundUp(16, {}) = {}; its offset is {}. "
-                             "Fix: add @align({}) to '{}'",
-                             where, t.kind == TypeKind::Struct ? "struct" : "array", t.name, t.align, required, m.offset,
-                             required, m.name));
-      }
-      if (t.kind == TypeKind::Struct && !last) {
-        const StructMember& n = s.members[i + 1];
-        uint64_t required = round_up(16, t.size);
-        uint64_t gap = n.offset - m.offset;
-        if (gap < required)
-          report(n.line, n.column, ErrorKind::WgslLayout,
-                 fmt::format("struct '{}' member '{}': in the uniform address space the member after struct-typed "
-                             "member '{}' ({}, size {}) must start at least roundUp(16, {}) = {} bytes after it; it "
-                             "starts {} bytes after it (offset {}). Fix: add @size({}) to '{}' or @align(16) to '{}'",
-                             s.name, n.name, m.name, t.name, t.size, t.size, required, gap, n.offset, required, m.name,
-                             n.name));
-      }
-    }
-  }
-
   const ModuleAst& m_;
   const std::vector<Token>& t_;
   Reflection& out_;
@@ -779,11 +834,29 @@ class Resolver {
   std::set<size_t> alias_busy_;
   std::map<size_t, int64_t> const_values_;
   std::set<size_t> const_busy_;
-  std::set<std::tuple<const StructLayout*, int, bool>> checked_;
+  SpaceChecker space_checker_{false, [this](uint32_t line, uint32_t column, ErrorKind kind, std::string msg) {
+                                report(line, column, kind, std::move(msg));
+                              }};
   std::set<std::tuple<uint32_t, uint32_t, std::string>> seen_;
 };
 
 }  // namespace
+
+std::vector<ReflectionError> address_space_errors(const StructLayout& store_type, BindingSpace space,
+                                                 const ReflectOptions& options) {
+  std::vector<ReflectionError> errors;
+  std::set<std::tuple<uint32_t, uint32_t, std::string>> seen;
+  SpaceChecker checker{options.uniform_buffer_standard_layout,
+                       [&](uint32_t line, uint32_t column, ErrorKind kind, std::string msg) {
+                         if (seen.insert({line, column, msg}).second)
+                           errors.push_back({line, column, kind, std::move(msg)});
+                       }};
+  checker.check_struct(store_type, space, true);
+  std::stable_sort(errors.begin(), errors.end(), [](const ReflectionError& a, const ReflectionError& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+  return errors;
+}
 
 Reflection reflect_wgsl(std::string_view source, const ReflectOptions& options) {
   Reflection out;

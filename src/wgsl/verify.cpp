@@ -1,0 +1,1277 @@
+// The layout verifier (layout_verify.hpp): compile verdicts through error scopes and GPU round
+// trips of every scalar leaf of reflected structs, many structs per generated compute module.
+#include "wgsl/parser.hpp"
+
+#include <bindery/layout_verify.hpp>
+#include <bindery/struct_view.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <utility>
+
+namespace bindery {
+namespace {
+
+uint64_t round_up(uint64_t align, uint64_t n) {
+  return (n + align - 1) / align * align;
+}
+
+/// The implementation's multi-line message reduced to its error lines, on one line.
+std::string one_line(std::string_view message) {
+  std::string kept, all;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    std::string_view line =
+        message.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    start = end == std::string_view::npos ? message.size() + 1 : end + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    all += (all.empty() ? "" : " ") + std::string(line);
+    bool keep = line.starts_with("= ") || line.starts_with("Shader") ||
+                line.find("error") != std::string_view::npos;
+    if (line.starts_with("= ")) line.remove_prefix(2);
+    if (keep && line != "Validation Error") kept += (kept.empty() ? "" : "; ") + std::string(line);
+  }
+  std::string out = kept.empty() ? all : kept;
+  if (out.size() > 600) out = out.substr(0, 600) + "...";
+  return out;
+}
+
+// ---- leaves -----------------------------------------------------------------------------------
+
+uint32_t components(const FieldRef& f) {
+  return f.kind == TypeKind::Matrix   ? uint32_t(f.columns) * f.rows
+         : f.kind == TypeKind::Vector ? f.rows
+                                      : 1u;
+}
+
+/// Scalar leaves of one value of `t`; runtime-sized arrays with `rt` elements.
+uint64_t leaf_count(const WgslType& t, uint32_t rt) {
+  switch (t.kind) {
+    case TypeKind::Scalar:
+    case TypeKind::Atomic:
+      return 1;
+    case TypeKind::Vector:
+      return t.rows;
+    case TypeKind::Matrix:
+      return uint64_t(t.columns) * t.rows;
+    case TypeKind::Array:
+      return uint64_t(t.count ? t.count : rt) * leaf_count(*t.element, rt);
+    case TypeKind::Struct: {
+      uint64_t n = 0;
+      for (const auto& m : t.struct_layout->members) n += leaf_count(*m.type, rt);
+      return n;
+    }
+  }
+  return 0;
+}
+
+uint64_t leaf_count(const StructLayout& s, uint32_t rt) {
+  uint64_t n = 0;
+  for (const auto& m : s.members) n += leaf_count(*m.type, rt);
+  return n;
+}
+
+/// Calls fn(FieldRef) for every scalar, vector, matrix and atomic field in leaf order.
+template <class Fn>
+void for_each_field(const WgslType& t, const FieldRef& f, uint32_t rt, Fn& fn) {
+  switch (t.kind) {
+    case TypeKind::Scalar:
+    case TypeKind::Atomic:
+    case TypeKind::Vector:
+    case TypeKind::Matrix:
+      fn(f);
+      return;
+    case TypeKind::Array: {
+      const uint32_t n = t.count ? t.count : rt;
+      for (uint32_t i = 0; i < n; ++i) for_each_field(*t.element, f.element(i), rt, fn);
+      return;
+    }
+    case TypeKind::Struct:
+      for (const auto& m : t.struct_layout->members)
+        for_each_field(*m.type, f.member(m.name), rt, fn);
+      return;
+  }
+}
+
+template <class Fn>
+void for_each_field(const StructLayout& s, uint32_t rt, Fn&& fn) {
+  for (const auto& m : s.members) for_each_field(*m.type, s.field(m.name), rt, fn);
+}
+
+bool has_matcx2(const WgslType& t) {
+  if (t.kind == TypeKind::Matrix) return t.rows == 2;
+  if (t.kind == TypeKind::Array) return has_matcx2(*t.element);
+  if (t.kind == TypeKind::Struct)
+    for (const auto& m : t.struct_layout->members)
+      if (has_matcx2(*m.type)) return true;
+  return false;
+}
+
+/// True when a matCx2 sits in a struct that is a plain (not array element) member somewhere in
+/// `s`: naga 29's SPIR-V back end reads such columns wrongly from a uniform buffer, or loses the
+/// device (docs/LAYOUT.md, known implementation bugs).
+bool uniform_matcx2_hazard(const StructLayout& s) {
+  for (const auto& m : s.members) {
+    const WgslType* t = m.type.get();
+    while (t->kind == TypeKind::Array) t = t->element.get();
+    if (t->kind != TypeKind::Struct) continue;
+    if (m.type->kind == TypeKind::Struct && has_matcx2(*t)) return true;
+    if (uniform_matcx2_hazard(*t->struct_layout)) return true;
+  }
+  return false;
+}
+
+const StructMember* runtime_array_member(const StructLayout& s) {
+  if (!s.members.empty() && s.members.back().type->is_runtime_array()) return &s.members.back();
+  return nullptr;
+}
+
+/// The bit pattern of leaf `k`: written by the host (gpu = false) or by the shader (gpu = true).
+uint32_t pattern(ScalarKind s, bool gpu, uint64_t k) {
+  switch (s) {
+    case ScalarKind::F32:
+      return (gpu ? 0x41000000u : 0x40000000u) + uint32_t(k & 0x7FFFFFu);
+    case ScalarKind::F16:
+      return (gpu ? 0x4000u : 0x2000u) + uint32_t(k % 8192u);
+    default:
+      return (gpu ? 0x20000000u : 0x10000000u) + uint32_t(k & 0x0FFFFFFFu);
+  }
+}
+
+/// Leaf index whose pattern `bits` is, if it is one of scalar `s`'s patterns (modulo the range).
+std::optional<std::pair<uint64_t, bool>> decode(ScalarKind s, uint32_t bits) {
+  for (bool gpu : {false, true}) {
+    uint32_t base = pattern(s, gpu, 0);
+    uint32_t span = s == ScalarKind::F32 ? 0x800000u : s == ScalarKind::F16 ? 8192u : 0x10000000u;
+    if (bits >= base && bits - base < span) return std::pair<uint64_t, bool>{bits - base, gpu};
+  }
+  return std::nullopt;
+}
+
+// StructView writes and reads of one field with per-component bit patterns.
+template <int N, class T>
+void set_vec(StructView& v, const FieldRef& f, const uint32_t* bits) {
+  glm::vec<N, T> x;
+  for (int i = 0; i < N; ++i) {
+    if constexpr (std::is_same_v<T, float>)
+      x[i] = std::bit_cast<float>(bits[i]);
+    else
+      x[i] = static_cast<T>(bits[i]);
+  }
+  v.set(f, x);
+}
+template <int N, class T>
+void get_vec(const StructView& v, const FieldRef& f, uint32_t* bits) {
+  auto x = v.get<glm::vec<N, T>>(f);
+  for (int i = 0; i < N; ++i) {
+    if constexpr (std::is_same_v<T, float>)
+      bits[i] = std::bit_cast<uint32_t>(x[i]);
+    else if constexpr (std::is_same_v<T, uint16_t>)
+      bits[i] = x[i];
+    else
+      bits[i] = static_cast<uint32_t>(x[i]);
+  }
+}
+template <int C, int R>
+void set_mat(StructView& v, const FieldRef& f, const uint32_t* bits) {
+  glm::mat<C, R, float> m;
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r) {
+      uint32_t b = bits[c * R + r];
+      m[c][r] = f.scalar == ScalarKind::F16 ? f16_to_float(static_cast<uint16_t>(b))
+                                            : std::bit_cast<float>(b);
+    }
+  v.set(f, m);
+}
+template <int C, int R>
+void get_mat(const StructView& v, const FieldRef& f, uint32_t* bits) {
+  auto m = v.get<glm::mat<C, R, float>>(f);
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r)
+      bits[c * R + r] =
+          f.scalar == ScalarKind::F16 ? float_to_f16(m[c][r]) : std::bit_cast<uint32_t>(m[c][r]);
+}
+
+template <class Vec, class Mat>
+void dispatch_shape(const FieldRef& f, Vec&& vec, Mat&& mat) {
+  if (f.kind == TypeKind::Matrix) {
+    switch (f.columns * 10 + f.rows) {
+      case 22:
+        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{});
+        return;
+      case 23:
+        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 3>{});
+        return;
+      case 24:
+        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{});
+        return;
+      case 32:
+        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 2>{});
+        return;
+      case 33:
+        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 3>{});
+        return;
+      case 34:
+        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 4>{});
+        return;
+      case 42:
+        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 2>{});
+        return;
+      case 43:
+        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 3>{});
+        return;
+      case 44:
+        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{});
+        return;
+    }
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("'{}': no matrix shape {}x{}", f.path, f.columns, f.rows));
+  }
+  switch (f.kind == TypeKind::Vector ? f.rows : 1) {
+    case 1:
+      vec(std::integral_constant<int, 1>{});
+      return;
+    case 2:
+      vec(std::integral_constant<int, 2>{});
+      return;
+    case 3:
+      vec(std::integral_constant<int, 3>{});
+      return;
+    case 4:
+      vec(std::integral_constant<int, 4>{});
+      return;
+  }
+}
+
+void write_field(StructView& v, const FieldRef& f, const uint32_t* bits) {
+  dispatch_shape(
+      f,
+      [&](auto n) {
+        constexpr int N = decltype(n)::value;
+        if constexpr (N == 1) {
+          switch (f.scalar) {
+            case ScalarKind::F32:
+              v.set(f, std::bit_cast<float>(bits[0]));
+              return;
+            case ScalarKind::F16:
+              v.set(f, static_cast<uint16_t>(bits[0]));
+              return;
+            case ScalarKind::I32:
+              v.set(f, static_cast<int32_t>(bits[0]));
+              return;
+            default:
+              v.set(f, bits[0]);
+              return;
+          }
+        } else {
+          switch (f.scalar) {
+            case ScalarKind::F32:
+              set_vec<N, float>(v, f, bits);
+              return;
+            case ScalarKind::F16:
+              set_vec<N, uint16_t>(v, f, bits);
+              return;
+            case ScalarKind::I32:
+              set_vec<N, int32_t>(v, f, bits);
+              return;
+            default:
+              set_vec<N, uint32_t>(v, f, bits);
+              return;
+          }
+        }
+      },
+      [&](auto c, auto r) { set_mat<decltype(c)::value, decltype(r)::value>(v, f, bits); });
+}
+
+void read_field(const StructView& v, const FieldRef& f, uint32_t* bits) {
+  dispatch_shape(
+      f,
+      [&](auto n) {
+        constexpr int N = decltype(n)::value;
+        if constexpr (N == 1) {
+          switch (f.scalar) {
+            case ScalarKind::F32:
+              bits[0] = std::bit_cast<uint32_t>(v.get<float>(f));
+              return;
+            case ScalarKind::F16:
+              bits[0] = v.get<uint16_t>(f);
+              return;
+            case ScalarKind::I32:
+              bits[0] = static_cast<uint32_t>(v.get<int32_t>(f));
+              return;
+            default:
+              bits[0] = v.get<uint32_t>(f);
+              return;
+          }
+        } else {
+          switch (f.scalar) {
+            case ScalarKind::F32:
+              get_vec<N, float>(v, f, bits);
+              return;
+            case ScalarKind::F16:
+              get_vec<N, uint16_t>(v, f, bits);
+              return;
+            case ScalarKind::I32:
+              get_vec<N, int32_t>(v, f, bits);
+              return;
+            default:
+              get_vec<N, uint32_t>(v, f, bits);
+              return;
+          }
+        }
+      },
+      [&](auto c, auto r) { get_mat<decltype(c)::value, decltype(r)::value>(v, f, bits); });
+}
+
+/// Path and bindery offset of component `i` of field `f` (column-major for matrices).
+std::pair<std::string, uint32_t> component(const FieldRef& f, uint32_t i) {
+  const uint32_t size = f.scalar == ScalarKind::F16 ? 2 : 4;
+  if (f.kind == TypeKind::Matrix) {
+    uint32_t c = i / f.rows, r = i % f.rows;
+    return {fmt::format("{}[{}][{}]", f.path, c, r), f.offset + c * f.column_stride + r * size};
+  }
+  if (f.kind == TypeKind::Vector) return {fmt::format("{}[{}]", f.path, i), f.offset + i * size};
+  return {f.path, f.offset};
+}
+
+// ---- shader generation ------------------------------------------------------------------------
+
+/// A word index in the shader: a run-time part (loop variables) plus a constant.
+struct Index {
+  std::string dyn;
+  uint64_t k = 0;
+  std::string str() const {
+    return dyn.empty() ? fmt::format("{}u", k) : fmt::format("({} + {}u)", dyn, k);
+  }
+  Index plus(uint64_t n) const { return {dyn, k + n}; }
+};
+
+std::string to_u32(ScalarKind s, const std::string& e) {
+  switch (s) {
+    case ScalarKind::F32:
+    case ScalarKind::I32:
+      return "bitcast<u32>(" + e + ")";
+    case ScalarKind::F16:
+      return "pack2x16float(vec2<f32>(f32(" + e + "), 0.0))";
+    default:
+      return e;
+  }
+}
+
+std::string from_index(ScalarKind s, const std::string& idx) {
+  switch (s) {
+    case ScalarKind::F32:
+      return "bitcast<f32>(0x41000000u + (" + idx + " & 0x7FFFFFu))";
+    case ScalarKind::F16:
+      return "f16(unpack2x16float(0x4000u + (" + idx + " % 8192u)).x)";
+    case ScalarKind::I32:
+      return "bitcast<i32>(0x20000000u + (" + idx + " & 0x0FFFFFFFu))";
+    default:
+      return "(0x20000000u + (" + idx + " & 0x0FFFFFFFu))";
+  }
+}
+
+/// Arrays with at most this many leaves are written out element by element; larger ones loop.
+constexpr uint64_t kUnrollLeaves = 256;
+
+struct ShaderWriter {
+  std::string words;  ///< name of the array<u32> output
+  std::string prefix;
+  uint32_t rt = 3;
+  std::string out;
+
+  std::string loop_var(int depth) const { return fmt::format("{}i{}", prefix, depth); }
+
+  /// Copies every leaf of `expr` (type t) into words[at + leaf].
+  void read(const WgslType& t, const std::string& expr, const Index& at, int depth,
+            const std::string& ind) {
+    switch (t.kind) {
+      case TypeKind::Scalar:
+        out += fmt::format("{}{}[{}] = {};\n", ind, words, at.str(), to_u32(t.scalar, expr));
+        return;
+      case TypeKind::Atomic:
+        out += fmt::format("{}{}[{}] = {};\n", ind, words, at.str(),
+                           to_u32(t.scalar, "atomicLoad(&" + expr + ")"));
+        return;
+      case TypeKind::Vector:
+        for (uint32_t r = 0; r < t.rows; ++r)
+          out += fmt::format("{}{}[{}] = {};\n", ind, words, at.plus(r).str(),
+                             to_u32(t.scalar, fmt::format("{}[{}]", expr, r)));
+        return;
+      case TypeKind::Matrix:
+        // One column at a time through a let: naga 29's SPIR-V back end loses the device on
+        // u.s.m[c][r] (matCx2 in a struct nested in a uniform struct) and aborts on a whole-matrix
+        // load of it; a column load works (docs/LAYOUT.md, known implementation bugs).
+        for (uint32_t c = 0; c < t.columns; ++c) {
+          out += fmt::format("{}{{\n{}  let {}col = {}[{}];\n", ind, ind, prefix, expr, c);
+          for (uint32_t r = 0; r < t.rows; ++r)
+            out += fmt::format("{}  {}[{}] = {};\n", ind, words, at.plus(c * t.rows + r).str(),
+                               to_u32(t.scalar, fmt::format("{}col[{}]", prefix, r)));
+          out += ind + "}\n";
+        }
+        return;
+      case TypeKind::Array: {
+        const uint32_t n = t.count ? t.count : rt;
+        const uint64_t per = leaf_count(*t.element, rt);
+        if (n * per <= kUnrollLeaves) {
+          // Straight-line code: lavapipe compiles loops far more slowly than a few statements.
+          for (uint32_t i = 0; i < n; ++i)
+            read(*t.element, fmt::format("{}[{}]", expr, i), at.plus(i * per), depth, ind);
+          return;
+        }
+        const std::string v = loop_var(depth);
+        out += fmt::format("{}for (var {}: u32 = 0u; {} < {}u; {} = {} + 1u) {{\n", ind, v, v, n, v,
+                           v);
+        Index inner{fmt::format("{} + {} * {}u", at.str(), v, per), 0};
+        read(*t.element, fmt::format("{}[{}]", expr, v), inner, depth + 1, ind + "  ");
+        out += ind + "}\n";
+        return;
+      }
+      case TypeKind::Struct: {
+        uint64_t k = 0;
+        for (const auto& m : t.struct_layout->members) {
+          read(*m.type, expr + "." + m.name, at.plus(k), depth, ind);
+          k += leaf_count(*m.type, rt);
+        }
+        return;
+      }
+    }
+  }
+
+  /// Writes the shader's pattern of leaf `at` into every leaf of `expr`.
+  void write(const WgslType& t, const std::string& expr, const Index& at, int depth,
+             const std::string& ind) {
+    switch (t.kind) {
+      case TypeKind::Scalar:
+        out += fmt::format("{}{} = {};\n", ind, expr, from_index(t.scalar, at.str()));
+        return;
+      case TypeKind::Atomic:
+        out += fmt::format("{}atomicStore(&{}, {});\n", ind, expr, from_index(t.scalar, at.str()));
+        return;
+      case TypeKind::Vector:
+        for (uint32_t r = 0; r < t.rows; ++r)
+          out +=
+              fmt::format("{}{}[{}] = {};\n", ind, expr, r, from_index(t.scalar, at.plus(r).str()));
+        return;
+      case TypeKind::Matrix:
+        for (uint32_t c = 0; c < t.columns; ++c)
+          for (uint32_t r = 0; r < t.rows; ++r)
+            out += fmt::format("{}{}[{}][{}] = {};\n", ind, expr, c, r,
+                               from_index(t.scalar, at.plus(c * t.rows + r).str()));
+        return;
+      case TypeKind::Array: {
+        const uint32_t n = t.count ? t.count : rt;
+        const uint64_t per = leaf_count(*t.element, rt);
+        if (n * per <= kUnrollLeaves) {
+          for (uint32_t i = 0; i < n; ++i)
+            write(*t.element, fmt::format("{}[{}]", expr, i), at.plus(i * per), depth, ind);
+          return;
+        }
+        const std::string v = loop_var(depth);
+        out += fmt::format("{}for (var {}: u32 = 0u; {} < {}u; {} = {} + 1u) {{\n", ind, v, v, n, v,
+                           v);
+        Index inner{fmt::format("{} + {} * {}u", at.str(), v, per), 0};
+        write(*t.element, fmt::format("{}[{}]", expr, v), inner, depth + 1, ind + "  ");
+        out += ind + "}\n";
+        return;
+      }
+      case TypeKind::Struct: {
+        uint64_t k = 0;
+        for (const auto& m : t.struct_layout->members) {
+          write(*m.type, expr + "." + m.name, at.plus(k), depth, ind);
+          k += leaf_count(*m.type, rt);
+        }
+        return;
+      }
+    }
+  }
+
+  void read_struct(const StructLayout& s, const std::string& var, uint64_t at) {
+    uint64_t k = 0;
+    for (const auto& m : s.members) {
+      read(*m.type, var + "." + m.name, Index{"", at + k}, 0, "  ");
+      k += leaf_count(*m.type, rt);
+    }
+  }
+  void write_struct(const StructLayout& s, const std::string& var) {
+    uint64_t k = 0;
+    for (const auto& m : s.members) {
+      write(*m.type, var + "." + m.name, Index{"", k}, 0, "  ");
+      k += leaf_count(*m.type, rt);
+    }
+  }
+};
+
+/// A prefix for generated names that `source` does not contain.
+std::string fresh_prefix(std::string_view source) {
+  std::string p = "bindery_rt_";
+  for (int i = 2; source.find(p) != std::string_view::npos; ++i)
+    p = fmt::format("bindery_rt{}_", i);
+  return p;
+}
+
+// ---- the implementation's layout where it deviates ----------------------------------------------
+
+/// The layout wgpu-native's WGSL front end (naga 29) gives: WGSL §14.4.1 except that AlignOf of a
+/// struct is the largest AlignOf of its member TYPES, @align ignored (gfx-rs/wgpu#4377). Member
+/// offsets honour @align, and a struct's size rounds up to its largest AlignOfMember with @align.
+class NagaModel {
+ public:
+  /// naga = false recomputes the spec's layout with the same code, to tell bindery's own layout
+  /// apart from the deviation.
+  explicit NagaModel(bool naga = true) : naga_(naga) {}
+
+  std::shared_ptr<const StructLayout> layout(const StructLayout& s) { return model(s).first; }
+
+ private:
+  using Pair = std::pair<std::shared_ptr<StructLayout>, std::shared_ptr<WgslType>>;
+
+  std::shared_ptr<const WgslType> type(const std::shared_ptr<const WgslType>& t) {
+    if (t->kind == TypeKind::Struct) return model(*t->struct_layout).second;
+    if (t->kind != TypeKind::Array) return t;
+    auto e = type(t->element);
+    auto a = std::make_shared<WgslType>(*t);
+    a->element = e;
+    a->align = e->align;
+    a->stride = static_cast<uint32_t>(round_up(e->align, e->size));
+    a->size = t->count ? t->count * a->stride : a->stride;
+    return a;
+  }
+
+  Pair model(const StructLayout& s) {
+    if (auto it = done_.find(&s); it != done_.end()) return it->second;
+    auto l = std::make_shared<StructLayout>(s);
+    uint64_t offset = 0, spec_align = 1, naga_align = 1;
+    for (StructMember& m : l->members) {
+      m.type = type(m.type);
+      m.align = m.align_attribute ? m.align_attribute : m.type->align;
+      m.size = m.size_attribute ? m.size_attribute : m.type->size;
+      offset = round_up(m.align, offset);
+      m.offset = static_cast<uint32_t>(offset);
+      offset += m.size;
+      spec_align = std::max<uint64_t>(spec_align, m.align);
+      naga_align = std::max<uint64_t>(naga_align, naga_ ? m.type->align : m.align);
+    }
+    l->align = static_cast<uint32_t>(naga_align);
+    l->size = static_cast<uint32_t>(round_up(spec_align, offset));
+    auto t = std::make_shared<WgslType>();
+    t->kind = TypeKind::Struct;
+    t->struct_layout = l;
+    t->align = l->align;
+    t->size = l->size;
+    t->name = l->name;
+    t->host_shareable = true;
+    return done_[&s] = Pair{l, t};
+  }
+
+  bool naga_;
+  std::map<const StructLayout*, Pair> done_;
+};
+
+/// The first place where `a` (bindery, the spec) and `b` (the model) differ, as "path: spec X,
+/// implementation Y"; empty when they agree on every offset, size, stride and nested alignment.
+std::string first_difference(const StructLayout& a, const StructLayout& b,
+                             const std::string& path) {
+  for (size_t i = 0; i < a.members.size(); ++i) {
+    const StructMember& x = a.members[i];
+    const StructMember& y = b.members[i];
+    const std::string p = path.empty() ? x.name : path + "." + x.name;
+    if (x.offset != y.offset)
+      return fmt::format("'{}' at offset {} (WGSL) / {} (implementation)", p, x.offset, y.offset);
+    const WgslType* tx = x.type.get();
+    const WgslType* ty = y.type.get();
+    std::string q = p;
+    while (tx->kind == TypeKind::Array) {
+      if (tx->stride != ty->stride)
+        return fmt::format("'{}' stride {} (WGSL) / {} (implementation)", q, tx->stride,
+                           ty->stride);
+      tx = tx->element.get();
+      ty = ty->element.get();
+      q += "[]";
+    }
+    if (tx->kind == TypeKind::Struct) {
+      if (tx->align != ty->align)
+        return fmt::format("AlignOf({}) {} (WGSL) / {} (implementation)", tx->name, tx->align,
+                           ty->align);
+      if (tx->size != ty->size)
+        return fmt::format("SizeOf({}) {} (WGSL) / {} (implementation)", tx->name, tx->size,
+                           ty->size);
+      std::string d = first_difference(*tx->struct_layout, *ty->struct_layout, q);
+      if (!d.empty()) return d;
+    }
+  }
+  return {};
+}
+
+/// The deviation of `s` (see first_difference) when bindery's layout is what the spec's rules give
+/// and naga's differs; empty otherwise (a bindery error is then left for the round trip to show).
+std::string naga_deviation(const StructLayout& s, NagaModel& spec, NagaModel& naga,
+                           std::shared_ptr<const StructLayout>& model) {
+  model = naga.layout(s);
+  if (!first_difference(s, *spec.layout(s), "").empty()) return {};
+  return first_difference(s, *model, "");
+}
+
+// ---- GPU helpers ------------------------------------------------------------------------------
+
+struct Scope {
+  const Device& d;
+  explicit Scope(const Device& device) : d(device) {
+    wgpuDevicePushErrorScope(d.get(), WGPUErrorFilter_Validation);
+  }
+  /// Pops the scope: the error message, or empty.
+  std::string pop() {
+    struct R {
+      bool done = false;
+      WGPUPopErrorScopeStatus status = WGPUPopErrorScopeStatus_Error;
+      WGPUErrorType type = WGPUErrorType_NoError;
+      std::string message;
+    } r;
+    WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
+                     void* u, void*) {
+      auto* res = static_cast<R*>(u);
+      res->done = true;
+      res->status = status;
+      res->type = type;
+      res->message = std::string(gpu::sv(message));
+    };
+    cb.userdata1 = &r;
+    wgpuDevicePopErrorScope(d.get(), cb);
+    for (int i = 0; i < 100000 && !r.done; ++i) wgpuInstanceProcessEvents(d.instance());
+    if (!r.done || r.status != WGPUPopErrorScopeStatus_Success)
+      throw Error(ErrorKind::DeviceLost,
+                  "popErrorScope: the implementation never reported the scope's result");
+    return r.type == WGPUErrorType_NoError ? std::string() : one_line(r.message);
+  }
+};
+
+gpu::ShaderModule create_module(const Device& d, std::string_view wgsl) {
+  WGPUShaderSourceWGSL source = WGPU_SHADER_SOURCE_WGSL_INIT;
+  source.code = gpu::sv(wgsl);
+  WGPUShaderModuleDescriptor desc = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  desc.label = gpu::sv("bindery layout verification");
+  desc.nextInChain = &source.chain;
+  return gpu::ShaderModule::acquire(wgpuDeviceCreateShaderModule(d.get(), &desc));
+}
+
+std::vector<std::byte> read_back(const Device& d, WGPUBuffer src, uint64_t size) {
+  gpu::Buffer rb = d.create_buffer("layout verification readback", size,
+                                   WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+  gpu::CommandEncoder enc =
+      gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(d.get(), nullptr));
+  wgpuCommandEncoderCopyBufferToBuffer(enc.get(), src, 0, rb.get(), 0, size);
+  WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc.get(), nullptr);
+  wgpuQueueSubmit(d.queue(), 1, &cb);
+  wgpuCommandBufferRelease(cb);
+  struct Done {
+    bool done = false;
+    WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
+  } done;
+  WGPUBufferMapCallbackInfo info = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+  info.mode = WGPUCallbackMode_AllowProcessEvents;
+  info.callback = [](WGPUMapAsyncStatus status, WGPUStringView, void* u, void*) {
+    auto* dn = static_cast<Done*>(u);
+    dn->done = true;
+    dn->status = status;
+  };
+  info.userdata1 = &done;
+  wgpuBufferMapAsync(rb.get(), WGPUMapMode_Read, 0, size_t(size), info);
+  for (int i = 0; i < 100000 && !done.done; ++i) {
+    d.poll(true);
+    wgpuInstanceProcessEvents(d.instance());
+  }
+  if (!done.done || done.status != WGPUMapAsyncStatus_Success)
+    throw Error(ErrorKind::WebGPUValidation, "mapAsync of the layout verification readback failed");
+  std::vector<std::byte> out(size);
+  std::memcpy(out.data(), wgpuBufferGetConstMappedRange(rb.get(), 0, size_t(size)), size_t(size));
+  wgpuBufferUnmap(rb.get());
+  return out;
+}
+
+// ---- one batch --------------------------------------------------------------------------------
+
+struct Item {
+  const StructLayout* s = nullptr;
+  StructVerification* result = nullptr;
+  bool uniform = false;
+  uint64_t leaves = 0;
+  uint64_t storage_size = 0;  ///< binding size in the storage copy
+  uint64_t uniform_size = 0;
+};
+
+class Verifier {
+ public:
+  Verifier(const Device& d, std::string_view source, const VerifyOptions& o)
+      : d_(d), o_(o), prefix_(fresh_prefix(source)), decls_(layout_declarations(source)) {}
+
+  const std::string& declarations() const { return decls_; }
+
+  CompileVerdict verdict_in(const StructLayout& s, std::string_view space) {
+    return compile_verdict(d_, fmt::format("{}\n@group(0) @binding(0) var<{}> {}v: {};\n", decls_,
+                                           space, prefix_, s.name));
+  }
+
+  void run_batch(std::vector<Item>& batch) {
+    std::string error;
+    try {
+      error = try_batch(batch);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::DeviceLost) throw;
+      error = e.what();
+    }
+    if (error.empty()) return;
+    if (batch.size() == 1) {
+      batch[0].result->error = error;
+      return;
+    }
+    // Find which struct the implementation refused: one module each.
+    for (Item& it : batch) {
+      std::vector<Item> one{it};
+      run_batch(one);
+    }
+  }
+
+ private:
+  /// Runs one module for `batch`; returns the implementation's error, or empty.
+  std::string try_batch(std::vector<Item>& batch) {
+    const Limits& lim = d_.limits();
+    const std::string words = prefix_ + "words";
+    ShaderWriter w{words, prefix_, o_.runtime_array_elements, {}};
+    std::string decl = decls_ + "\n";
+
+    uint32_t binding = 1;
+    uint64_t storage_bytes = 0, uniform_bytes = 0, word_count = 0;
+    struct Placement {
+      uint32_t storage_binding, uniform_binding;
+      uint64_t storage_offset, uniform_offset;
+      uint64_t storage_words, uniform_words, length_word;
+    };
+    std::vector<Placement> place(batch.size());
+    for (size_t j = 0; j < batch.size(); ++j) {
+      Item& it = batch[j];
+      Placement& p = place[j];
+      const std::string sv = fmt::format("{}s{}", prefix_, j),
+                        uv = fmt::format("{}u{}", prefix_, j);
+      p.storage_binding = binding++;
+      p.storage_offset = round_up(lim.minStorageBufferOffsetAlignment, storage_bytes);
+      storage_bytes = p.storage_offset + it.storage_size;
+      decl += fmt::format("@group(0) @binding({}) var<storage, read_write> {}: {};\n",
+                          p.storage_binding, sv, it.s->name);
+      if (it.uniform) {
+        p.uniform_binding = binding++;
+        p.uniform_offset = round_up(lim.minUniformBufferOffsetAlignment, uniform_bytes);
+        uniform_bytes = p.uniform_offset + it.uniform_size;
+        decl += fmt::format("@group(0) @binding({}) var<uniform> {}: {};\n", p.uniform_binding, uv,
+                            it.s->name);
+        p.uniform_words = word_count;
+        word_count += it.leaves;
+        w.out += fmt::format("  // {} from uniform\n", it.s->name);
+        w.read_struct(*it.s, uv, p.uniform_words);
+      }
+      p.storage_words = word_count;
+      word_count += it.leaves;
+      w.out += fmt::format("  // {} from storage\n", it.s->name);
+      w.read_struct(*it.s, sv, p.storage_words);
+      if (const StructMember* rt = runtime_array_member(*it.s)) {
+        p.length_word = word_count++;
+        w.out +=
+            fmt::format("  {}[{}u] = arrayLength(&{}.{});\n", words, p.length_word, sv, rt->name);
+      }
+    }
+    // A fixed-size output array: constant indices need no run-time bounds checks, which would cost
+    // lavapipe a branch per leaf.
+    decl += fmt::format("@group(0) @binding(0) var<storage, read_write> {}: array<u32, {}>;\n",
+                        words, std::max<uint64_t>(word_count, 1));
+    for (size_t j = 0; j < batch.size(); ++j) {
+      w.out += fmt::format("  // {} written by the GPU\n", batch[j].s->name);
+      w.write_struct(*batch[j].s, fmt::format("{}s{}", prefix_, j));
+    }
+    const std::string wgsl =
+        decl + fmt::format("\n@compute @workgroup_size(1)\nfn {}main() {{\n{}}}\n", prefix_, w.out);
+
+    // Host data through StructView at bindery's offsets; padding bytes 0xA5.
+    std::vector<std::byte> storage(round_up(4, std::max<uint64_t>(storage_bytes, 4)),
+                                   std::byte{0xA5});
+    std::vector<std::byte> uniform(round_up(16, std::max<uint64_t>(uniform_bytes, 16)),
+                                   std::byte{0xA5});
+    for (size_t j = 0; j < batch.size(); ++j) {
+      const Item& it = batch[j];
+      fill(*it.s, std::span(storage).subspan(place[j].storage_offset, it.storage_size));
+      if (it.uniform)
+        fill(*it.s, std::span(uniform).subspan(place[j].uniform_offset, it.uniform_size));
+    }
+    std::vector<uint32_t> sentinel(word_count, 0xFFFFFFFFu);
+
+    last_module_ = wgsl;
+    if (const char* dir = std::getenv("BINDERY_VERIFY_DUMP")) {
+      // Written before compiling, so a module that crashes the driver is kept too.
+      if (FILE* f = std::fopen(fmt::format("{}/{}.wgsl", dir, batch[0].s->name).c_str(), "wb")) {
+        std::fwrite(wgsl.data(), 1, wgsl.size(), f);
+        std::fclose(f);
+      }
+    }
+    Scope scope(d_);
+    gpu::ShaderModule module = create_module(d_, wgsl);
+    WGPUComputePipelineDescriptor pd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+    pd.compute.module = module.get();
+    const std::string entry = prefix_ + "main";
+    pd.compute.entryPoint = gpu::sv(entry);
+    gpu::ComputePipeline pipeline =
+        gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(d_.get(), &pd));
+    if (std::string e = scope.pop(); !e.empty()) return e;
+
+    Scope run(d_);
+    const uint64_t words_bytes = std::max<uint64_t>(word_count, 1) * 4;
+    gpu::Buffer words_buf = d_.create_buffer(
+        "layout verification words", words_bytes,
+        WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+    gpu::Buffer storage_buf = d_.create_buffer(
+        "layout verification storage", storage.size(),
+        WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+    gpu::Buffer uniform_buf = d_.create_buffer("layout verification uniform", uniform.size(),
+                                               WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+    if (word_count) d_.write_buffer(words_buf.get(), 0, sentinel.data(), word_count * 4);
+    d_.write_buffer(storage_buf.get(), 0, storage.data(), storage.size());
+    d_.write_buffer(uniform_buf.get(), 0, uniform.data(), uniform.size());
+
+    std::vector<WGPUBindGroupEntry> entries;
+    WGPUBindGroupEntry e0 = WGPU_BIND_GROUP_ENTRY_INIT;
+    e0.binding = 0;
+    e0.buffer = words_buf.get();
+    e0.size = words_bytes;
+    entries.push_back(e0);
+    for (size_t j = 0; j < batch.size(); ++j) {
+      WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+      e.binding = place[j].storage_binding;
+      e.buffer = storage_buf.get();
+      e.offset = place[j].storage_offset;
+      e.size = batch[j].storage_size;
+      entries.push_back(e);
+      if (batch[j].uniform) {
+        e.binding = place[j].uniform_binding;
+        e.buffer = uniform_buf.get();
+        e.offset = place[j].uniform_offset;
+        e.size = batch[j].uniform_size;
+        entries.push_back(e);
+      }
+    }
+    gpu::BindGroupLayout bgl =
+        gpu::BindGroupLayout::acquire(wgpuComputePipelineGetBindGroupLayout(pipeline.get(), 0));
+    WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+    bgd.layout = bgl.get();
+    bgd.entryCount = entries.size();
+    bgd.entries = entries.data();
+    gpu::BindGroup group = d_.create_bind_group(bgd);
+    gpu::CommandEncoder enc =
+        gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(d_.get(), nullptr));
+    WGPUComputePassDescriptor cpd = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+    gpu::ComputePassEncoder pass =
+        gpu::ComputePassEncoder::acquire(wgpuCommandEncoderBeginComputePass(enc.get(), &cpd));
+    wgpuComputePassEncoderSetPipeline(pass.get(), pipeline.get());
+    wgpuComputePassEncoderSetBindGroup(pass.get(), 0, group.get(), 0, nullptr);
+    wgpuComputePassEncoderDispatchWorkgroups(pass.get(), 1, 1, 1);
+    wgpuComputePassEncoderEnd(pass.get());
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc.get(), nullptr);
+    wgpuQueueSubmit(d_.queue(), 1, &cb);
+    wgpuCommandBufferRelease(cb);
+    if (std::string e = run.pop(); !e.empty()) return e;
+
+    std::vector<std::byte> words_back = read_back(d_, words_buf.get(), words_bytes);
+    std::vector<std::byte> storage_back = read_back(d_, storage_buf.get(), storage.size());
+    auto word = [&](uint64_t i) {
+      uint32_t v;
+      std::memcpy(&v, words_back.data() + i * 4, 4);
+      return v;
+    };
+    for (size_t j = 0; j < batch.size(); ++j) {
+      Item& it = batch[j];
+      StructVerification& r = *it.result;
+      if (it.uniform) {
+        compare_words(*it.s, r, "uniform->gpu",
+                      [&](uint64_t k) { return word(place[j].uniform_words + k); });
+        r.uniform_round_trip = true;
+      }
+      compare_words(*it.s, r, "storage->gpu",
+                    [&](uint64_t k) { return word(place[j].storage_words + k); });
+      if (const StructMember* rt = runtime_array_member(*it.s)) {
+        // arrayLength = floor((binding size - offset of the array) / stride) (WGSL §17.6.1).
+        const uint32_t expected =
+            static_cast<uint32_t>((it.storage_size - rt->offset) / rt->type->stride);
+        const uint32_t seen = word(place[j].length_word);
+        ++r.checks;
+        if (seen != expected)
+          add(r, LeafMismatch{
+                     "arrayLength", rt->name, rt->offset, expected, seen,
+                     fmt::format("binding size {}, stride {}", it.storage_size, rt->type->stride)});
+      }
+      StructView back(*it.s,
+                      std::span(storage_back).subspan(place[j].storage_offset, it.storage_size));
+      compare_view(*it.s, r, back);
+      r.storage_round_trip = true;
+    }
+    return {};
+  }
+
+  void fill(const StructLayout& s, std::span<std::byte> bytes) {
+    StructView v(s, bytes);
+    uint64_t k = 0;
+    uint32_t bits[16];
+    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+      const uint32_t n = components(f);
+      for (uint32_t i = 0; i < n; ++i) bits[i] = pattern(f.scalar, false, k + i);
+      write_field(v, f, bits);
+      k += n;
+    });
+  }
+
+  void add(StructVerification& r, LeafMismatch m) {
+    ++r.mismatch_count;
+    if (r.mismatches.size() < o_.max_listed_mismatches) r.mismatches.push_back(std::move(m));
+  }
+
+  /// Names the leaf whose pattern `seen` is, if any.
+  std::string whose(const StructLayout& s, ScalarKind scalar, uint32_t seen) {
+    if (seen == 0xFFFFFFFFu) return "the shader wrote nothing there";
+    if (seen == 0xA5A5A5A5u || (scalar == ScalarKind::F16 && (seen & 0xFFFF) == 0xA5A5u))
+      return "padding (bindery wrote nothing there)";
+    auto d = decode(scalar, seen);
+    if (!d) return {};
+    std::string found;
+    uint64_t k = 0;
+    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+      const uint32_t n = components(f);
+      if (found.empty() && d->first >= k && d->first < k + n) {
+        auto [path, off] = component(f, static_cast<uint32_t>(d->first - k));
+        found = fmt::format("the {} value of '{}' (bindery offset {})",
+                            d->second ? "GPU's" : "host's", path, off);
+      }
+      k += n;
+    });
+    return found;
+  }
+
+  template <class Word>
+  void compare_words(const StructLayout& s, StructVerification& r, const char* direction,
+                     Word&& word) {
+    uint64_t k = 0;
+    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+      const uint32_t n = components(f);
+      for (uint32_t i = 0; i < n; ++i, ++k) {
+        ++r.checks;
+        const uint32_t expected = pattern(f.scalar, false, k), seen = word(k);
+        if (seen != expected) {
+          auto [path, off] = component(f, i);
+          add(r, LeafMismatch{direction, path, off, expected, seen, whose(s, f.scalar, seen)});
+        }
+      }
+    });
+  }
+
+  void compare_view(const StructLayout& s, StructVerification& r, const StructView& v) {
+    uint64_t k = 0;
+    uint32_t bits[16];
+    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+      const uint32_t n = components(f);
+      read_field(v, f, bits);
+      for (uint32_t i = 0; i < n; ++i, ++k) {
+        ++r.checks;
+        const uint32_t expected = pattern(f.scalar, true, k);
+        if (bits[i] != expected) {
+          auto [path, off] = component(f, i);
+          add(r, LeafMismatch{"gpu->storage", path, off, expected, bits[i],
+                              whose(s, f.scalar, bits[i])});
+        }
+      }
+    });
+  }
+
+  const Device& d_;
+  const VerifyOptions& o_;
+  std::string prefix_;
+  std::string decls_;
+  std::string last_module_;
+};
+
+}  // namespace
+
+CompileVerdict compile_verdict(const Device& device, std::string_view wgsl) {
+  Scope scope(device);
+  gpu::ShaderModule module = create_module(device, wgsl);
+  std::string e = scope.pop();
+  return CompileVerdict{e.empty(), e};
+}
+
+bool implementation_has_uniform_buffer_standard_layout(const Device& device) {
+  return compile_verdict(device, "requires uniform_buffer_standard_layout;\n").valid;
+}
+
+std::string layout_declarations(std::string_view source) {
+  std::vector<ReflectionError> errors;
+  wgsl::ModuleAst m = wgsl::parse_module(source, errors);
+  if (!errors.empty()) return {};
+  std::string out;
+  for (const wgsl::DeclSpan& d : m.decls) {
+    if (d.kind == wgsl::DeclKind::Other || d.end <= d.first) continue;
+    const wgsl::Token& a = m.tokens[d.first];
+    const wgsl::Token& b = m.tokens[d.end - 1];
+    out += source.substr(a.pos, b.pos + b.text.size() - a.pos);
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<StructVerification> verify_structs(const Device& device, std::string_view source,
+                                               const Reflection& reflection,
+                                               std::span<const StructLayout* const> structs,
+                                               const VerifyOptions& options) {
+  (void)reflection;
+  std::vector<StructVerification> results(structs.size());
+  Verifier v(device, source, options);
+  const Limits& lim = device.limits();
+
+  // The declarations alone must compile, or nothing can be checked on this implementation.
+  std::string skip_all;
+  if (v.declarations().empty()) {
+    skip_all = "the source does not parse";
+  } else if (CompileVerdict c = compile_verdict(device, v.declarations()); !c.valid) {
+    skip_all = reflection.f16_enabled && !device.has_shader_f16()
+                   ? "the source enables f16 and this device has no \"shader-f16\""
+                   : "its declarations do not compile on this implementation: " + c.message;
+  }
+
+  std::vector<Item> todo;
+  NagaModel naga, spec_rules(false);
+  std::vector<std::shared_ptr<const StructLayout>> models;  // kept alive for the batches
+  for (size_t i = 0; i < structs.size(); ++i) {
+    const StructLayout& s = *structs[i];
+    StructVerification& r = results[i];
+    r.name = s.name;
+    r.size = s.size;
+    r.leaves = static_cast<uint32_t>(leaf_count(s, options.runtime_array_elements));
+    r.bindery_uniform_valid =
+        address_space_errors(s, BindingSpace::Uniform, options.reflect).empty();
+    r.bindery_storage_valid =
+        address_space_errors(s, BindingSpace::Storage, options.reflect).empty();
+    // Where a known implementation deviation changes the layout, the round trip and the verdicts
+    // are checked against the implementation's layout as bindery predicts it (NagaModel).
+    std::shared_ptr<const StructLayout> model;
+    const std::string diff = naga_deviation(s, spec_rules, naga, model);
+    const StructLayout& used = diff.empty() ? s : *model;
+    if (!diff.empty()) {
+      r.deviation =
+          "gfx-rs/wgpu#4377, naga leaves @align out of AlignOf(struct) (WGSL §14.4.1): " + diff;
+      models.push_back(model);
+    }
+    r.expected_uniform_valid =
+        diff.empty() ? r.bindery_uniform_valid
+                     : address_space_errors(used, BindingSpace::Uniform, options.reflect).empty();
+    r.expected_storage_valid =
+        diff.empty() ? r.bindery_storage_valid
+                     : address_space_errors(used, BindingSpace::Storage, options.reflect).empty();
+    {
+      // bool anywhere makes the struct not host-shareable.
+      bool hs = true;
+      auto visit = [&](const auto& self, const WgslType& t) -> void {
+        if (!t.host_shareable) hs = false;
+        if (t.kind == TypeKind::Array) self(self, *t.element);
+        if (t.kind == TypeKind::Struct)
+          for (const auto& m : t.struct_layout->members) self(self, *m.type);
+      };
+      for (const auto& m : s.members) visit(visit, *m.type);
+      r.host_shareable = hs;
+    }
+    if (!skip_all.empty()) {
+      r.skipped = skip_all;
+      continue;
+    }
+    if (options.check_verdicts) {
+      CompileVerdict u = v.verdict_in(s, "uniform");
+      CompileVerdict st = v.verdict_in(s, "storage, read_write");
+      r.verdicts_checked = true;
+      r.gpu_uniform_valid = u.valid;
+      r.gpu_uniform_message = u.message;
+      r.gpu_storage_valid = st.valid;
+      r.gpu_storage_message = st.message;
+    } else {
+      r.gpu_uniform_valid = r.expected_uniform_valid;
+      r.gpu_storage_valid = r.expected_storage_valid;
+    }
+    std::vector<std::string> why;
+    auto skip_reason = [&] { return fmt::format("{}", fmt::join(why, "; ")); };
+    if (!r.host_shareable) why.push_back("not host-shareable (bool)");
+    if (!(r.expected_storage_valid && r.gpu_storage_valid)) {
+      if (r.host_shareable) why.push_back("not valid in storage");
+      r.skipped = skip_reason();
+      continue;
+    }
+    Item it;
+    it.s = &used;
+    it.result = &r;
+    it.leaves = leaf_count(used, options.runtime_array_elements);
+    const StructMember* rt = runtime_array_member(used);
+    const uint64_t rt_end =
+        rt ? rt->offset + uint64_t(options.runtime_array_elements) * rt->type->stride : 0;
+    it.storage_size = round_up(4, std::max<uint64_t>(used.size, rt_end));
+    it.uniform_size = round_up(16, used.size);
+    if (it.storage_size > lim.maxStorageBufferBindingSize) {
+      why.push_back(fmt::format("{} bytes exceed maxStorageBufferBindingSize ({})", it.storage_size,
+                                lim.maxStorageBufferBindingSize));
+      r.skipped = skip_reason();
+      continue;
+    }
+    it.uniform = r.expected_uniform_valid && r.gpu_uniform_valid && options.uniform_round_trip;
+    if (!options.uniform_round_trip) {
+      why.push_back("uniform round trip not run: switched off");
+    } else if (it.uniform && uniform_matcx2_hazard(used)) {
+      it.uniform = false;
+      why.push_back(
+          "uniform round trip not run: a matCx2 in a nested struct, which naga 29 reads wrongly "
+          "from "
+          "uniform buffers (docs/LAYOUT.md)");
+    } else if (!it.uniform) {
+      why.push_back("uniform round trip not run: not valid in uniform");
+    } else if (it.uniform_size > lim.maxUniformBufferBindingSize) {
+      it.uniform = false;
+      why.push_back(fmt::format(
+          "uniform round trip not run: {} bytes exceed maxUniformBufferBindingSize ({})",
+          it.uniform_size, lim.maxUniformBufferBindingSize));
+    }
+    r.skipped = skip_reason();
+    todo.push_back(it);
+  }
+
+  // Batches within the per-stage limits (one storage binding is the words array).
+  const uint32_t max_storage =
+      lim.maxStorageBuffersPerShaderStage > 1 ? lim.maxStorageBuffersPerShaderStage - 1 : 1;
+  const uint32_t max_uniform = std::max<uint32_t>(lim.maxUniformBuffersPerShaderStage, 1);
+  const uint64_t max_words = std::min<uint64_t>(lim.maxStorageBufferBindingSize / 4, 1u << 22);
+  std::vector<Item> batch;
+  uint32_t n_storage = 0, n_uniform = 0;
+  uint64_t n_words = 0;
+  auto flush = [&] {
+    if (!batch.empty()) v.run_batch(batch);
+    batch.clear();
+    n_storage = n_uniform = 0;
+    n_words = 0;
+  };
+  for (const Item& it : todo) {
+    const uint64_t words = it.leaves * (it.uniform ? 2 : 1) + 1;
+    if (!batch.empty() &&
+        (n_storage + 1 > max_storage || n_uniform + (it.uniform ? 1 : 0) > max_uniform ||
+         n_words + words > max_words ||
+         (options.max_structs_per_module && batch.size() >= options.max_structs_per_module)))
+      flush();
+    batch.push_back(it);
+    n_storage += 1;
+    n_uniform += it.uniform ? 1 : 0;
+    n_words += words;
+  }
+  flush();
+  return results;
+}
+
+bool ModuleVerification::ok() const noexcept {
+  if (!verdict_agrees()) return false;
+  for (const auto& s : structs)
+    if (!s.ok()) return false;
+  return true;
+}
+
+ModuleVerification verify_module(const Device& device, std::string_view source,
+                                 const VerifyOptions& options) {
+  ModuleVerification out;
+  Reflection r = reflect_wgsl(source, options.reflect);
+  out.bindery_valid = r.ok();
+  if (!r.ok()) {
+    const ReflectionError& e = r.errors.front();
+    out.bindery_message =
+        fmt::format("{}:{}: [{}] {}", e.line, e.column, to_string(e.kind), e.message);
+  } else if (r.f16_enabled && !device.has_shader_f16()) {
+    // `enable f16;` needs the device feature "shader-f16" (WGSL §4.1.2 enable extensions).
+    out.bindery_valid = false;
+    out.bindery_message = "the module enables f16 and this device has no \"shader-f16\"";
+  }
+  if (out.bindery_valid) {
+    // Buffers whose struct layout the implementation changes (NagaModel) may fail its uniform
+    // checks where the spec's layout passes: bindery predicts that verdict.
+    NagaModel naga, spec_rules(false);
+    for (const BindingInfo& b : r.bindings) {
+      if (!b.store_type || b.store_type->kind != TypeKind::Struct) continue;
+      const StructLayout& s = *b.store_type->struct_layout;
+      std::shared_ptr<const StructLayout> model;
+      const std::string diff = naga_deviation(s, spec_rules, naga, model);
+      if (diff.empty()) continue;
+      out.deviation = fmt::format("gfx-rs/wgpu#4377 in binding '{}': {}", b.name, diff);
+      auto errors = address_space_errors(*model, b.space, options.reflect);
+      if (!errors.empty()) {
+        out.bindery_valid = false;
+        out.bindery_message = fmt::format("{} (under the known deviation {}: {})", b.name,
+                                          out.deviation, errors.front().message);
+      }
+    }
+  }
+  CompileVerdict c = compile_verdict(device, source);
+  out.gpu_valid = c.valid;
+  out.gpu_message = c.message;
+  std::vector<const StructLayout*> structs;
+  for (const auto& s : r.structs) structs.push_back(s.get());
+  out.structs = verify_structs(device, source, r, structs, options);
+  return out;
+}
+
+std::string describe(const StructVerification& s) {
+  auto verdict = [](bool v) { return v ? "valid" : "invalid"; };
+  std::string line = fmt::format("struct {} (size {}, {} leaves):", s.name, s.size, s.leaves);
+  if (s.verdicts_checked)
+    line += fmt::format(" uniform {}/{}, storage {}/{} (bindery/implementation){};",
+                        verdict(s.expected_uniform_valid), verdict(s.gpu_uniform_valid),
+                        verdict(s.expected_storage_valid), verdict(s.gpu_storage_valid),
+                        s.verdicts_agree() ? " agree" : " DISAGREE");
+  else
+    line += " verdicts not checked;";
+  std::vector<std::string> ran;
+  if (s.uniform_round_trip) ran.push_back("uniform->gpu");
+  if (s.storage_round_trip) {
+    ran.push_back("storage->gpu");
+    ran.push_back("gpu->storage");
+  }
+  line += fmt::format(" round trip {}: {} checks, {} mismatches",
+                      ran.empty() ? "none" : fmt::format("{}", fmt::join(ran, ", ")), s.checks,
+                      s.mismatch_count);
+  if (!s.error.empty()) line += "; implementation error: " + s.error;
+  if (!s.deviation.empty())
+    line += fmt::format(
+        "; known implementation deviation, checked against the implementation's layout: {} (by the "
+        "WGSL spec: uniform {}, storage {})",
+        s.deviation, verdict(s.bindery_uniform_valid), verdict(s.bindery_storage_valid));
+  if (!s.skipped.empty()) line += " (" + s.skipped + ")";
+  for (const auto& m : s.mismatches)
+    line += fmt::format(
+        "\n  mismatch {} '{}' at bindery offset {}: expected 0x{:08X}, the GPU {} 0x{:08X}{}",
+        m.direction, m.path, m.offset, m.expected, m.direction == "gpu->storage" ? "wrote" : "saw",
+        m.seen, m.seen_is.empty() ? "" : " (" + m.seen_is + ")");
+  if (s.verdicts_checked && !s.verdicts_agree()) {
+    if (s.expected_uniform_valid != s.gpu_uniform_valid)
+      line += "\n  uniform verdict differs; implementation: " +
+              (s.gpu_uniform_message.empty() ? "accepted" : s.gpu_uniform_message);
+    if (s.expected_storage_valid != s.gpu_storage_valid)
+      line += "\n  storage verdict differs; implementation: " +
+              (s.gpu_storage_message.empty() ? "accepted" : s.gpu_storage_message);
+  }
+  return line;
+}
+
+}  // namespace bindery
