@@ -119,12 +119,14 @@ TEST_P(CorpusModule, VerdictAgreesAndEveryStructRoundTrips) {
     EXPECT_GT(s.leaves, 0u);
     // Every struct valid in storage was round-tripped through storage; every struct valid in
     // uniform that fits maxUniformBufferBindingSize through uniform too.
-    if (s.bindery_storage_valid) {
+    // (bindery's prediction for this implementation: see docs/LAYOUT.md, known deviations)
+    if (s.expected_storage_valid) {
       EXPECT_TRUE(s.storage_round_trip) << describe(s);
       EXPECT_GE(s.checks, 2u * s.leaves) << describe(s);
     }
-    if (s.bindery_uniform_valid &&
-        (uint64_t(s.size) + 15) / 16 * 16 <= lim.maxUniformBufferBindingSize)
+    if (s.expected_uniform_valid &&
+        (uint64_t(s.size) + 15) / 16 * 16 <= lim.maxUniformBufferBindingSize &&
+        s.skipped.find("matCx2") == std::string::npos)
       EXPECT_TRUE(s.uniform_round_trip) << describe(s);
   }
 }

@@ -123,7 +123,7 @@ class RandomStructs {
         break;
       }
     }
-    const uint32_t n = chance(0.85) ? 1 + pick(2) : 3 + pick(3);
+    const uint32_t n = chance(0.9) ? 1 + pick(2) : 3 + pick(2);
     Type t;
     t.align = e.align;
     t.size = n * round_up(e.align, e.size);
@@ -138,7 +138,7 @@ class RandomStructs {
     g.top = top;
     std::string body;
     uint32_t offset = 0, max_align = 1;
-    const int members = 1 + static_cast<int>(pick(top ? 4 : 3));
+    const int members = 1 + static_cast<int>(pick(top ? 4 : 2));
     bool prev_struct_or_array = false;
     for (int m = 0; m < members; ++m) {
       const bool last = m + 1 == members;

@@ -4,7 +4,9 @@
 // blankspace, line comments and nested block comments (WGSL §3.2–3.3). `<`, `>` are always single
 // tokens: the parser decides template lists versus shifts from adjacency (WGSL §3.9 template
 // disambiguation, simplified to what module-scope declarations need). Positions are 1-based
-// line and column in Unicode code points.
+// line and column in Unicode code points; lines count WGSL line breaks (LF, VT, FF, CR not
+// followed by LF, CRLF, NEL, LS, PS), each of which also ends a line comment, and U+200E / U+200F
+// are blankspace.
 #pragma once
 
 #include <bindery/wgsl_layout.hpp>

@@ -1037,7 +1037,6 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
                                                const Reflection& reflection,
                                                std::span<const StructLayout* const> structs,
                                                const VerifyOptions& options) {
-  (void)reflection;
   std::vector<StructVerification> results(structs.size());
   Verifier v(device, source, options);
   const Limits& lim = device.limits();
