@@ -47,7 +47,7 @@ class BaselineTracker {
 
   /// Optional: names for group `group`'s bindings in intruder reports; dynamic offsets map to
   /// the layout's dynamic entries sorted by binding number (shared/cases D05).
-  void describe_group(uint32_t group, const BindGroupLayoutDesc& layout);
+  [[maybe_unused]] void describe_group(uint32_t group, const BindGroupLayoutDesc& layout);
 
   bool set_pipeline(const void* pipeline);
   /// `declared` and `key`: the group's declared frequency and this draw's key of that frequency.
