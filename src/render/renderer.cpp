@@ -149,24 +149,55 @@ uint64_t default_max_bind_groups(const AdapterDescription& adapter) {
 namespace {
 
 // A buffer map that completes while the device is polled (frames in flight read their
-// timestamps and statistics this way, without waiting at submit time).
-struct PendingMap {
-  bool requested = false, done = false;
-  WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
+// timestamps and statistics this way, without waiting at submit time). The callback's state lives
+// on the heap: when a run ends early (an error, a lost device) with a map still pending, the
+// state is orphaned and the callback, which wgpu-native still calls when the buffer goes away,
+// frees it instead of writing into a destroyed frame slot.
+class PendingMap {
+ public:
+  PendingMap() = default;
+  PendingMap(const PendingMap&) = delete;
+  PendingMap& operator=(const PendingMap&) = delete;
+  ~PendingMap() { forget(); }
+
+  bool requested() const { return state_ != nullptr; }
+  bool done() const { return state_ && state_->done; }
+  bool succeeded() const { return done() && state_->status == WGPUMapAsyncStatus_Success; }
 
   void request(WGPUBuffer buffer, uint64_t size) {
-    requested = true;
-    done = false;
+    forget();
+    state_ = new State;
     WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = [](WGPUMapAsyncStatus st, WGPUStringView, void* u1, void*) {
-      auto* self = static_cast<PendingMap*>(u1);
-      self->done = true;
-      self->status = st;
+    cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView, void* u1, void*) {
+      auto* st = static_cast<State*>(u1);
+      if (st->orphaned) {
+        delete st;
+        return;
+      }
+      st->done = true;
+      st->status = status;
     };
-    cb.userdata1 = this;
+    cb.userdata1 = state_;
     wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, cb);
   }
+
+  /// Ends this request: frees a completed state, orphans a pending one.
+  void forget() {
+    if (!state_) return;
+    if (state_->done)
+      delete state_;
+    else
+      state_->orphaned = true;
+    state_ = nullptr;
+  }
+
+ private:
+  struct State {
+    bool done = false, orphaned = false;
+    WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
+  };
+  State* state_ = nullptr;
 };
 
 // Per frame-in-flight state: the readback of its GPU spans and statistics.
@@ -283,13 +314,13 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   auto complete = [&](uint32_t f) {
     FrameSlot& slot = slots[f % k];
     wgpuDevicePoll(device.get(), true, &slot.submission);
-    if (slot.map.requested) {
-      for (int i = 0; i < 100000 && !slot.map.done; ++i) {
+    if (slot.map.requested()) {
+      for (int i = 0; i < 100000 && !slot.map.done(); ++i) {
         wgpuInstanceProcessEvents(device.instance());
-        if (!slot.map.done) wgpuDevicePoll(device.get(), true, nullptr);
+        if (!slot.map.done()) wgpuDevicePoll(device.get(), true, nullptr);
       }
       device.check();
-      if (!slot.map.done || slot.map.status != WGPUMapAsyncStatus_Success)
+      if (!slot.map.succeeded())
         throw Error(ErrorKind::WebGPUValidation,
                     fmt::format("frame {}: mapping its statistics failed", f));
       const auto* bytes = static_cast<const std::byte*>(
@@ -304,7 +335,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
       }
       timing.culling = strategy->read_stats(bytes + stats_offset);
       wgpuBufferUnmap(slot.readback.get());
-      slot.map.requested = false;
+      slot.map.forget();
     }
     done[f] = Clock::now();
     report.frames[f].frame_ms = ms_since(starts[f], done[f]);
