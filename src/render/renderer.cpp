@@ -122,7 +122,7 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
   if (row.unavailable)
     if (std::optional<std::string> why = row.unavailable(device, scene))
       throw Error(ErrorKind::StrategyUnavailable,
-                  fmt::format("render: strategy {} is unavailable on {}: {}", o.strategy,
+                  fmt::format("render: strategy {} cannot draw this scene on {}: {}", o.strategy,
                               device.adapter().name, *why));
 }
 

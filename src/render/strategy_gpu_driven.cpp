@@ -54,6 +54,10 @@ BINDERY_WGSL_STRUCT_CHECK(ObjectInputGpu, axis, speed, radius, rotationSpeed, sc
 // Why the strategy cannot run on this device and scene, or nullopt.
 std::optional<std::string> unavailable(const Device& device, const Scene& scene) {
   const Limits& limits = device.limits();
+  if (device.adapter().backend == "gl")
+    return "its compute shaders do not translate to wgpu-native's OpenGL backend (the GLSL "
+           "generated for the occlusion test calls textureSize with an unsigned level); use "
+           "--backend vulkan";
   if (!device.has_indirect_first_instance())
     return "needs the indirect-first-instance feature (each batch's instances start at its "
            "firstInstance)";
