@@ -269,8 +269,8 @@ TEST_F(LayoutVerify, UniformBufferStandardLayoutSwitch) {
   const char* valid_with_switch[] = {
       "struct X { a: array<u32, 2>, b: u32 }\n@group(0) @binding(0) var<uniform> x: X;\n",
       "@group(0) @binding(0) var<uniform> u: array<u32, 4>;\n",
-      "struct H { hi: f32, lo: f32 }\nstruct A { p: H, q: H, r: H }\n@group(0) @binding(0) "
-      "var<uniform> a: A;\n"};
+      ("struct H { hi: f32, lo: f32 }\nstruct A { p: H, q: H, r: H }\n@group(0) @binding(0) "
+       "var<uniform> a: A;\n")};
   for (const char* body : valid_with_switch) {
     const std::string src = std::string("requires uniform_buffer_standard_layout;\n") + body;
     EXPECT_TRUE(compile_verdict(device(), src).valid) << src;
