@@ -330,10 +330,11 @@ TEST(GltfCases, G13VertexColoursAsUnorm8) {
       EXPECT_EQ(v.color, glm::u8vec4(230, 26, 26, 255)) << name;
   }
   // Without COLOR_0 every vertex is white (cubes too).
-  for (const Vertex& v : load_case("G07a_cube.gltf").meshes.at(0).vertices)
-    EXPECT_EQ(v.color, glm::u8vec4(255));
-  for (const Vertex& v : make_cube_scene({.objects = 1}).meshes.at(0).vertices)
-    EXPECT_EQ(v.color, glm::u8vec4(255));
+  // (The scenes are named: a range-for over a temporary's member would read freed memory.)
+  const Scene cube = load_case("G07a_cube.gltf");
+  for (const Vertex& v : cube.meshes.at(0).vertices) EXPECT_EQ(v.color, glm::u8vec4(255));
+  const Scene cubes = make_cube_scene({.objects = 1});
+  for (const Vertex& v : cubes.meshes.at(0).vertices) EXPECT_EQ(v.color, glm::u8vec4(255));
 }
 
 // KHR_mesh_quantization: normalized BYTE positions +-127 -> +-1 (max(c / 127, -1)) and normals;

@@ -22,6 +22,7 @@
 #include "bindery/image.hpp"
 #include "bindery/io.hpp"
 #include "bindery/layout_builder.hpp"
+#include "bindery/layout_verify.hpp"
 #include "bindery/limits.hpp"
 #include "bindery/offscreen.hpp"
 #include "bindery/renderer.hpp"
