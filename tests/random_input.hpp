@@ -256,7 +256,9 @@ inline void run_many(CliCommand command, const std::string& name, Mutator& mutat
   }
   std::printf("%d inputs: exit 0: %d, exit 1: %d, exit 2: %d\n", count, by_exit[0], by_exit[1],
               by_exit[2]);
-  if (!::testing::Test::HasFailure()) EXPECT_GT(by_exit[1] + by_exit[2], 0);
+  if (!::testing::Test::HasFailure()) {
+    EXPECT_GT(by_exit[1] + by_exit[2], 0);
+  }
 }
 
 }  // namespace bindery::test
