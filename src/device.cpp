@@ -480,4 +480,16 @@ void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
   s_->throw_if_lost("writeBuffer");
 }
 
+namespace gpu {
+std::array<std::string_view, kHandleTypeCount> handle_type_names() noexcept {
+  // The order of the BINDERY_GPU_HANDLE lines in gpu.hpp (their indices).
+  return {"Instance",        "Adapter",           "Device",         "Queue",
+          "Buffer",          "Texture",           "TextureView",    "Sampler",
+          "ShaderModule",    "BindGroupLayout",   "BindGroup",      "PipelineLayout",
+          "RenderPipeline",  "ComputePipeline",   "CommandEncoder", "CommandBuffer",
+          "RenderPassEncoder", "ComputePassEncoder", "RenderBundle", "RenderBundleEncoder",
+          "QuerySet"};
+}
+}  // namespace gpu
+
 }  // namespace bindery

@@ -30,35 +30,6 @@ struct BenchCli {
   int64_t threads = 0;
 };
 
-// Parses --strategies: "all" (every strategy of the catalogue), or comma-separated names, each
-// once, none empty.
-std::vector<std::string> parse_strategy_list(const std::string& list) {
-  std::vector<std::string> names;
-  if (list == "all") {
-    for (const StrategyInfo& info : strategy_catalog()) names.emplace_back(info.name);
-    return names;
-  }
-  size_t start = 0;
-  while (true) {
-    const size_t comma = list.find(',', start);
-    const std::string name =
-        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name.empty())
-      throw Error(ErrorKind::InvalidArgument,
-                  fmt::format("bench: --strategies '{}' has an empty name (names are separated "
-                              "by single commas)",
-                              list));
-    with_context("reading --strategies", [&] { return find_strategy(name); });
-    if (std::find(names.begin(), names.end(), name) != names.end())
-      throw Error(ErrorKind::InvalidArgument,
-                  fmt::format("bench: --strategies lists '{}' twice", name));
-    names.push_back(name);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return names;
-}
-
 // An implementation limit reached at some object count (bind groups lavapipe can hold, buffer
 // sizes) ends the search for that strategy like an over-budget frame, with the reason printed.
 bool is_capacity_limit(ErrorKind kind) {
@@ -69,7 +40,7 @@ bool is_capacity_limit(ErrorKind kind) {
 
 int run_bench(const BenchCli& o) {
   // Every option is checked before the device is created.
-  const std::vector<std::string> names = parse_strategy_list(o.strategies);
+  const std::vector<std::string> names = parse_strategy_list(o.strategies, "bench");
   if (o.frames < 1 || o.frames > 1000)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --frames {} is outside 1..1000", o.frames));

@@ -52,23 +52,6 @@ Summary summarize(std::vector<double> v) {
   return {v.front(), v[v.size() / 2], v.back()};
 }
 
-nlohmann::ordered_json counters_json(const Counters& c) {
-  return {{"draws", c.draws},
-          {"setPipeline", c.set_pipeline},
-          {"setBindGroup", c.set_bind_group},
-          {"setBindGroupSkipped", c.set_bind_group_skipped},
-          {"setVertexBuffer", c.set_vertex_buffer},
-          {"setIndexBuffer", c.set_index_buffer},
-          {"writeBuffer", c.write_buffer_calls},
-          {"bytesUploaded", c.bytes_uploaded},
-          {"copyBufferToBuffer", c.copy_buffer_to_buffer},
-          {"mapAsync", c.map_async},
-          {"executeBundles", c.execute_bundles},
-          {"bindGroupsCreated", c.bind_groups_created},
-          {"buffersCreated", c.buffers_created},
-          {"bufferBytesCreated", c.buffer_bytes_created}};
-}
-
 int run_render(const RenderCli& o) {
   if (o.objects < 0 || o.objects > 10'000'000)
     throw Error(ErrorKind::SceneInput,

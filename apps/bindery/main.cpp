@@ -2,6 +2,7 @@
 #include "command.hpp"
 
 #include <bindery/error.hpp>
+#include <bindery/version.hpp>
 
 #include <fmt/format.h>
 
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
   using namespace bindery::cli;
   CLI::App app{"bindery: per-draw data for WebGPU renderers that draw thousands of objects"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "bindery 0.1.0");
+  app.set_version_flag("--version", "bindery " BINDERY_VERSION_STRING);
 
   auto& commands = registry();
   std::sort(commands.begin(), commands.end(),
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
                  std::string(bindery::to_string(e.kind())).c_str(), e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "bindery: error: %s\n", e.what());
+    // A fault bindery did not turn into a bindery::Error at a boundary: still one line with a kind.
+    std::fprintf(stderr, "bindery: error [Internal]: %s\n", e.what());
     return 1;
   }
   return 1;

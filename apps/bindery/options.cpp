@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace bindery::cli {
@@ -92,6 +93,50 @@ std::string strategy_names() {
   for (const StrategyInfo& info : strategy_catalog())
     names += fmt::format("{}{}", names.empty() ? "" : ", ", info.name);
   return names;
+}
+
+std::vector<std::string> parse_strategy_list(const std::string& list, std::string_view command) {
+  std::vector<std::string> names;
+  if (list == "all") {
+    for (const StrategyInfo& info : strategy_catalog()) names.emplace_back(info.name);
+    return names;
+  }
+  size_t start = 0;
+  while (true) {
+    const size_t comma = list.find(',', start);
+    const std::string name =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty())
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("{}: --strategies '{}' has an empty name (names are separated "
+                              "by single commas)",
+                              command, list));
+    with_context("reading --strategies", [&] { return find_strategy(name); });
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("{}: --strategies lists '{}' twice", command, name));
+    names.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return names;
+}
+
+nlohmann::ordered_json counters_json(const Counters& c) {
+  return {{"draws", c.draws},
+          {"setPipeline", c.set_pipeline},
+          {"setBindGroup", c.set_bind_group},
+          {"setBindGroupSkipped", c.set_bind_group_skipped},
+          {"setVertexBuffer", c.set_vertex_buffer},
+          {"setIndexBuffer", c.set_index_buffer},
+          {"writeBuffer", c.write_buffer_calls},
+          {"bytesUploaded", c.bytes_uploaded},
+          {"copyBufferToBuffer", c.copy_buffer_to_buffer},
+          {"mapAsync", c.map_async},
+          {"executeBundles", c.execute_bundles},
+          {"bindGroupsCreated", c.bind_groups_created},
+          {"buffersCreated", c.buffers_created},
+          {"bufferBytesCreated", c.buffer_bytes_created}};
 }
 
 }  // namespace bindery::cli

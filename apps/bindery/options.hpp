@@ -5,12 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <bindery/counters.hpp>
 #include <bindery/device.hpp>
 
 #include <optional>
 #include <string_view>
 #include <utility>
 #include <string>
+#include <vector>
 
 namespace bindery::cli {
 
@@ -28,7 +30,14 @@ std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view 
 DeviceOptions to_device_options(const DeviceCliOptions& o);
 nlohmann::ordered_json adapter_json(const AdapterDescription& a);
 nlohmann::ordered_json limits_json(const Limits& l);
+/// A frame's Counters as JSON, keyed by the WebGPU call names (draws, setBindGroup, ...).
+nlohmann::ordered_json counters_json(const Counters& c);
 /// The strategy catalogue's names, comma-separated (for option help).
 std::string strategy_names();
+
+/// Parses --strategies: "all" (the whole catalogue, in its order) or comma-separated names, each
+/// a catalogue name, once, none empty. Throws InvalidArgument naming the fault; `command`
+/// prefixes the message.
+std::vector<std::string> parse_strategy_list(const std::string& list, std::string_view command);
 
 }  // namespace bindery::cli

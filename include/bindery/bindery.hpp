@@ -27,6 +27,7 @@
 #include "bindery/offscreen.hpp"
 #include "bindery/renderer.hpp"
 #include "bindery/scene.hpp"
+#include "bindery/soak.hpp"
 #include "bindery/sort_key.hpp"
 #include "bindery/staging_ring.hpp"
 #include "bindery/storage_array.hpp"

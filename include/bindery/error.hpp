@@ -66,7 +66,11 @@ namespace bindery {
   /* scenes and models */                                                                       \
   X(ModelLoad, "a glTF model could not be loaded")                                              \
   X(SceneInput, "a scene option is out of range")                                               \
-  X(UnsupportedExtension, "a glTF file requires an extension bindery does not implement")
+  X(UnsupportedExtension, "a glTF file requires an extension bindery does not implement")    \
+  /* long runs */                                                                               \
+  X(SoakDrift, "memory, live objects or per-frame work grew or shrank during a soak")         \
+  /* the last resort */                                                                         \
+  X(Internal, "an unexpected fault inside bindery or a library it uses (a bug: please report)")
 
 /// Every error kind bindery reports. See BINDERY_ERROR_KINDS for the meaning of each.
 enum class ErrorKind {

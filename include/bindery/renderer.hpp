@@ -43,6 +43,8 @@ const StrategyInfo& find_strategy(std::string_view name);
 std::optional<std::string> strategy_unavailable(const Device& device, const Scene& scene,
                                                 std::string_view strategy);
 
+struct FrameTiming;
+
 /// Options of one render run.
 struct RenderOptions {
   std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
@@ -63,6 +65,10 @@ struct RenderOptions {
   uint32_t threads = 0;
   /// Called after each frame with (frame index, frame count), for progress output.
   std::function<void(uint32_t, uint32_t)> on_frame;
+  /// Called once frame `frame` is done on the GPU, with its timing and the calls and bytes it
+  /// issued, before the next frame is recorded into its slot; every transient object of the
+  /// frames before it is released by then. For long-run checks (`bindery soak`, soak.hpp).
+  std::function<void(uint32_t frame, const FrameTiming&, const Counters&)> on_frame_done;
 };
 
 /// Objects counted by the GPU in one frame (GPU-driven strategies): in the scene, inside the

@@ -207,6 +207,7 @@ struct FrameSlot {
   std::vector<std::string> span_names;
   WGPUSubmissionIndex submission = 0;
   uint32_t frame = 0;
+  Counters calls;  // the calls and bytes of the frame recorded into this slot
 };
 
 // Computes per-object matrices for [0, end) on `threads` threads (oneTBB), in blocks large
@@ -342,6 +343,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     report.frames[f].interval_ms =
         f == 0 ? report.frames[f].frame_ms : ms_since(done[f - 1], done[f]);
     if (options.on_frame) options.on_frame(f, options.frames);
+    if (options.on_frame_done) options.on_frame_done(f, report.frames[f], slot.calls);
   };
 
   const Clock::time_point loop_start = Clock::now();
@@ -392,6 +394,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     timing.math_ms = ms_since(t0, t1);
     timing.cpu_ms = ms_since(t1, t2);
     report.per_frame = device.counters() - before;
+    slot.calls = report.per_frame;
   }
   // Drain: the last k frames.
   for (uint32_t f = options.frames > k ? options.frames - k : 0; f < options.frames; ++f)

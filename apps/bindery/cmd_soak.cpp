@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// `bindery soak`: every strategy for thousands of frames; resident memory, live WebGPU objects and
+// per-frame work must stay flat after the warm-up (soak.hpp). A progress line per sample, a table,
+// one JSON object as the last line; exit 1 with a [SoakDrift] error when anything drifted.
+#include "command.hpp"
+#include "options.hpp"
+
+#include <bindery/soak.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace bindery::cli {
+namespace {
+
+struct SoakCli {
+  DeviceCliOptions device;
+  std::string strategies = "all";
+  int64_t objects = 1000;
+  std::string size = "64x48";
+  int64_t frames = 2000;
+  int64_t check_every = 100;
+  int64_t warmup = 200;
+  double tolerance = 0.05;
+  int64_t memory_window = 4;
+  int64_t frames_in_flight = 2;
+  uint64_t seed = 1;
+};
+
+double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+int64_t total(const ObjectCounts& counts) {
+  int64_t n = 0;
+  for (const auto& [type, count] : counts) n += count;
+  return n;
+}
+
+nlohmann::ordered_json counts_json(const ObjectCounts& counts) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [type, count] : counts) j[type] = count;
+  return j;
+}
+
+int run_soak(const SoakCli& o) {
+  const std::vector<std::string> names = parse_strategy_list(o.strategies, "soak");
+  if (o.objects < 1 || o.objects > 10'000'000)
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("soak: --objects {} is outside 1..10000000", o.objects));
+  if (o.frames < 1 || o.frames > 10'000'000)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: --frames {} is outside 1..10000000", o.frames));
+  if (o.check_every < 1 || o.check_every > o.frames)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: --check-every {} is outside 1..--frames ({})", o.check_every,
+                            o.frames));
+  if (o.warmup < 0 || o.warmup + 2 * o.check_every > o.frames)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: --warmup {} leaves fewer than two samples to compare (need "
+                            "warmup + 2 x check-every <= frames: {} + 2 x {} > {})",
+                            o.warmup, o.warmup, o.check_every, o.frames));
+  if (!(o.tolerance >= 0 && o.tolerance <= 1))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: --tolerance {} is outside 0..1", o.tolerance));
+  if (o.memory_window < 1 || o.memory_window > 1000)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: --memory-window {} is outside 1..1000", o.memory_window));
+  if (o.frames_in_flight < 1 || o.frames_in_flight > 8)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
+  const auto size = parse_size(o.size, "soak");
+
+  CubeSceneOptions co;
+  co.objects = static_cast<uint32_t>(o.objects);
+  co.seed = o.seed;
+  const Scene scene = make_cube_scene(co);
+  Device device = Device::create(to_device_options(o.device));
+  fmt::print(stderr,
+             "bindery soak: {} cubes, {}x{}, {} frames per strategy, a sample every {} after {} "
+             "warm-up frames, tolerance {:.0f}%, on {} ({})\n",
+             o.objects, size.first, size.second, o.frames, o.check_every, o.warmup,
+             o.tolerance * 100, device.adapter().name, device.adapter().backend);
+
+  fmt::print("{:<22}{:>8}{:>14}{:>14}{:>12}{:>16}{:>10}{:>8}\n", "strategy", "frames",
+             "RSS MiB", "floor change", "objects", "implementation", "fps", "flat");
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  std::vector<std::string> drifted;
+  for (const std::string& name : names) {
+    if (std::optional<std::string> why = strategy_unavailable(device, scene, name)) {
+      fmt::print("{:<22}  unavailable: {}\n", name, *why);
+      results.push_back({{"strategy", name}, {"unavailable", *why}});
+      continue;
+    }
+    SoakOptions so;
+    so.render.strategy = name;
+    so.render.width = size.first;
+    so.render.height = size.second;
+    so.render.frames = static_cast<uint32_t>(o.frames);
+    so.render.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
+    so.check_every = static_cast<uint32_t>(o.check_every);
+    so.warmup = static_cast<uint32_t>(o.warmup);
+    so.tolerance = o.tolerance;
+    so.memory_window = static_cast<uint32_t>(o.memory_window);
+    so.on_sample = [&](const SoakSample& s) {
+      fmt::print(stderr, "  {}: frame {}/{}: RSS {:.1f} MiB, {} bindery objects{}, {} draws\n",
+                 name, s.frames_done, o.frames, mib(double(s.resident_bytes)),
+                 total(s.live_objects),
+                 s.implementation_objects
+                     ? fmt::format(", {} in the implementation", total(*s.implementation_objects))
+                     : std::string(),
+                 s.calls.draws);
+    };
+    const SoakReport r = soak(device, scene, so);
+
+    // The table compares the baseline (first sample after the warm-up) with the last sample.
+    const auto base = std::find_if(r.samples.begin(), r.samples.end(), [&](const SoakSample& s) {
+      return s.frames_done >= so.warmup;
+    });
+    const SoakSample& last = r.samples.back();
+    const double rss_change =
+        double(r.memory_floor_end) / double(std::max<uint64_t>(1, r.memory_floor_baseline)) - 1.0;
+    auto objects_cell = [](const ObjectCounts& a, const ObjectCounts& b) {
+      return fmt::format("{} -> {}", total(a), total(b));
+    };
+    fmt::print("{:<22}{:>8}{:>14}{:>13.2f}%{:>12}{:>16}{:>10.1f}{:>8}\n", name, r.frames,
+               fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
+               objects_cell(base->live_objects, last.live_objects),
+               base->implementation_objects
+                   ? objects_cell(*base->implementation_objects, *last.implementation_objects)
+                   : std::string("n/a"),
+               r.throughput_fps, r.flat() ? "yes" : "NO");
+    for (const SoakDrift& d : r.drifts)
+      fmt::print("    drift: {} {} at frame {} -> {} at frame {}\n", d.quantity, d.baseline,
+                 d.baseline_frames_done, d.value, d.frames_done);
+    if (!r.flat()) drifted.push_back(name);
+
+    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
+    for (const SoakSample& s : r.samples) {
+      nlohmann::ordered_json sj = {{"frames_done", s.frames_done},
+                                   {"resident_bytes", s.resident_bytes},
+                                   {"interval_ms", s.interval_ms},
+                                   {"live_objects", counts_json(s.live_objects)}};
+      if (s.implementation_objects)
+        sj["implementation_objects"] = counts_json(*s.implementation_objects);
+      sj["calls"] = counters_json(s.calls);
+      samples.push_back(sj);
+    }
+    nlohmann::ordered_json drifts = nlohmann::ordered_json::array();
+    for (const SoakDrift& d : r.drifts)
+      drifts.push_back({{"quantity", d.quantity},
+                        {"baseline", d.baseline},
+                        {"baseline_frames_done", d.baseline_frames_done},
+                        {"value", d.value},
+                        {"frames_done", d.frames_done}});
+    results.push_back({{"strategy", name},
+                       {"objects", r.objects},
+                       {"frames", r.frames},
+                       {"throughput_fps", r.throughput_fps},
+                       {"memory_floor_baseline", r.memory_floor_baseline},
+                       {"memory_floor_end", r.memory_floor_end},
+                       {"flat", r.flat()},
+                       {"drifts", drifts},
+                       {"samples", samples}});
+  }
+  nlohmann::ordered_json j;
+  j["objects"] = o.objects;
+  j["size"] = {size.first, size.second};
+  j["frames"] = o.frames;
+  j["check_every"] = o.check_every;
+  j["warmup"] = o.warmup;
+  j["tolerance"] = o.tolerance;
+  j["memory_window"] = o.memory_window;
+  j["frames_in_flight"] = o.frames_in_flight;
+  j["adapter"] = adapter_json(device.adapter());
+  j["results"] = results;
+  fmt::print("{}\n", j.dump());
+  if (!drifted.empty()) {
+    std::string list;
+    for (const std::string& n : drifted) list += (list.empty() ? "" : ", ") + n;
+    throw Error(ErrorKind::SoakDrift,
+                fmt::format("soak: {} drifted beyond {:.0f}% after the warm-up (see the drift "
+                            "lines above)",
+                            list, o.tolerance * 100));
+  }
+  return 0;
+}
+
+Registration reg{
+    "soak", "render every strategy for thousands of frames; memory and objects must stay flat",
+    [](CLI::App& sub) -> Runner {
+      auto o = std::make_shared<SoakCli>();
+      sub.add_option("--strategies", o->strategies,
+                     "comma-separated strategies, or all (" + strategy_names() + ")")
+          ->capture_default_str();
+      sub.add_option("--objects", o->objects, "cubes in the scene")->capture_default_str();
+      sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
+          ->capture_default_str();
+      sub.add_option("--frames", o->frames, "frames per strategy")->capture_default_str();
+      sub.add_option("--check-every", o->check_every, "frames between samples")
+          ->capture_default_str();
+      sub.add_option("--warmup", o->warmup, "frames before the baseline sample")
+          ->capture_default_str();
+      sub.add_option("--tolerance", o->tolerance,
+                     "largest relative change from the baseline (0.05 = 5%)")
+          ->capture_default_str();
+      sub.add_option("--memory-window", o->memory_window,
+                     "samples per resident-memory floor (transient bursts are not growth)")
+          ->capture_default_str();
+      sub.add_option("--frames-in-flight", o->frames_in_flight,
+                     "frames the CPU runs ahead of the GPU (1 = serial)")
+          ->capture_default_str();
+      sub.add_option("--seed", o->seed, "placement seed of the cube scene")->capture_default_str();
+      add_device_options(sub, o->device);
+      return [o] { return run_soak(*o); };
+    }};
+
+}  // namespace
+}  // namespace bindery::cli

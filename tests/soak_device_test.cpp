@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// Long runs on the device (issue 9, part 3): gpu::live_handles counts creates minus releases per
+// type; soak() samples where it should, finds a real strategy flat, and catches a leak planted
+// in the frame loop (one buffer kept per frame) both in bindery's count and in wgpu-native's.
+#include <bindery/device.hpp>
+#include <bindery/gpu.hpp>
+#include <bindery/soak.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace bindery {
+namespace {
+
+const Device& shared_device() {
+  static Device device = Device::create();
+  return device;
+}
+
+constexpr size_t kBuffer = 4;  // gpu::Buffer's index in handle_type_names()
+
+int64_t count_of(const ObjectCounts& counts, const std::string& type) {
+  for (const auto& [name, n] : counts)
+    if (name == type) return n;
+  return 0;
+}
+
+TEST(LiveHandles, CountCreatesMinusReleasesPerType) {
+  ASSERT_EQ(gpu::handle_type_names()[kBuffer], "Buffer");
+  const Device& device = shared_device();
+  const int64_t before = gpu::live_handles()[kBuffer];
+  gpu::Buffer a = device.create_buffer("a", 256, WGPUBufferUsage_CopyDst);
+  gpu::Buffer b = device.create_buffer("b", 256, WGPUBufferUsage_CopyDst);
+  EXPECT_EQ(gpu::live_handles()[kBuffer], before + 2);
+  gpu::Buffer shared = gpu::Buffer::share(a.get());  // a second reference is a second owner
+  EXPECT_EQ(gpu::live_handles()[kBuffer], before + 3);
+  gpu::Buffer moved = std::move(b);  // moving transfers, it does not count
+  EXPECT_EQ(gpu::live_handles()[kBuffer], before + 3);
+  a.reset();
+  shared.reset();
+  moved.reset();
+  b.reset();  // moved-from: null, nothing to release
+  EXPECT_EQ(gpu::live_handles()[kBuffer], before);
+}
+
+SoakOptions short_soak(const std::string& strategy) {
+  SoakOptions o;
+  o.render.strategy = strategy;
+  o.render.width = 32;
+  o.render.height = 24;
+  o.render.frames = 60;
+  o.check_every = 10;
+  o.warmup = 20;
+  return o;
+}
+
+TEST(Soak, SamplesEveryCheckAndFindsDynamicOffsetsFlat) {
+  const Scene scene = make_cube_scene({.objects = 40});
+  const SoakReport r = soak(shared_device(), scene, short_soak("dynamic-offsets"));
+  // 60 frames, one sample after every 10: frames 10, 20, ..., 60.
+  ASSERT_EQ(r.samples.size(), 6u);
+  for (size_t i = 0; i < r.samples.size(); ++i) {
+    EXPECT_EQ(r.samples[i].frames_done, 10 * (i + 1));
+    EXPECT_EQ(r.samples[i].calls.draws, 40u);  // one draw per cube, every frame
+    EXPECT_GT(r.samples[i].resident_bytes, 0u);
+    EXPECT_GT(count_of(r.samples[i].live_objects, "Buffer"), 0);
+    ASSERT_TRUE(r.samples[i].implementation_objects.has_value());  // wgpu-native reports
+    EXPECT_GT(count_of(*r.samples[i].implementation_objects, "buffers"), 0);
+  }
+  for (const SoakDrift& d : r.drifts)
+    ADD_FAILURE() << d.quantity << ": " << d.baseline << " -> " << d.value;
+}
+
+TEST(Soak, APlantedLeakIsADriftInBinderysAndTheImplementationsCount) {
+  const Scene scene = make_cube_scene({.objects = 20});
+  const Device& device = shared_device();
+  std::vector<gpu::Buffer> leaked;
+  SoakOptions o = short_soak("naive");
+  // One 4 KiB buffer created and kept after every frame: 40 more buffers over the 40 frames
+  // after the baseline, far beyond 5% of the few dozen the strategy holds.
+  o.render.on_frame_done = [&](uint32_t, const FrameTiming&, const Counters&) {
+    leaked.push_back(device.create_buffer("leak", 4096, WGPUBufferUsage_CopyDst));
+  };
+  const SoakReport r = soak(device, scene, o);
+  EXPECT_EQ(leaked.size(), 60u);
+  ASSERT_FALSE(r.flat());
+  auto drift = [&](const std::string& q) {
+    return std::find_if(r.drifts.begin(), r.drifts.end(),
+                        [&](const SoakDrift& d) { return d.quantity == q; });
+  };
+  const auto live = drift("live Buffer");
+  ASSERT_NE(live, r.drifts.end());
+  // The baseline is sampled after 20 frames, the worst at the last sample (60 frames): 40 more.
+  EXPECT_EQ(live->baseline_frames_done, 20u);
+  EXPECT_EQ(live->frames_done, 60u);
+  EXPECT_EQ(live->value - live->baseline, 40);
+  const auto implementation = drift("implementation buffers");
+  ASSERT_NE(implementation, r.drifts.end());
+  EXPECT_EQ(implementation->value - implementation->baseline, 40);
+}
+
+TEST(Soak, RefusesTooFewFramesBeforeRendering) {
+  const Scene scene = make_cube_scene({.objects = 4});
+  SoakOptions o = short_soak("naive");
+  o.render.frames = 39;  // warm-up 20 + 2 x 10 = 40 frames needed
+  try {
+    soak(shared_device(), scene, o);
+    ADD_FAILURE() << "39 frames accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+  }
+}
+
+}  // namespace
+}  // namespace bindery
