@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/bench.hpp — `bindery bench`: the most objects each strategy draws within a frame budget.
 ///

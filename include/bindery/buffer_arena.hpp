@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/buffer_arena.hpp — what DynamicUniformBuffer and StorageArray share: N equally sized
 /// slots of per-draw data in one or more GPU buffers ("chunks"), one bind group per chunk, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/draw_list.hpp — a sorted draw list and a render-pass encoder that skips redundant state
 /// changes, counts what it issues and skips, and detects bind-group intruders at run time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/layout_verify.hpp — bindery's WGSL layout reflection checked against the WebGPU
 /// implementation itself (issue 11).

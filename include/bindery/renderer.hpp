@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
 /// per-draw-data strategy into an offscreen target, times every frame and reports counters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/scene.hpp — what a strategy draws: meshes, textures, materials and objects on the CPU,
 /// independent of how per-draw data reaches the GPU.

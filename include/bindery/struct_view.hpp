@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/struct_view.hpp — a typed writer over the bytes of one reflected WGSL struct.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/wgsl_layout.hpp — WGSL memory layout reflection: struct offsets, sizes, alignments,
 /// array strides and per-binding minBindingSize, read from the shader source itself.
