@@ -168,7 +168,7 @@ class RenderStateTracker {
   void describe_group(uint32_t group, const BindGroupLayoutDesc& layout);
 
   /// setPipeline: false (skipped) when `pipeline` is the one bound. Throws InvalidArgument for a
-  /// null pipeline that is not skipped.
+  /// null pipeline (unbound state never equals null, so a null handle is never skipped).
   bool set_pipeline(const void* pipeline);
   /// setBindGroup: false (skipped) when group `group` holds `bind_group` with the same dynamic
   /// offsets (count and values). Throws the bounds errors listed above; the offsets are not
@@ -177,12 +177,13 @@ class RenderStateTracker {
   bool set_bind_group(uint32_t group, const void* bind_group,
                       std::span<const uint32_t> dynamic_offsets, Frequency declared, uint64_t key);
   /// setVertexBuffer: false (skipped) when slot `slot` holds `buffer` at the same `offset` and
-  /// `size` (bytes). Throws InvalidArgument for a null buffer or slot >= maxVertexBuffers,
-  /// ImplementationLimit for slot >= kMaxVertexBuffers.
+  /// `size` (bytes). Throws InvalidArgument for a null buffer or a slot >= the device's
+  /// maxVertexBuffers, ImplementationLimit for a slot the device allows but kMaxVertexBuffers does
+  /// not (or any slot >= kMaxVertexBuffers without limits).
   bool set_vertex_buffer(uint32_t slot, const void* buffer, uint64_t offset, uint64_t size);
   /// setIndexBuffer: false (skipped) when `buffer` is bound with the same `format` (a
   /// WGPUIndexFormat value, only compared), `offset` and `size` (bytes). Throws InvalidArgument for
-  /// a null buffer that is not skipped.
+  /// a null buffer.
   bool set_index_buffer(const void* buffer, uint32_t format, uint64_t offset, uint64_t size);
   /// Call right before each draw: counts it and runs the intruder check. Throws Intruder under
   /// IntruderPolicy::error.

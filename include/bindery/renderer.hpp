@@ -85,8 +85,8 @@ struct CullingCounts {
 
 /// GPU time of one named pass of a frame ("render", "cull", "pyramid", ...), by timestamp queries.
 struct GpuSpan {
-  /// The pass (or run of passes) timed: "render" for the draw passes; the GPU-driven strategies
-  /// also time their compute passes under their own names.
+  /// The pass (or run of passes) timed: "render" for a frame's draw passes; gpu-driven times
+  /// "cull", "phase1", "pyramid", "cull2" and "phase2" (the last three with occlusion culling).
   std::string name;
   /// End minus begin timestamp in milliseconds (webgpu.h timestamps are nanoseconds). A span
   /// whose end precedes its begin (a reset counter) is dropped from FrameTiming::gpu_spans.
@@ -104,7 +104,7 @@ struct FrameTiming {
   std::optional<double> gpu_ms;  ///< sum of the frame's GPU spans (nullopt: no timestamps)
   /// The frame's timed passes in the order opened; empty without "timestamp-query".
   std::vector<GpuSpan> gpu_spans;
-  /// What the GPU counted in this frame (GPU-driven strategies); nullopt for the others.
+  /// What the GPU counted in this frame (the gpu-driven strategy); nullopt for the others.
   std::optional<CullingCounts> culling;
 };
 
