@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Bar chart of `bindery bench` results: the most objects each strategy draws within the frame
 budget, one group of bars per strategy, one bar per (machine, size); where a configuration was
 run more than once the bar is the median and the whisker spans min..max.

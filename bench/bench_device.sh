@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Device-machine run of `bindery bench` (docs/BENCHMARKS.md, "Objects per frame budget"): the most
 # cubes each strategy draws within a 60 fps budget, at 640x480 and at 1x1 (render off), on the
 # carried binary (bench/device_env.sh says what to carry). Results: $OUTDIR/bench_*.txt / .json.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sourced by the device-machine scripts (render_sweep_device.sh, bench_device.sh): sets up
 # headless Vulkan on a bare NVIDIA machine from carried files and checks that `bindery info` sees
 # the NVIDIA adapter. Run from the repository root with carry [".gl", ".benchcarry"]:

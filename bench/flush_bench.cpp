@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU side of DynamicUniformBuffer::flush(): SlotShadow's dirty marks -> upload ranges ->
 // a fake queue that copies each range (what queue.writeBuffer does with the bytes: it copies them
 // into the implementation's staging memory). No device.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Device-machine runs behind docs/BENCHMARKS.md, "GPU-driven rendering at scale" (one call, on
 # the carried binary: bash bench/make_carry.sh here, then carry [".gl", ".benchcarry"]):
 #   1. bindery bench over every strategy, article scene, 640x480 (frames in flight 2; the table

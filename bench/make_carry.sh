@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fills .benchcarry/ (git-ignored through .git/info/exclude) with what the device-machine scripts
 # run: the bindery binary and the benchmark programs of ${BINDERY_BUILD_DIR:-build}, every shared
 # library they load that is not part of the C/C++ runtime (wgpu-native, fmt, spng, tinygltf,

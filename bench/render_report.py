@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Summarise bench/render_sweep.sh results (docs/benchmarks/render.md).
 
 usage: render_report.py [--chart PNG] LABEL=results.jsonl [LABEL=results.jsonl ...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sweep `bindery render` over per-draw-data strategies, object counts and target sizes, plus the
 # glTF engine, and write one JSON line per run. Used for docs/benchmarks/render.md, both on the
 # CPU-only machine (Mesa lavapipe) and on an NVIDIA H200 through the device tool.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Device-machine wrapper for bench/render_sweep.sh (docs/benchmarks/render.md): sets up headless
 # Vulkan (bench/device_env.sh), then runs the sweep with the carried binary.
 # Extra environment (REPEATS, SWEEP, DEADLINE, ...) is passed to render_sweep.sh.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The redundant-state tracker alone (bindery::RenderStateTracker, bindery/draw_list.hpp): the
 // decision logic behind RenderPassState, no WebGPU calls.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every dependency comes from Debian (installed by scripts/setup.sh) except the WebGPU
 # implementation, which cmake/BinderyWebGPU.cmake finds (BINDERY_WEBGPU_TARGET, BINDERY_WEBGPU_DIR,
 # default: the wgpu-native that scripts/setup.sh unpacks from the pinned PyPI wheel `wgpu` into

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes OUT: one `inline constexpr std::string_view <name> = R"wgsl(...)wgsl";` per input file,
 # named after the file (cubes_naive.wgsl -> cubes_naive). A line `// @include NAME.wgsl` is
 # replaced by that file of the same folder (WGSL has no includes; bindery::read_wgsl_file does the

@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: MIT
 // examples/draw_many.cpp — per-draw data, the smallest complete use of bindery: N triangles, each
 // with its own position and colour, through ONE uniform buffer and ONE bind group with a dynamic
-// offset per draw (seed 000). Offsets inside the per-object struct come from reflecting the
-// shader, the stride from the device's minUniformBufferOffsetAlignment.
-//   build/examples/example_draw_many [N] [out.png]     (defaults: 64, draw_many.png; N <= 50000)
-#include <bindery/device.hpp>
-#include <bindery/draw_list.hpp>
-#include <bindery/dynamic_uniform_buffer.hpp>
-#include <bindery/io.hpp>
-#include <bindery/layout_builder.hpp>
-#include <bindery/offscreen.hpp>
-#include <bindery/struct_view.hpp>
+// offset per draw (seed 000); struct offsets reflected from the shader, the stride from the
+// device's minUniformBufferOffsetAlignment. Run: example_draw_many [N=64, <= 50000] [out.png]
+#include <bindery/bindery.hpp>  // every public header; a renderer includes only the parts it uses
 #include <fmt/core.h>
 
 #include <charconv>
 #include <cmath>
-#include <cstring>
+#include <string_view>
 
 constexpr const char* kShader = R"(
 struct PerObject { offset: vec2f, scale: f32, color: vec4f };
@@ -28,10 +21,10 @@ struct PerObject { offset: vec2f, scale: f32, color: vec4f };
 
 int main(int argc, char** argv) try {
   using namespace bindery;
-  const char* arg = argc > 1 ? argv[1] : "64";
+  const std::string_view arg = argc > 1 ? argv[1] : "64";
   uint32_t n = 0;
-  const auto [end, ec] = std::from_chars(arg, arg + std::strlen(arg), n);
-  if (argc > 3 || ec != std::errc() || *end != '\0' || n == 0 || n > 50000) {
+  const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
+  if (argc > 3 || ec != std::errc() || end != arg.data() + arg.size() || n == 0 || n > 50000) {
     fmt::print(stderr, "draw_many: usage: example_draw_many [N in 1..50000] [out.png]\n");
     return 1;
   }
@@ -96,9 +89,8 @@ int main(int argc, char** argv) try {
     wgpuRenderPassEncoderEnd(pass.get());
   }
   auto commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-  WGPUCommandBuffer raw = commands.get();
-  wgpuQueueSubmit(device.queue(), 1, &raw);
-  device.check();
+  const WGPUCommandBuffer raw = commands.get();
+  device.submit({&raw, 1});  // checks for recorded errors first: nothing invalid is submitted
 
   // 6. Read the frame back (read_back drops the rows' copy padding) and write the PNG.
   write_png(png, read_back(device, target));

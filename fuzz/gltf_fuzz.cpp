@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: arbitrary bytes as a .gltf / .glb file through load_gltf_scene()
 // (fuzz/targets.hpp: bindery::fuzz::gltf). Built and run by fuzz/run.sh (clang,
 // -fsanitize=fuzzer,address,undefined).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds bindery's libFuzzer targets (fuzz/*_fuzz.cpp: wgsl, plan, gltf; bodies in
 # fuzz/targets.hpp) with clang, ASan and UBSan in the sanitizer build folder
 # (scripts/sanitize.sh, ${BINDERY_ASAN_BUILD_DIR:-build-asan}) and runs each for a bounded time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz/targets.hpp — the bodies of bindery's libFuzzer targets, shared by the fuzzers
 // (fuzz/*_fuzz.cpp, run by fuzz/run.sh) and by tests/fuzz_regression_test.cpp, which replays every
 // input kept in tests/data/fuzz/<target>/ (crashes the fuzzers found, once fixed).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: arbitrary bytes into reflect_wgsl() (fuzz/targets.hpp: bindery::fuzz::wgsl).
 // Built and run by fuzz/run.sh (clang, -fsanitize=fuzzer,address,undefined).
 #include "targets.hpp"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's main-job command: sets up, builds, renders the default cube scene to frame.png and
 # prints the timing table. Extra arguments go to `bindery render`.
 set -euo pipefail

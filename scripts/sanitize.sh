@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite (CPU and device) under AddressSanitizer + UndefinedBehaviorSanitizer with
 # LeakSanitizer on: configures and builds bindery with clang into ${BINDERY_ASAN_BUILD_DIR:-build-asan}
 # (-DBINDERY_SANITIZE=address,undefined, warnings as errors, the libFuzzer targets too: fuzz/run.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bindery setup: installs everything the build, the tests and the benchmarks need on a fresh
 # Debian bookworm machine, and nothing by hand. Idempotent: a second run checks and returns in
 # about a second.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's test command: sets up, builds, and runs every test (CPU-only suites and the
 # device suites on whatever WebGPU adapter is present; lavapipe on CPU-only machines).
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bind groups organised by frequency of change (seeds 001 and 003):
 //   group 0 = frame    (GlobalUniforms: once per pass)
 //   group 1 = material (texture, sampler, MaterialUniforms: once per material; draws sorted by it)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What every cube-scene shader shares (seed 003's point light + specular shading): the vertex
 // layout, the inter-stage values, the uniform structs of the frequency-organised strategies, and
 // the two functions that do the maths, so that every strategy renders the same image.

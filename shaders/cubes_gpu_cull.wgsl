@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU-driven culling + indirect draws: a compute pass (shaders/cull.wgsl) tests every object's
 // bounding sphere against the view frustum and appends the visible ones to `visible`, counting
 // them into the instanceCount of their batch's indirect draw arguments; the render pass then

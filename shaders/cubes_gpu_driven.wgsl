@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The render pipeline of --strategy gpu-driven: every visible object's world matrix rows and
 // material were written by the culling pass (gpu_driven_cull.wgsl) into `instances`, in windows
 // per batch that the indirect draws' firstInstance points at. One bind group for the whole

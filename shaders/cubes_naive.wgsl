@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The article's starting point (seed 003): every object has one uniform buffer holding all of its
 // values and one bind group (texture, sampler, uniforms). Used by --strategy naive.
 // @include cubes_common.wgsl

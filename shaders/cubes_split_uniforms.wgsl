@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Seed 003's layout from its "split uniform buffers" step on: one bind group per object holding
 // everything its draw reads, the values split by how often they change:
 //   binding 0, 1: the material's texture and sampler

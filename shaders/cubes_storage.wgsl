@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Storage buffer + instancing (seeds 000, 002, 004): every object's matrices live in one
 // read-only storage array indexed by @builtin(instance_index); objects are drawn in instanced
 // batches of one material each (firstInstance = the batch's first element).

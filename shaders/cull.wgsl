@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Frustum culling on the GPU (--strategy gpu-culling). One invocation per object: its bounding
 // sphere (object space: center xyz, radius w) is moved by the object's world matrix (radius
 // scaled by the largest axis scale) and tested against the six planes of the view-projection

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU-driven culling (--strategy gpu-driven): the article's animation, frustum culling, two-phase
 // occlusion culling against a depth pyramid, and compaction into indirect draws, all on the GPU
 // (seed 003's "further ideas"; the two-phase scheme of Haar & Aaltonen, SIGGRAPH 2015, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device creation, error capture and the checked helpers of bindery::Device.
 #include "bindery/device.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bindery/error.hpp"
 
 namespace bindery {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bindery/io.hpp"
 
 #include "bindery/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // align_to and the limit-derived strides (align.hpp). Expected values are worked out by hand from
 // seeds 000 / 002 and shared/cases/layout.md (D01, D02), never copied from the implementation.
 #include "expect_kind.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The frame-budget search of `bindery bench`, over synthetic monotone costs (no device).
 #include "expect_kind.hpp"
 

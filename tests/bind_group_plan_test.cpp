@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for the bind group planner (bindery/bind_group_plan.hpp): grouping by frequency,
 // merging upward, per-object data, the call / bind-group arithmetic of seed 001 and case C01,
 // budgets (cases M01, M03), static intruder detection and malformed input.

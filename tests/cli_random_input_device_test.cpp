@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Seeded random and mutated .gltf and .glb files through `bindery render --model FILE --frames 1
 // --size 8x8`: every run ends by itself with exit 0, 1 or 2 and only well-formed error lines (the
 // rules are listed in tests/random_input.hpp). Seeds: fuzz/corpus/gltf. A mutation that still

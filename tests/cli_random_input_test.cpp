@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Seeded random and mutated WGSL and plan JSON through `bindery layout` and `bindery plan`: every
 // run ends by itself with exit 0, 1 or 2 and only well-formed error lines (the rules are listed
 // in tests/random_input.hpp). Seeds: the repository's shaders and plan scenes. The glTF / GLB

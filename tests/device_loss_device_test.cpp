@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Out-of-memory and device loss on a real device (lavapipe on CPU-only machines): a buffer beyond
 // the DEVICE's maxBufferSize, and a device destroyed with wgpuDeviceDestroy in the middle of a
 // run. Each must end in one bindery::Error of a named kind (BufferTooLarge, WebGPUValidation,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU core of the per-draw data arenas: slot/chunk arithmetic, the shadow copy, dirty marks
 // and upload ranges (dynamic_uniform_buffer.hpp), plus the frames-in-flight helper and seed 004's
 // decision tree. No device. Expected values are hand calculations written next to them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for the sort key (bindery/sort_key.hpp), the draw list and the redundant-state tracker
 // with run-time intruder detection (bindery/draw_list.hpp). No device: the tracker works on
 // opaque handles; addresses of local objects stand in for bind groups.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Replays the fuzzers' inputs through the same target bodies (fuzz/targets.hpp) in an ordinary
 // build: every finding kept in tests/data/fuzz/<target>/ (each once crashed, leaked or broke an
 // invariant) and every seed in fuzz/corpus/<target>/. A regression aborts or throws something

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device tests of glTF drawn as the specification says (issue 9; lavapipe on CPU-only machines).
 // The shared cases (tests/data/gltf/G*.gltf, from ../shared/cases/inputs.md) and their relatives
 // (tests/data/gltf/relatives/, written by tests/data/gltf/make_relatives.py) render at 64x64 with

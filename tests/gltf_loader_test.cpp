@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The glTF loader on malformed files (no device needed): each ends in one ModelLoad / SceneInput /
 // Io error instead of a crash, a hang or an out-of-bounds read. The files are built from one
 // valid triangle (3 float3 positions + 3 uint16 indices in a 44-byte data-URI buffer) with one

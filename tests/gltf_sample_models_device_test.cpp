@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 9: the 46 models of Debian's assimp-testmodels glTF2 folder (valid, broken and exotic
 // files from the Khronos samples, the glTF-Asset-Generator and assimp's bug reports). Each either
 // loads and renders one 32x32 frame with the dynamic-offsets strategy on the device, or fails

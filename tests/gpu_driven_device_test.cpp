@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device tests of the GPU-driven path and the frame loop (issue "GPU-driven rendering at scale"):
 // gpu-driven renders what the CPU-animated strategies render, occlusion culling keeps the image,
 // frames in flight keep every strategy's image, the per-frame upload does not grow with the

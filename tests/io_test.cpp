@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // read_wgsl_file's `// @include` expansion (the convention of shaders/*.wgsl) and the input-file
 // rules: no device needed.
 #include "expect_kind.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 11: bindery's WGSL layout proven against the WebGPU implementation on this adapter
 // (lavapipe on CPU-only machines). For every WGSL module of the corpus (layout.md's cases as files
 // in tests/data/wgsl/cases/, the whole programs and line-break relatives in tests/data/wgsl/,

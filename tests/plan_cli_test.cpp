@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for `bindery plan` (apps/bindery/cmd_plan.cpp) over the shipped examples/plan/*.json.
 // Expected numbers are worked out by hand from seed 001 and shared/cases C01 (see the derivation
 // at the top of tests/bind_group_plan_test.cpp):

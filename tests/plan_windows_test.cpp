@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Binding windows: arena_slot_layout() (buffer_arena.hpp), the one function that splits per-object
 // arrays and arenas into buffers for both the renderer's arenas and the bind group planner, and
 // the planner's counts for split arrays (shared/cases/inputs.md G15, G15b and relatives).

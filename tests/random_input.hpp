@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tests/random_input.hpp — seeded random and mutated inputs for the CLI's input formats, and the
 // check that bindery answers each with clean output (issue 9 "Errors": `bindery: error: <raw
 // text>` with no kind must be impossible). Used by cli_random_input_test.cpp (WGSL, plan JSON)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tests/random_wgsl_structs.hpp — a seeded generator of random host-shareable WGSL structs for the
 // layout verification (issue 11 part 3), with its own layout calculation (WGSL §14.4.1 alignment
 // and size table) written here independently of bindery's reflector, so a test has three opinions

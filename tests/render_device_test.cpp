@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device tests of the renderer (lavapipe on CPU-only machines): strategies render the same image,
 // counters match the arithmetic of each strategy, the glTF scene lands where the camera puts it.
 #include <bindery/device.hpp>

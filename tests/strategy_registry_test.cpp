@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPU tests of the strategy registry, the article's reduced phases and the animation's normal
 // matrix shortcut.
 #include <bindery/renderer.hpp>

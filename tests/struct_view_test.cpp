@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StructView (typed writes at reflected offsets, mat3x3 column padding, f16 conversion, paths and
 // type errors) and the C++ struct check (check_struct_matches / BINDERY_WGSL_STRUCT_CHECK).
 // Expected byte positions come from layout.md (L01, L04, L11, F01) or from the hand calculation

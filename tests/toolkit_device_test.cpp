@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU layer of the per-draw data toolkit on a real device (lavapipe on CPU-only machines):
 // DynamicUniformBuffer (size from the DEVICE's stride, flush, growth, what a shader reads at each
 // dynamic offset), StorageArray (natural stride, indexed by invocation), StagingRing (never

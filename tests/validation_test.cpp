@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU-side WebGPU binding rules (validation.hpp), driven by the D, M, W, B, U and C cases of
 // shared/cases/layout.md. Expected outcomes are the cases' (worked out from the spec); tests
 // assert error KINDS, never message text.

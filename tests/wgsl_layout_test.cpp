@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // WGSL memory layout reflection: every L, F, B, U case of /work/shared/cases/layout.md, the WGSL
 // spec's worked struct layout examples (§14.4.1), the cube shader of seed 003, the uniform
 // address-space checks with line:column, and robustness against garbage input.

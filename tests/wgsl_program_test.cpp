@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whole WGSL programs and line breaks in bindery's reflector (issue 11 part 3, issue 9 case G03b):
 // every WGSL line break kind (LF, VT, FF, CR, CRLF, NEL, LS, PS) ends a `//` comment and counts one
 // line in diagnostics; LRM/RLM are blankspace; the modules in tests/data/wgsl/programs/ (every

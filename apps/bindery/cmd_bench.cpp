@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `bindery bench`: for each strategy, the most cubes drawn within a frame budget (bench.hpp),
 // with a progress line per probe, a table, and one JSON object as the last line.
 #include "command.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `bindery info`: which adapter and backend WebGPU runs on here, and the limits bindery uses
 // (the device's, created with the adapter's best limits) next to the adapter's.
 #include "command.hpp"

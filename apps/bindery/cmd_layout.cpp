@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `bindery layout FILE.wgsl [--json]`: the WGSL memory layout of a shader — per struct its size
 // and alignment, per member offset, size, alignment, stride and padding; per binding the
 // minBindingSize (spec) and the portable one (roundUp(16, size) for uniform, as Dawn requires);

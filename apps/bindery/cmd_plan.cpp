@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `bindery plan SCENE.json [--json] [--strict]`: plans bind groups by frequency of change for a
 // scene description and prints the group assignment with the reason for every merge or move,
 // setBindGroup calls per pass and per frame, bind groups created, warnings (intruders first) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `bindery render`: the main job. Renders the article's cube scene or a glTF model headless with
 // one per-draw-data strategy, prints progress, a timing table (min / median / max per frame) and,
 // as the last line, one JSON object with the adapter, the limits used and the per-frame counters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // apps/bindery/command.hpp — how a `bindery` subcommand plugs into the CLI.
 //
 // Each apps/bindery/cmd_*.cpp defines one static Registration. Its setup function adds the

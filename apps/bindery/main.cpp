@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bindery — the command-line tool. Subcommands live in apps/bindery/cmd_*.cpp.
 #include "command.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // apps/bindery/options.hpp — CLI options shared by the subcommands that create a device, and the
 // JSON forms of adapter descriptions and limits used in their reports.
 #pragma once

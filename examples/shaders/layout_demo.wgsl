@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A shader for `bindery layout`: the usual traps of WGSL memory layout, all valid in uniform.
 // Try: bindery layout examples/shaders/layout_demo.wgsl --json
 const MAX_LIGHTS = 4;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Uniform-rule violations `bindery layout` reports (exit code 1); each line says the fix.
 struct Pair { hi: f32, lo: f32 }          // align 4, size 8
 

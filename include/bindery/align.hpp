@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/align.hpp — alignment arithmetic for per-draw data: align_to and the strides that
 /// dynamic offsets and storage arrays need.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/bench.hpp — `bindery bench`: the most objects each strategy draws within a frame budget.
 ///
@@ -56,8 +57,14 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
 /// What measure_cubes() renders besides the object count.
 struct MeasureOptions {
   std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
+  /// Render target size in pixels (RenderOptions::width / height: each 1..maxTextureDimension2D;
+  /// 1x1 is seed 003's "render off").
+  ///@{
   uint32_t width = 640, height = 480;
+  ///@}
   uint32_t frames = 5;  ///< measured frames (after one warm-up frame)
+  /// CubeSceneOptions::seed: with one seed, the n cubes of a probe are the first n of every larger
+  /// probe, so the probes of a search differ only in object count.
   uint64_t seed = 1;
   float spread = 1.0f;            ///< CubeSceneOptions::spread
   uint32_t frames_in_flight = 2;  ///< RenderOptions::frames_in_flight

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/bind_group_plan.hpp — bind groups organised by frequency of change: the planner, its
 /// call/bind-group arithmetic, static intruder detection and the scene description it reads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/buffer_arena.hpp — what DynamicUniformBuffer and StorageArray share: N equally sized
 /// slots of per-draw data in one or more GPU buffers ("chunks"), one bind group per chunk, and a
@@ -65,6 +66,7 @@ enum class SlotAddressing {
 /// What an arena of per-draw slots holds: the input of arena_slot_layout().
 struct ArenaSpec {
   BindingKind kind = BindingKind::uniform_buffer;  ///< a buffer kind
+  /// How a draw reaches its slot; picks the stride and chunk rules of arena_slot_layout().
   SlotAddressing addressing = SlotAddressing::dynamic_offset;
   uint64_t element_size_bytes = 0;  ///< WGSL SizeOf of one element (what one draw reads)
   uint64_t array_stride_bytes = 0;  ///< array_index only: WGSL array stride (0: the element size)

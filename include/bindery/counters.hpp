@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/data_placement.hpp — the decision tree of seed 004 ("El uniform buffer"): for one piece
 /// of shader data, should it be a plain uniform buffer, a uniform buffer with a dynamic offset,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/device.hpp — one WebGPU adapter + device + queue, created headless, with errors that
 /// become C++ exceptions.

@@ -1,42 +1,47 @@
-// bindery/draw_list.hpp — a sorted draw list and a render-pass encoder that skips redundant state
-// changes, counts what it issues and skips, and detects bind-group intruders at run time.
-//
-// Use:
-//   DrawList list;
-//   list.add(DrawItem{.pipeline = 0, .material = m, .mesh = 0, .object_slot = i});
-//   list.sort(DrawOrder::material);                       // or DrawOrder::depth
-//   RenderPassState state(pass_encoder, device.counters());
-//   for (const DrawItem& item : list.items()) {
-//     state.set_pipeline(pipelines[item.pipeline]);
-//     state.set_bind_group(0, frame_bg, {}, Frequency::frame, 0);
-//     state.set_bind_group(1, material_bg[item.material], {}, Frequency::material, item.material);
-//     uint32_t offset = item.object_slot * stride;
-//     state.set_bind_group(2, object_bg, {&offset, 1}, Frequency::object, item.object_slot);
-//     state.set_vertex_buffer(0, vertices);  state.set_index_buffer(indices,
-//     WGPUIndexFormat_Uint16); state.draw_indexed(index_count);
-//   }
-//
-// Redundant-state elision (WebGPU §17 GPURenderPassEncoder; shared/cases C01 and rule 11):
-//   - setPipeline with the bound pipeline, setBindGroup(g) with the same bind group AND the same
-//     dynamic offsets, setVertexBuffer(slot) / setIndexBuffer with the same buffer, format, offset
-//     and size are skipped; everything made or skipped is added to a bindery::Counters.
-//   - Bind groups stay bound across setPipeline (WebGPU keeps them in the pass encoder).
-//   - Nothing carries across passes (a new RenderPassState starts empty) and executeBundles clears
-//     the pipeline, bind groups, vertex and index buffers (RenderPassState::execute_bundles
-//     resets).
-//
-// Run-time intruders (seed 001, "El error que arruina el reparto"): each setBindGroup carries the
-// group's DECLARED frequency and the key of that frequency for the coming draw (material id for a
-// material group, 0 for frame data, ...). A group below Frequency::object whose bind group or
-// offsets change between two consecutive draws that share its key is an intruder: reported once
-// per binding with its declared frequency and the frequency observed (the lowest higher-declared
-// group whose key did change, else object). IntruderPolicy::error throws bindery::Error(Intruder).
-//
-// The decision logic is RenderStateTracker, a pure class over opaque handles (tests need no
-// device); RenderPassState is the thin webgpu.h layer that issues what the tracker lets through.
-// The tracker keeps fixed-size inline state bounded by the device's maxBindGroups, dynamic buffer
-// and maxVertexBuffers limits (it refuses anything beyond them) and costs a few ns per draw
-// (bench/tracker_bench.cpp, docs/BENCHMARKS.md).
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/draw_list.hpp — a sorted draw list and a render-pass encoder that skips redundant state
+/// changes, counts what it issues and skips, and detects bind-group intruders at run time.
+///
+/// Use:
+/// @code
+///   DrawList list;
+///   list.add(DrawItem{.pipeline = 0, .material = m, .mesh = 0, .object_slot = i});
+///   list.sort(DrawOrder::material);                       // or DrawOrder::depth
+///   RenderPassState state(pass_encoder, device.counters());
+///   for (const DrawItem& item : list.items()) {
+///     state.set_pipeline(pipelines[item.pipeline]);
+///     state.set_bind_group(0, frame_bg, {}, Frequency::frame, 0);
+///     state.set_bind_group(1, material_bg[item.material], {}, Frequency::material, item.material);
+///     uint32_t offset = item.object_slot * stride;
+///     state.set_bind_group(2, object_bg, {&offset, 1}, Frequency::object, item.object_slot);
+///     state.set_vertex_buffer(0, vertices);
+///     state.set_index_buffer(indices, WGPUIndexFormat_Uint16);
+///     state.draw_indexed(index_count);
+///   }
+/// @endcode
+///
+/// Redundant-state elision (WebGPU §17 GPURenderPassEncoder; shared/cases C01 and rule 11):
+///   - setPipeline with the bound pipeline, setBindGroup(g) with the same bind group AND the same
+///     dynamic offsets, setVertexBuffer(slot) / setIndexBuffer with the same buffer, format, offset
+///     and size are skipped; everything made or skipped is added to a bindery::Counters.
+///   - Bind groups stay bound across setPipeline (WebGPU keeps them in the pass encoder).
+///   - Nothing carries across passes (a new RenderPassState starts empty) and executeBundles clears
+///     the pipeline, bind groups, vertex and index buffers (RenderPassState::execute_bundles
+///     resets).
+///
+/// Run-time intruders (seed 001, "El error que arruina el reparto"): each setBindGroup carries the
+/// group's DECLARED frequency and the key of that frequency for the coming draw (material id for a
+/// material group, 0 for frame data, ...). A group below Frequency::object whose bind group or
+/// offsets change between two consecutive draws that share its key is an intruder: reported once
+/// per binding with its declared frequency and the frequency observed (the lowest higher-declared
+/// group whose key did change, else object). IntruderPolicy::error throws bindery::Error(Intruder).
+///
+/// The decision logic is RenderStateTracker, a pure class over opaque handles (tests need no
+/// device); RenderPassState is the thin webgpu.h layer that issues what the tracker lets through.
+/// The tracker keeps fixed-size inline state bounded by the device's maxBindGroups, dynamic buffer
+/// and maxVertexBuffers limits (it refuses anything beyond them) and costs a few ns per draw
+/// (bench/tracker_bench.cpp, docs/BENCHMARKS.md).
 #pragma once
 
 #include "bindery/bind_group_plan.hpp"
@@ -82,8 +87,11 @@ class DrawList {
   void sort(DrawOrder order = DrawOrder::material);
   /// The items, in insertion order until sort() is called, then in key order.
   std::span<const DrawItem> items() const { return items_; }
+  /// Number of draws added since construction or the last clear().
   size_t size() const { return items_.size(); }
+  /// Removes every draw (the capacity stays, so a per-frame list allocates once).
   void clear() { items_.clear(); }
+  /// Reserves room for `n` draws (std::vector::reserve; may throw std::bad_alloc).
   void reserve(size_t n) { items_.reserve(n); }
 
   /// The sort key of `item` for `order` (sort_key::material_order / depth_order).
@@ -101,12 +109,19 @@ enum class IntruderPolicy {
   error,          ///< record it and throw bindery::Error(ErrorKind::Intruder)
 };
 
-/// One intruder found while encoding.
+/// One intruder found while encoding (seed 001): a binding of a group declared below per-object
+/// that changed between two consecutive draws with the same key of its frequency.
 struct IntruderReport {
+  /// The bind group index (the `group` of set_bind_group, WGSL `@group`).
   uint32_t group = 0;
   std::string binding;  ///< binding name (dynamic offset) or the group's label (bind group)
+  /// The frequency the group was declared with (set_bind_group's `declared`).
   Frequency declared = Frequency::frame;
+  /// How often the binding was seen to change: the lowest declared frequency above `declared`
+  /// among the groups whose key changed between the two draws; Frequency::object when none did.
   Frequency observed = Frequency::object;
+  /// One line naming the group, the binding, both frequencies and the unchanged key; also the
+  /// message of the Error(Intruder) thrown under IntruderPolicy::error.
   std::string message;
 };
 
@@ -152,11 +167,23 @@ class RenderStateTracker {
   /// set_bind_group for a group index out of bounds.
   void describe_group(uint32_t group, const BindGroupLayoutDesc& layout);
 
+  /// setPipeline: false (skipped) when `pipeline` is the one bound. Throws InvalidArgument for a
+  /// null pipeline (unbound state never equals null, so a null handle is never skipped).
   bool set_pipeline(const void* pipeline);
+  /// setBindGroup: false (skipped) when group `group` holds `bind_group` with the same dynamic
+  /// offsets (count and values). Throws the bounds errors listed above; the offsets are not
+  /// checked against alignment or binding sizes (validate_dynamic_offsets in validation.hpp is).
   /// `declared` and `key`: the group's declared frequency and this draw's key of that frequency.
   bool set_bind_group(uint32_t group, const void* bind_group,
                       std::span<const uint32_t> dynamic_offsets, Frequency declared, uint64_t key);
+  /// setVertexBuffer: false (skipped) when slot `slot` holds `buffer` at the same `offset` and
+  /// `size` (bytes). Throws InvalidArgument for a null buffer or a slot >= the device's
+  /// maxVertexBuffers, ImplementationLimit for a slot the device allows but kMaxVertexBuffers does
+  /// not (or any slot >= kMaxVertexBuffers without limits).
   bool set_vertex_buffer(uint32_t slot, const void* buffer, uint64_t offset, uint64_t size);
+  /// setIndexBuffer: false (skipped) when `buffer` is bound with the same `format` (a
+  /// WGPUIndexFormat value, only compared), `offset` and `size` (bytes). Throws InvalidArgument for
+  /// a null buffer.
   bool set_index_buffer(const void* buffer, uint32_t format, uint64_t offset, uint64_t size);
   /// Call right before each draw: counts it and runs the intruder check. Throws Intruder under
   /// IntruderPolicy::error.
@@ -378,18 +405,25 @@ class RenderEncoderState {
   // of RenderStateTracker (TooManyBindGroups, TooManyDynamicOffsets, InvalidArgument for a vertex
   // buffer slot, ImplementationLimit).
 
+  /// setPipeline(pipeline) unless it is the pipeline bound (RenderStateTracker::set_pipeline).
   void set_pipeline(WGPURenderPipeline pipeline);
   /// setBindGroup(group, bind_group, dynamic_offsets) unless redundant. `declared` / `key`: see
   /// RenderStateTracker::set_bind_group (defaults: per-object, no intruder check).
   void set_bind_group(uint32_t group, WGPUBindGroup bind_group,
                       std::span<const uint32_t> dynamic_offsets = {},
                       Frequency declared = Frequency::object, uint64_t key = 0);
+  /// setVertexBuffer(slot, buffer, offset, size) unless redundant; offset and size in bytes
+  /// (WGPU_WHOLE_SIZE: to the end of the buffer).
   void set_vertex_buffer(uint32_t slot, WGPUBuffer buffer, uint64_t offset = 0,
                          uint64_t size = WGPU_WHOLE_SIZE);
+  /// setIndexBuffer(buffer, format, offset, size) unless redundant; offset and size in bytes.
   void set_index_buffer(WGPUBuffer buffer, WGPUIndexFormat format, uint64_t offset = 0,
                         uint64_t size = WGPU_WHOLE_SIZE);
+  /// draw(...) (WebGPU GPURenderCommandsMixin.draw): counts one draw and runs the intruder
+  /// check first (RenderStateTracker::draw; throws Intruder under IntruderPolicy::error).
   void draw(uint32_t vertex_count, uint32_t instance_count = 1, uint32_t first_vertex = 0,
             uint32_t first_instance = 0);
+  /// drawIndexed(...) with the index buffer set: counted and checked like draw().
   void draw_indexed(uint32_t index_count, uint32_t instance_count = 1, uint32_t first_index = 0,
                     int32_t base_vertex = 0, uint32_t first_instance = 0);
   /// drawIndexedIndirect with the 20-byte arguments at `offset` (a multiple of 4) of
@@ -400,7 +434,10 @@ class RenderEncoderState {
   void execute_bundles(std::span<const WGPURenderBundle> bundles) requires
       std::is_same_v<Encoder, WGPURenderPassEncoder>;
 
+  /// The tracker behind this encoder: its intruders() and policy(), or reset() after state was
+  /// changed on the raw encoder behind bindery's back.
   RenderStateTracker& tracker() { return tracker_; }
+  /// The borrowed encoder, for calls this class does not wrap (still owned by the caller).
   Encoder get() const { return encoder_; }
 
  private:
@@ -409,7 +446,10 @@ class RenderEncoderState {
   RenderStateTracker tracker_;
 };
 
+/// A render pass encoder behind the tracker (WebGPU §17 GPURenderPassEncoder).
 using RenderPassState = RenderEncoderState<WGPURenderPassEncoder>;
+/// A render bundle encoder behind the tracker (WebGPU §17.2 GPURenderBundleEncoder); starts empty,
+/// like the bundle it records.
 using RenderBundleState = RenderEncoderState<WGPURenderBundleEncoder>;
 
 extern template class RenderEncoderState<WGPURenderPassEncoder>;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/dynamic_uniform_buffer.hpp — per-draw data in one uniform buffer addressed by dynamic
 /// offsets: one buffer, one bind group and a number that moves at draw time (seeds 000, 002).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/error.hpp — the catalogue of error kinds every bindery part throws.
 ///

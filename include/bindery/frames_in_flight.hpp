@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/frames_in_flight.hpp — N copies of per-frame data, so the CPU never writes a copy the
 /// GPU may still read (double / triple buffering; bgfx's ChunkedScratchBuffer, seed 003's

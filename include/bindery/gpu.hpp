@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/gpu.hpp — move-only RAII owners for webgpu.h handles.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/image.hpp — RGBA8 frames on the CPU: PNG output (libspng) and the comparisons the
 /// image tests use.

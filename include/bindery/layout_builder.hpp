@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/layout_builder.hpp — turns bindery's plain BindGroupLayoutDesc (binding.hpp) into
 /// WebGPU bind group layouts and pipeline layouts. Explicit layouts only: layout 'auto' cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/limits.hpp — the WebGPU limits bindery reads, as a plain value type.
 ///

@@ -1,13 +1,16 @@
-// bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
-// per-draw-data strategy into an offscreen target, times every frame and reports counters.
-//
-// Frame timing (seed 003's measurements): math_ms = computing world/normal matrices on the CPU
-// (on every core by default); cpu_ms = uploads + command encoding + submit; gpu_ms = the frame's
-// passes between timestamp queries, per pass in gpu_spans (nullopt where the adapter lacks
-// "timestamp-query"); frame_ms = latency from the frame's first CPU work to its GPU work done;
-// interval_ms = the time between the last frame's completion and this one's. With frames_in_flight = K the CPU starts
-// frame N once frame N-K is done on the GPU (seed 003's "double buffering"), so CPU and GPU work
-// in parallel; K = 1 is the serial loop. A size of 1x1 is the article's "render off" mode.
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
+/// per-draw-data strategy into an offscreen target, times every frame and reports counters.
+///
+/// Frame timing (seed 003's measurements): math_ms = computing world/normal matrices on the CPU
+/// (on every core by default); cpu_ms = uploads + command encoding + submit; gpu_ms = the frame's
+/// passes between timestamp queries, per pass in gpu_spans (nullopt where the adapter lacks
+/// "timestamp-query"); frame_ms = latency from the frame's first CPU work to its GPU work done;
+/// interval_ms = the time between the last frame's completion and this one's. With
+/// frames_in_flight = K the CPU starts frame N once frame N-K is done on the GPU (seed 003's
+/// "double buffering"), so CPU and GPU work in parallel; K = 1 is the serial loop. A size of 1x1
+/// is the article's "render off" mode.
 #pragma once
 
 #include "bindery/counters.hpp"
@@ -48,7 +51,11 @@ struct FrameTiming;
 /// Options of one render run.
 struct RenderOptions {
   std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
+  /// Target size in pixels, each 1..maxTextureDimension2D (render() throws TextureSizeOutOfRange
+  /// otherwise); 1x1 is seed 003's "render off".
+  ///@{
   uint32_t width = 640, height = 480;  ///< target size in pixels, each 1..maxTextureDimension2D
+  ///@}
   uint32_t frames = 60;                ///< frames to render (>= 1)
   std::optional<float> time_s;         ///< freeze the animation at this time (seconds)
   double moving = 1.0;                 ///< share of objects that move each frame, 0..1
@@ -75,12 +82,20 @@ struct RenderOptions {
 /// view frustum, not hidden by the depth pyramid (equal to after_frustum without occlusion
 /// culling), and drawn (phase 1 + phase 2).
 struct CullingCounts {
+  /// Object counts, in the order of the pipeline: objects (the scene's), after_frustum,
+  /// after_occlusion, drawn.
+  ///@{
   uint32_t objects = 0, after_frustum = 0, after_occlusion = 0, drawn = 0;
+  ///@}
 };
 
 /// GPU time of one named pass of a frame ("render", "cull", "pyramid", ...), by timestamp queries.
 struct GpuSpan {
+  /// The pass (or run of passes) timed: "render" for a frame's draw passes; gpu-driven times
+  /// "cull", "phase1", "pyramid", "cull2" and "phase2" (the last three with occlusion culling).
   std::string name;
+  /// End minus begin timestamp in milliseconds (webgpu.h timestamps are nanoseconds). A span
+  /// whose end precedes its begin (a reset counter) is dropped from FrameTiming::gpu_spans.
   double ms = 0;
 };
 
@@ -93,20 +108,29 @@ struct FrameTiming {
   double interval_ms = 0;  ///< the last frame's GPU work done to this one's (throughput; frame
                            ///< 0: its latency)
   std::optional<double> gpu_ms;  ///< sum of the frame's GPU spans (nullopt: no timestamps)
+  /// The frame's timed passes in the order opened; empty without "timestamp-query".
   std::vector<GpuSpan> gpu_spans;
+  /// What the GPU counted in this frame (the gpu-driven strategy); nullopt for the others.
   std::optional<CullingCounts> culling;
 };
 
 /// The result of a render run.
 struct RenderReport {
+  /// Scene::name of the scene drawn.
   std::string scene;
+  /// RenderOptions::strategy as run.
   std::string strategy;
+  /// Scene objects; draws of the last frame (per_frame.draws: an indirect or multi-draw indirect
+  /// call counts one, a replayed render bundle its draws); target size in pixels.
+  ///@{
   uint32_t objects = 0, draws_per_frame = 0, width = 0, height = 0;
+  ///@}
   uint32_t frames_in_flight = 1;  ///< as run
   uint32_t threads = 1;           ///< CPU threads used for per-object matrices
   double wall_ms = 0;             ///< the whole frame loop, first frame start to last GPU done
   /// Path-specific facts for the JSON report (e.g. {"indirect", "multiDrawIndexedIndirectCount"}).
   std::vector<std::pair<std::string, std::string>> notes;
+  /// Scene materials.
   uint32_t materials = 0;
   uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
   uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
@@ -116,7 +140,10 @@ struct RenderReport {
   double throughput_fps() const;
   Counters init;       ///< creation: buffers, bind groups, initial uploads
   Counters per_frame;  ///< the last frame's calls and bytes
+  /// One timing per frame rendered (RenderOptions::frames), in frame order.
   std::vector<FrameTiming> frames;
+  /// The last frame's colour target, read back (width x height RGBA8), when
+  /// RenderOptions::keep_last_frame; nullopt otherwise.
   std::optional<Image> last_frame;
 };
 
@@ -130,8 +157,12 @@ uint32_t default_max_draws_per_pass(const AdapterDescription& adapter);
 /// everything else; unlimited elsewhere.
 uint64_t default_max_bind_groups(const AdapterDescription& adapter);
 
-/// Renders `scene` with `options` on `device`. Throws SceneInput for a bad size or frame count
-/// (before touching the device), and whatever the device reports (WebGPUValidation, ...).
+/// Renders `scene` with `options` on `device`. Before touching the device it throws
+/// TextureSizeOutOfRange for a size outside 1..maxTextureDimension2D (or a scene texture so),
+/// SceneInput for frames == 0, a non-finite time_s, moving outside [0, 1] or a scene whose
+/// indices, mips or material references are inconsistent, InvalidArgument for frames_in_flight
+/// outside 1..8 or an unknown strategy, StrategyUnavailable when strategy_unavailable() names a
+/// reason; then whatever the device reports (WebGPUValidation, DeviceLost, ...).
 RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options);
 
 }  // namespace bindery

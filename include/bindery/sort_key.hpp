@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/sort_key.hpp — the 64-bit sort key of a draw-list item and its bit layout.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/staging_ring.hpp — a pool of mapped staging buffers for uploads without an
 /// intermediate copy (seed 003: "mapped transfer buffers with copyBufferToBuffer").

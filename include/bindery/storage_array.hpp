@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/storage_array.hpp — per-draw data as a read-only storage buffer at the NATURAL stride,
 /// bound once in a low-frequency group and indexed in the shader by `@builtin(instance_index)`

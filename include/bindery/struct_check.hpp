@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/struct_check.hpp — verify at start-up that a C++ struct matches a reflected WGSL struct.
 ///

@@ -1,22 +1,28 @@
-// bindery/struct_view.hpp — a typed writer over the bytes of one reflected WGSL struct.
-//
-// StructView puts host values where the shader reads them: offsets, array element strides and
-// matrix column strides come from the reflected StructLayout (wgsl_layout.hpp), never from
-// hand-counted constants. mat3x3<f32> columns land 16 bytes apart (the 4 padding bytes of each
-// column are left untouched), f16 fields take float (converted, round to nearest even) or raw
-// uint16_t bits, atomic<u32|i32> fields take uint32_t / int32_t.
-//
-// Hot path (the renderer writes ~10k objects per frame): resolve each field once,
-//   const FieldRef world = layout.field("world");           // or layout.resolve("lights[3].color")
-// then per object
-//   StructView(layout, slot_bytes).set(world, glm::mat4{...});
-// which is a type-tag compare, a bounds check and a memcpy. The string overloads
-// (view.set("world", m)) parse the path on every call: fine for setup, not for per-object loops.
-//
-// Accepted host types: float, int32_t, uint32_t, uint16_t (raw f16), glm::vec2/3/4, ivec*, uvec*,
-// u16vec* (raw f16), glm::mat2..mat4 and every glm::matCxR (float). A value whose WGSL type
-// differs throws StructViewType naming the path, the field's WGSL type and the value's type;
-// a bad path throws StructViewPath. Reads no device limits.
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/struct_view.hpp — a typed writer over the bytes of one reflected WGSL struct.
+///
+/// StructView puts host values where the shader reads them: offsets, array element strides and
+/// matrix column strides come from the reflected StructLayout (wgsl_layout.hpp), never from
+/// hand-counted constants. mat3x3<f32> columns land 16 bytes apart (the 4 padding bytes of each
+/// column are left untouched), f16 fields take float (converted, round to nearest even) or raw
+/// uint16_t bits, atomic<u32|i32> fields take uint32_t / int32_t.
+///
+/// Hot path (the renderer writes ~10k objects per frame): resolve each field once,
+/// @code
+///   const FieldRef world = layout.field("world");  // or layout.resolve("lights[3].color")
+/// @endcode
+/// then per object
+/// @code
+///   StructView(layout, slot_bytes).set(world, glm::mat4{...});
+/// @endcode
+/// which is a type-tag compare, a bounds check and a memcpy. The string overloads
+/// (view.set("world", m)) parse the path on every call: fine for setup, not for per-object loops.
+///
+/// Accepted host types: float, int32_t, uint32_t, uint16_t (raw f16), glm::vec2/3/4, ivec*, uvec*,
+/// u16vec* (raw f16), glm::mat2..mat4 and every glm::matCxR (float). A value whose WGSL type
+/// differs throws StructViewType naming the path, the field's WGSL type and the value's type;
+/// a bad path throws StructViewPath. Reads no device limits.
 #pragma once
 
 #include <bindery/error.hpp>
@@ -134,7 +140,9 @@ class StructView {
   /// array counts as one element; more elements may follow in `bytes`).
   StructView(const StructLayout& layout, std::span<std::byte> bytes);
 
+  /// The layout fields are resolved against (borrowed).
   const StructLayout& layout() const noexcept { return *layout_; }
+  /// The bytes written and read (borrowed): at least layout().size.
   std::span<std::byte> bytes() const noexcept { return bytes_; }
 
   /// Writes `value` at the field `f` (resolved from this layout). Throws StructViewType when the

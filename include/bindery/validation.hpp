@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/validation.hpp — the WebGPU binding rules checked on the CPU, before the
 /// implementation sees a call, each failure a bindery::Error naming the call, the value and the

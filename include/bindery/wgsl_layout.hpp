@@ -1,26 +1,28 @@
-// bindery/wgsl_layout.hpp — WGSL memory layout reflection: struct offsets, sizes, alignments,
-// array strides and per-binding minBindingSize, read from the shader source itself.
-//
-// Why: every per-draw mechanism writes bytes at offsets; those offsets must come from the shader
-// (vec3 is 12 bytes but 16-aligned, mat3x3<f32> is 48 bytes, array strides round up to the element
-// alignment), never from hand-counted constants (issue 3, seed 004).
-//
-// What is parsed: module-scope declarations only — `enable`, `requires`, `struct` (with @align /
-// @size member attributes), `alias`, `const` integer expressions used as array sizes, and
-// `var<uniform>` / `var<storage, read|read_write>` / texture / sampler variables with
-// @group / @binding. Function bodies are skipped by brace matching.
-//
-// Layout rules (WGSL spec §14.4 "Memory Layout"): AlignOf / SizeOf per type, member offset =
-// roundUp(AlignOfMember, end of previous member), struct size = roundUp(AlignOf(S), end of last
-// member), array element stride = roundUp(AlignOf(E), SizeOf(E)). WGSL has ONE layout for every
-// address space; the uniform address space only adds checks (stride a multiple of 16, struct and
-// array members at multiples of roundUp(16, AlignOf(T)), roundUp(16, SizeOf(S)) bytes after a
-// struct member, no runtime-sized arrays). Violations are reported as errors, never padded away.
-// ReflectOptions::uniform_buffer_standard_layout lifts the stride and struct checks.
-// Test cases: /work/shared/cases/layout.md (L, F, B, U).
-//
-// Reads no device limits. reflect_wgsl() never throws on bad shader content: it records errors
-// with line:column in Reflection::errors.
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/wgsl_layout.hpp — WGSL memory layout reflection: struct offsets, sizes, alignments,
+/// array strides and per-binding minBindingSize, read from the shader source itself.
+///
+/// Why: every per-draw mechanism writes bytes at offsets; those offsets must come from the shader
+/// (vec3 is 12 bytes but 16-aligned, mat3x3<f32> is 48 bytes, array strides round up to the element
+/// alignment), never from hand-counted constants (issue 3, seed 004).
+///
+/// What is parsed: module-scope declarations only — `enable`, `requires`, `struct` (with `@align` /
+/// `@size` member attributes), `alias`, `const` integer expressions used as array sizes, and
+/// `var<uniform>` / `var<storage, read|read_write>` / texture / sampler variables with
+/// `@group` / `@binding`. Function bodies are skipped by brace matching.
+///
+/// Layout rules (WGSL spec §14.4 "Memory Layout"): AlignOf / SizeOf per type, member offset =
+/// roundUp(AlignOfMember, end of previous member), struct size = roundUp(AlignOf(S), end of last
+/// member), array element stride = roundUp(AlignOf(E), SizeOf(E)). WGSL has ONE layout for every
+/// address space; the uniform address space only adds checks (stride a multiple of 16, struct and
+/// array members at multiples of roundUp(16, AlignOf(T)), roundUp(16, SizeOf(S)) bytes after a
+/// struct member, no runtime-sized arrays). Violations are reported as errors, never padded away.
+/// ReflectOptions::uniform_buffer_standard_layout lifts the stride and struct checks.
+/// Test cases: /work/shared/cases/layout.md (L, F, B, U).
+///
+/// Reads no device limits. reflect_wgsl() never throws on bad shader content: it records errors
+/// with line:column in Reflection::errors.
 #pragma once
 
 #include <bindery/error.hpp>
@@ -44,6 +46,7 @@ struct StructLayout;
 /// One reflected WGSL type with its layout (WGSL §14.4.1 alignment and size table).
 /// Immutable; shared between the struct members and bindings that use it.
 struct WgslType {
+  /// Which of the fields below apply.
   TypeKind kind = TypeKind::Scalar;
   ScalarKind scalar = ScalarKind::F32;  ///< component type for Scalar / Vector / Matrix / Atomic
   uint32_t columns = 1;                 ///< matrices: C of matCxR
@@ -61,6 +64,8 @@ struct WgslType {
   std::string name;     ///< long form: "vec3<f32>", "mat4x4<f32>", "array<vec4<f32>, 4>", struct name
   bool host_shareable = true;  ///< false when the type is or contains bool
 
+  /// True for a runtime-sized array<T> (kind Array, count 0): only the last member of a storage
+  /// buffer's store type may be one.
   bool is_runtime_array() const noexcept { return kind == TypeKind::Array && count == 0; }
 };
 
@@ -71,11 +76,14 @@ struct WgslType {
 struct FieldRef {
   uint32_t offset = 0;   ///< bytes from the start of the struct
   uint32_t size = 0;     ///< SizeOf(field type) in bytes (runtime array: one element)
+  /// The field type's kind; StructView::set / get accept Scalar, Vector, Matrix and Atomic.
   TypeKind kind = TypeKind::Scalar;
   ScalarKind scalar = ScalarKind::F32;  ///< component type (Scalar / Vector / Matrix / Atomic)
   uint8_t columns = 1;                  ///< matrices: C
   uint8_t rows = 1;                     ///< vectors: N; matrices: R
   uint16_t column_stride = 0;           ///< matrices: bytes between columns
+  /// The field's type inside the layout (borrowed); nullptr for a FieldRef never resolved, which
+  /// StructView refuses with StructViewPath.
   const WgslType* type = nullptr;
   std::string path;  ///< the path it was resolved from, for error messages (not used when writing)
 
@@ -88,23 +96,33 @@ struct FieldRef {
 
 /// One member of a reflected struct (WGSL §14.4.1 "structure member layout").
 struct StructMember {
+  /// The member's identifier as written.
   std::string name;
+  /// The member's type T with its layout (never null in a reflected struct).
   std::shared_ptr<const WgslType> type;
   uint32_t offset = 0;  ///< OffsetOfMember in bytes
-  uint32_t size = 0;    ///< SizeOfMember: @size(n) when given, else SizeOf(T)
-  uint32_t align = 0;   ///< AlignOfMember: @align(n) when given, else AlignOf(T)
-  uint32_t align_attribute = 0;   ///< n of @align(n) as written; 0 when absent
-  uint32_t size_attribute = 0;    ///< n of @size(n) as written; 0 when absent
-  uint32_t line = 0, column = 0;  ///< position of the member name in the source (1-based)
+  uint32_t size = 0;    ///< SizeOfMember: `@size(n)` when given, else SizeOf(T)
+  uint32_t align = 0;   ///< AlignOfMember: `@align(n)` when given, else AlignOf(T)
+  uint32_t align_attribute = 0;   ///< n of `@align(n)` as written; 0 when absent
+  uint32_t size_attribute = 0;    ///< n of `@size(n)` as written; 0 when absent
+  /// Position of the member's name in the source (1-based, columns in Unicode code points).
+  ///@{
+  uint32_t line = 0, column = 0;
+  ///@}
 };
 
 /// A reflected WGSL struct: its members with offsets, its alignment and size.
 struct StructLayout {
+  /// The struct's identifier as written.
   std::string name;
   uint32_t size = 0;   ///< SizeOf(S) = roundUp(align, end of last member) in bytes
   uint32_t align = 0;  ///< AlignOf(S) = max AlignOfMember in bytes
+  /// The members in declaration order (at least one).
   std::vector<StructMember> members;
+  /// Position of the struct's name in the source (1-based, columns in Unicode code points).
+  ///@{
   uint32_t line = 0, column = 0;
+  ///@}
 
   /// The member `name`, or nullptr.
   const StructMember* find_member(std::string_view name) const noexcept;
@@ -131,11 +149,15 @@ enum class BindingSpace : uint8_t {
 /// "uniform", "storage", "read-only-storage", "texture", ... (see BindingSpace).
 std::string_view to_string(BindingSpace space) noexcept;
 
-/// One resource variable with @group(g) @binding(b).
+/// One resource variable with `@group(g) @binding(b)`.
 struct BindingInfo {
+  /// g of `@group(g)`: the bind group index (below the device's maxBindGroups to be usable).
   uint32_t group = 0;
+  /// b of `@binding(b)`: the binding number inside the group.
   uint32_t binding = 0;
+  /// The variable's identifier.
   std::string name;
+  /// The address space or resource type it is bound as.
   BindingSpace space = BindingSpace::Uniform;
   std::string type;  ///< store type in long form (struct name for structs); texture/sampler type text
   std::shared_ptr<const WgslType> store_type;  ///< buffers only; null for textures and samplers
@@ -144,7 +166,10 @@ struct BindingInfo {
   uint64_t min_binding_size = 0;
   /// Uniform: roundUp(16, min_binding_size), which Dawn requires; other spaces: min_binding_size.
   uint64_t portable_min_binding_size = 0;
+  /// Position of the variable's name in the source (1-based, columns in Unicode code points).
+  ///@{
   uint32_t line = 0, column = 0;
+  ///@}
 
   /// Storage buffers whose store type is or ends in a runtime-sized array: the element count
   /// arrayLength() gives for a binding of `binding_size` bytes =
@@ -158,9 +183,14 @@ struct BindingInfo {
 /// Unicode code points), the kind (WgslSyntax, WgslType or WgslLayout) and a message naming the
 /// struct, member, rule, required and actual values.
 struct ReflectionError {
+  /// 1-based line of the offending token.
   uint32_t line = 0;
+  /// 1-based column of the offending token, in Unicode code points.
   uint32_t column = 0;
+  /// WgslSyntax (cannot be parsed), WgslType (an unknown, invalid or recursive type) or
+  /// WgslLayout (an address-space layout rule broken).
   ErrorKind kind = ErrorKind::WgslSyntax;
+  /// What is wrong, naming the struct, member, rule, required and actual values; no position.
   std::string message;
 };
 
@@ -175,8 +205,12 @@ struct ReflectOptions {
 /// What reflect_wgsl() found: all structs that could be laid out (declaration order), all
 /// resource bindings (declaration order), and every error (sorted by line, column).
 struct Reflection {
+  /// Every struct that could be laid out, in declaration order (shared: FieldRef and WgslType
+  /// point into them).
   std::vector<std::shared_ptr<const StructLayout>> structs;
+  /// Every resource variable with `@group` / `@binding`, in declaration order.
   std::vector<BindingInfo> bindings;
+  /// Every problem found, sorted by line then column; empty when the source reflected cleanly.
   std::vector<ReflectionError> errors;
   bool f16_enabled = false;  ///< `enable f16;` present
 
@@ -193,7 +227,7 @@ struct Reflection {
   /// The struct `name`. Throws StructViewPath when the shader declares no such struct (or it could
   /// not be laid out).
   const StructLayout& struct_layout(std::string_view name) const;
-  /// The binding at @group(group) @binding(binding), or nullptr.
+  /// The binding at `@group(group) @binding(binding)`, or nullptr.
   const BindingInfo* find_binding(uint32_t group, uint32_t binding) const noexcept;
   /// The binding whose variable is called `name`, or nullptr.
   const BindingInfo* find_binding(std::string_view name) const noexcept;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bind group planner: groups by frequency of change (seed 001), per-object data as dynamic
 // offsets or an instance_index-indexed storage buffer, the call / bind-group arithmetic and
 // static intruder detection. See bindery/bind_group_plan.hpp.

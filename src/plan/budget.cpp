@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pipeline-layout budget checks for the bind group planner (createBindGroupLayout /
 // createPipelineLayout limits, WebGPU §8.1-8.3, shared/cases rule 7; cases M01, M03).
 //

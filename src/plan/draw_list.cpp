@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sorted draw list, the redundant-state tracker and the webgpu.h render-pass layer.
 // See bindery/draw_list.hpp.
 #include "bindery/draw_list.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading and writing bind group plans: the JSON scene description of `bindery plan`
 // (docs/PLAN_FORMAT.md), the text and JSON reports, and the WGSL declarations.
 #include "bindery/bind_group_plan.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bindery/bench.hpp"
 
 #include "bindery/scene.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/render/by_frequency.hpp — the bind group layout by frequency of change that the
 // dynamic-offsets, mapped-staging and render-bundles strategies share (seeds 000, 001, 003).
 // Private to bindery.

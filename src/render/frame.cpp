@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pieces a frame is recorded with: the offscreen target's render passes, named GPU spans by
 // timestamp queries, and the default frame of a strategy (upload, then its draws in passes).
 #include "strategy.hpp"

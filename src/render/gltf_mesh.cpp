@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangle topology, flat normals, winding and back faces for the glTF loader (gltf_mesh.hpp).
 #include "gltf_mesh.hpp"
 

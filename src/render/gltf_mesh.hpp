@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/render/gltf_mesh.hpp — what the glTF loader does to a primitive's triangles so that one
 // pipeline (triangle list, cull back faces, counter-clockwise front: create_scene_pipeline) draws
 // it as glTF 2.0 says, for every strategy alike. Private to bindery; tested without a device.

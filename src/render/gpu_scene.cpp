@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Uploading a Scene's meshes and textures, and the render pipeline state every strategy shares.
 #include "strategy.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bindery/image.hpp"
 
 #include "bindery/error.hpp"

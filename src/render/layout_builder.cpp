@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bindery/layout_builder.hpp"
 
 #include <fmt/format.h>

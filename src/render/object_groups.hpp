@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/render/object_groups.hpp — the layout seed 003's middle steps share (shaders/
 // cubes_split_uniforms.wgsl), used by the split-uniforms, buffer-offsets and buffer-offsets-mapped
 // strategies. Private to bindery.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The frame loop of `bindery render`: offscreen target, frames in flight (the CPU starts frame N
 // once frame N-K is done on the GPU), per-object matrices on every core, per-pass GPU timing with
 // timestamp queries read back without stalling, readback of the last frame (rows padded to the

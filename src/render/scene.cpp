@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The article's cube scene (seed 003) and the parts every scene shares (camera, animation, mips).
 #include "bindery/scene.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // glTF 2.0 models as a Scene: every triangle primitive becomes a Mesh, every (node, primitive)
 // pair of every instance an Object with its own material and a static placement on a grid.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "shared_groups.hpp"
 
 #include "bindery/align.hpp"

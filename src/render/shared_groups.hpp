@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/render/shared_groups.hpp — the frame group and the material groups that every strategy
 // organised by frequency shares (seed 001: group by how often data changes). Private to bindery.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/render/strategy.hpp — the interface every per-draw-data strategy implements, and the GPU
 // resources all of them share (meshes, textures, sampler). Private to bindery.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy buffer-offsets: seed 003's "one large uniform buffer with buffer offsets" step
 // (object_groups.hpp): every object's PerObjectUniforms in one large uniform buffer at a stride
 // of align_to(SizeOf, minUniformBufferOffsetAlignment) read from the device, each object's bind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy buffer-offsets-mapped: seed 003's final version, "use mapped buffers": the
 // buffer-offsets layout (object_groups.hpp), with the moved objects written straight into a
 // mapped MAP_WRITE | COPY_SRC transfer buffer taken from a pool (StagingRing: blocks are handed

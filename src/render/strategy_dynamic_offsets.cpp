@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy dynamic-offsets: bind groups by frequency (by_frequency.hpp), per-object data
 // written into the DynamicUniformBuffer's CPU shadow and flushed with writeBuffer, one
 // setBindGroup with a dynamic offset per draw (seed 003, "one large uniform buffer with

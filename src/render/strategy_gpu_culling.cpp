@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy gpu-culling: GPU-driven frustum culling and indirect draws (seed 003's "further
 // ideas": indirect draws with GPU frustum culling).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy gpu-driven: the article's animation, frustum culling, two-phase occlusion culling
 // and indirect draws, all on the GPU (seed 003's "further ideas": GPU culling, indirect draws,
 // double buffering; the GPU-driven pipelines of Haar & Aaltonen, SIGGRAPH 2015, and Wihlidal,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy mapped-staging: the dynamic-offsets layout (by_frequency.hpp) with the article's
 // last upload step (seed 003, "mapped transfer buffers"): the changed objects are written
 // straight into a mapped MAP_WRITE | COPY_SRC block of a StagingRing and copied into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy naive: the article's starting point (seed 003). Each object owns a uniform buffer
 // holding every value its draw reads (struct Uniforms in shaders/cubes_naive.wgsl) and a bind
 // group (texture, sampler, that buffer); every frame writes each object's buffer with its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The strategy registry: one row per strategy, in the order the CLI and `bindery bench` list
 // them. A strategy is one file (src/render/strategy_NAME.cpp) that defines its row; adding one
 // is that file plus one line below.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy render-bundles: the dynamic-offsets draws (by_frequency.hpp) recorded once into
 // render bundles (WebGPU §17.2; one per render pass range) and replayed each frame with
 // executeBundles: the per-object data still changes every frame (the bundles bind the buffer,

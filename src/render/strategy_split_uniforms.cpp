@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy split-uniforms: seed 003's "split the uniform buffers (shared, material, per model)"
 // step with its "separate more uniforms" follow-up (object_groups.hpp): the values shared by
 // every object (GlobalUniforms) live in one buffer written once per frame, each material's

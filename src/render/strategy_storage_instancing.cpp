@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy storage-instancing: per-object data in a read-only storage array indexed by
 // @builtin(instance_index), objects drawn in instanced batches (seeds 000, 002, 004).
 //   group 0 (frame):    GlobalUniforms (FrameGroup).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Alignment arithmetic (align.hpp): the out-of-line error paths and the limit-derived strides.
 #include "bindery/align.hpp"
 

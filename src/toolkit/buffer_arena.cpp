@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BufferArena: the GPU layer shared by DynamicUniformBuffer and StorageArray (buffer_arena.hpp).
 #include "bindery/buffer_arena.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Seed 004's decision tree (data_placement.hpp).
 #include "bindery/data_placement.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DynamicUniformBuffer: the GPU layer over SlotShadow (dynamic_uniform_buffer.hpp).
 #include "bindery/dynamic_uniform_buffer.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU core of the per-draw data arenas (dynamic_uniform_buffer.hpp): slot/chunk arithmetic,
 // the shadow copy, dirty marks and the upload plan. No WebGPU calls here.
 #include "bindery/align.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StagingRing: mapped MAP_WRITE | COPY_SRC blocks recycled through mapAsync (staging_ring.hpp).
 #include "bindery/staging_ring.hpp"
 

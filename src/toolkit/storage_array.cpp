@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StorageArray: read-only storage at the natural stride, indexed by instance_index
 // (storage_array.hpp).
 #include "bindery/storage_array.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU-side WebGPU binding rules (validation.hpp). Each check throws bindery::Error with a
 // message that names the call, the field, the value and the limit or rule.
 #include "bindery/validation.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accessors of the reflected layout (StructLayout, FieldRef, BindingInfo, Reflection) and the
 // `bindery layout` renderings (JSON and table).
 #include <bindery/wgsl_layout.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/wgsl/lexer.hpp — private: the WGSL tokenizer used by reflect_wgsl().
 //
 // Splits WGSL source into identifiers, numeric literals and one-character punctuation, skipping

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wgsl/parser.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/wgsl/parser.hpp — private: the module-scope WGSL parser used by reflect_wgsl().
 //
 // Recursive descent over the declarations that matter for memory layout: enable / requires,

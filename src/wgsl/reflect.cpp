@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reflect_wgsl(): resolves the parsed module-scope declarations into laid-out types, struct
 // layouts and bindings, and runs the address-space checks (WGSL §14.4 memory layout,
 // §14.4.4 address space layout constraints).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // check_struct_matches(): C++ struct versus reflected WGSL struct.
 #include <bindery/struct_check.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StructView's out-of-line parts: error messages, f16 conversion, raw byte writes.
 #include <bindery/struct_view.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The layout verifier (layout_verify.hpp): compile verdicts through error scopes and GPU round
 // trips of every scalar leaf of reflected structs, many structs per generated compute module.
 #include "wgsl/parser.hpp"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes tests/data/gltf/relatives/*.gltf: relatives of the shared glTF cases (G06..G13 in this
 folder, copied from ../shared/cases/inputs/) that tests/gltf_cases_device_test.cpp and
 tests/gltf_loader_test.cpp load. Each file is one small glTF 2.0 model with base64 buffers (and
