@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file
 /// bindery/soak.hpp — long runs: does a strategy keep memory, WebGPU objects and per-frame work
 /// flat over thousands of frames?
