@@ -22,7 +22,7 @@ TEST(StrategyRegistry, EveryNameOnceAndLookupsAgree) {
     EXPECT_EQ(find_strategy(info.name).name, info.name);
   }
   for (const char* required : {"naive", "dynamic-offsets", "mapped-staging", "render-bundles",
-                               "storage-instancing", "gpu-culling", "gpu-driven"})
+                               "storage-instancing", "gpu-culling", "gpu-driven", "bundles-gpu"})
     EXPECT_TRUE(names.count(required)) << required;
   try {
     find_strategy("no-such");

@@ -76,6 +76,10 @@ gpu::RenderPassEncoder FrameTarget::begin_pass(WGPUCommandEncoder encoder, bool 
 
 void Strategy::record_frame(FrameContext& ctx) {
   upload(ctx.in, ctx.encoder);
+  record_draw_passes(ctx);
+}
+
+void Strategy::record_draw_passes(FrameContext& ctx) {
   const uint32_t draws = draw_count(), max_draws = ctx.max_draws_per_pass;
   const uint32_t span = ctx.timer.open("render");
   // One pass of at most max_draws draws at a time; the first clears, the others load (a frame

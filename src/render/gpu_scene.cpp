@@ -188,4 +188,15 @@ gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule
   return p;
 }
 
+gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label) {
+  const WGPUTextureFormat color = kColorFormat;
+  WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.colorFormatCount = 1;
+  d.colorFormats = &color;
+  d.depthStencilFormat = kDepthFormat;
+  d.sampleCount = 1;
+  return gpu::RenderBundleEncoder::acquire(wgpuDeviceCreateRenderBundleEncoder(device.get(), &d));
+}
+
 }  // namespace bindery::strategies

@@ -126,6 +126,32 @@ struct FrameContext {
   uint32_t passes = 0;          ///< render passes recorded (out)
 };
 
+/// A compute pass over ctx.encoder, timed as one GPU span named `name`; ends when destroyed.
+class TimedComputePass {
+ public:
+  TimedComputePass(FrameContext& ctx, std::string_view name) {
+    WGPUComputePassDescriptor d = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+    d.timestampWrites = ctx.timer.writes(ctx.timer.open(name), true, true);
+    pass_ = wgpuCommandEncoderBeginComputePass(ctx.encoder, &d);
+  }
+  ~TimedComputePass() {
+    wgpuComputePassEncoderEnd(pass_);
+    wgpuComputePassEncoderRelease(pass_);
+  }
+  TimedComputePass(const TimedComputePass&) = delete;
+  TimedComputePass& operator=(const TimedComputePass&) = delete;
+  WGPUComputePassEncoder get() const { return pass_; }
+  /// Sets `pipeline` and `group` (as group 0), then dispatches x * y * 1 workgroups.
+  void dispatch(WGPUComputePipeline pipeline, WGPUBindGroup group, uint32_t x, uint32_t y) {
+    wgpuComputePassEncoderSetPipeline(pass_, pipeline);
+    wgpuComputePassEncoderSetBindGroup(pass_, 0, group, 0, nullptr);
+    wgpuComputePassEncoderDispatchWorkgroups(pass_, x, y, 1);
+  }
+
+ private:
+  WGPUComputePassEncoder pass_ = nullptr;
+};
+
 /// What the renderer tells a strategy when creating it.
 struct StrategyOptions {
   bool occlusion = true;
@@ -152,6 +178,10 @@ class Strategy {
   /// Records the whole frame into ctx.encoder: upload(), then the draws in render passes of at
   /// most ctx.max_draws_per_pass draws (the first clears, the others load), timed as "render".
   virtual void record_frame(FrameContext& ctx);
+  /// The draws of record_frame() without the upload: every draw in render passes of at most
+  /// ctx.max_draws_per_pass draws through encode() (the first clears, the others load), timed
+  /// as "render". For strategies whose record_frame() does more before the draws.
+  void record_draw_passes(FrameContext& ctx);
   /// Whether the renderer computes per-object transforms on the CPU for this strategy.
   virtual bool needs_cpu_transforms() const { return true; }
   /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
@@ -197,6 +227,10 @@ Reflection reflect_checked(std::string_view wgsl);
 /// The interleaved Vertex layout (stride 36: position float32x3 @0, normal float32x3 @12,
 /// texcoord float32x2 @24, color unorm8x4 @32; shader locations 0..3).
 WGPUVertexBufferLayout vertex_buffer_layout();
+
+/// A render bundle encoder for the scene pipelines' target (kColorFormat, kDepthFormat, one
+/// sample): WebGPU §17.1 GPURenderBundleEncoderDescriptor must match the pass's attachments.
+gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label);
 
 /// A render pipeline for `module` (entry points vs / fs) with the article's state: cull back,
 /// depth24plus with less, one colour target in kColorFormat.

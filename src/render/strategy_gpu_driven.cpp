@@ -19,6 +19,7 @@
 //                      test against the pyramid, remember visibility, compact the new ones)
 //   render  "phase2":  the same draws again (loads colour and depth)
 // Nothing is read back per frame except the statistics the renderer copies without waiting.
+#include "object_animation.hpp"
 #include "strategy.hpp"
 
 #include "bindery/layout_builder.hpp"
@@ -34,23 +35,11 @@
 namespace bindery::strategies {
 namespace {
 
-constexpr uint32_t kWorkgroupSize = 64;         // @workgroup_size of gpu_driven_cull.wgsl
+constexpr uint32_t kWorkgroupSize = kAnimateWorkgroupSize;  // @workgroup_size of the entries
 constexpr uint32_t kPyramidWorkgroup = 8;       // @workgroup_size(8, 8) of depth_pyramid.wgsl
-constexpr uint32_t kMaxWorkgroupsX = 65535;     // kMaxWorkgroupsX of gpu_driven_cull.wgsl
 constexpr uint64_t kIndirectArgsBytes = 5 * 4;  // GPUDrawIndexedIndirect: five 32-bit values
 constexpr uint64_t kStatsOffset = 4;            // Counters.afterFrustum, after `candidates`
 constexpr uint64_t kStatsBytes = 12;            // afterFrustum, afterOcclusion, drawn
-
-/// C++ mirror of WGSL ObjectInput (checked against the reflected struct at creation).
-struct ObjectInputGpu {
-  glm::vec3 axis;
-  float speed;
-  float radius, rotationSpeed, scale, phase;
-  float phaseZ1, phaseZ2;
-  uint32_t material, batch;
-};
-BINDERY_WGSL_STRUCT_CHECK(ObjectInputGpu, axis, speed, radius, rotationSpeed, scale, phase,
-                          phaseZ1, phaseZ2, material, batch);
 
 // Why the strategy cannot run on this device and scene, or nullopt.
 std::optional<std::string> unavailable(const Device& device, const Scene& scene) {
@@ -62,10 +51,7 @@ std::optional<std::string> unavailable(const Device& device, const Scene& scene)
   if (!device.has_indirect_first_instance())
     return "needs the indirect-first-instance feature (each batch's instances start at its "
            "firstInstance)";
-  for (const Object& o : scene.objects)
-    if (!o.animated)
-      return "animates the article's cubes on the GPU; static (glTF) placements are not "
-             "supported";
+  if (std::optional<std::string> why = gpu_animation_unavailable(device, scene)) return why;
   if (!scene.textures.empty()) {
     const TextureData& t0 = scene.textures.front();
     for (const TextureData& t : scene.textures)
@@ -78,14 +64,10 @@ std::optional<std::string> unavailable(const Device& device, const Scene& scene)
   const uint64_t n = std::max<uint64_t>(scene.objects.size(), 1);
   const uint64_t biggest = n * 64;  // instances: 64 bytes per object (Instance)
   if (biggest > limits.maxStorageBufferBindingSize || biggest > limits.maxBufferSize)
-    return fmt::format("{} objects need {} bytes of instances in one binding; "
-                       "maxStorageBufferBindingSize is {}, maxBufferSize {}",
-                       scene.objects.size(), biggest, limits.maxStorageBufferBindingSize,
-                       limits.maxBufferSize);
-  const uint64_t groups = (n + kWorkgroupSize - 1) / kWorkgroupSize;
-  if ((groups + kMaxWorkgroupsX - 1) / kMaxWorkgroupsX > limits.maxComputeWorkgroupsPerDimension)
-    return fmt::format("{} objects need more workgroups than maxComputeWorkgroupsPerDimension",
-                       scene.objects.size());
+    return fmt::format(
+        "{} objects need {} bytes of instances in one binding; "
+        "maxStorageBufferBindingSize is {}, maxBufferSize {}",
+        scene.objects.size(), biggest, limits.maxStorageBufferBindingSize, limits.maxBufferSize);
   return std::nullopt;
 }
 
@@ -137,9 +119,9 @@ class GpuDrivenStrategy final : public Strategy {
         render_reflection_(reflect_checked(shaders::cubes_gpu_driven)),
         frame_layout_(cull_reflection_.struct_layout("DrivenFrame")) {
     object_count_ = static_cast<uint32_t>(scene.objects.size());
-    check_struct_matches<ObjectInputGpu>(cull_reflection_.struct_layout("ObjectInput"));
     upload_meshes(scene);
-    upload_objects(scene);
+    objects_ = upload_object_inputs(device, scene, cull_reflection_.struct_layout("ObjectInput"),
+                                    "gpu-driven");
     upload_materials(scene, gpu);
     create_buffers();
     create_pyramid(options.depth_texture);
@@ -184,7 +166,8 @@ class GpuDrivenStrategy final : public Strategy {
       return;
     }
     for (uint32_t b = first; b < last; ++b) {
-      wgpuRenderPassEncoderDrawIndexedIndirect(pass, draws_.get(), uint64_t(b) * kIndirectArgsBytes);
+      wgpuRenderPassEncoderDrawIndexedIndirect(pass, draws_.get(),
+                                               uint64_t(b) * kIndirectArgsBytes);
       c.draws++;
     }
   }
@@ -194,18 +177,15 @@ class GpuDrivenStrategy final : public Strategy {
     const uint32_t batches = static_cast<uint32_t>(batches_.size());
     const uint32_t reset_groups = std::max(1u, (batches + kWorkgroupSize - 1) / kWorkgroupSize);
     {
-      ComputePass pass(ctx, "cull");
+      TimedComputePass pass(ctx, "cull");
       pass.dispatch(begin_frame_.get(), cull_group_.get(), reset_groups, 1);
-      if (object_count_ > 0) {
-        const uint32_t groups = (object_count_ + kWorkgroupSize - 1) / kWorkgroupSize;
-        pass.dispatch(cull_phase1_.get(), cull_group_.get(), std::min(groups, kMaxWorkgroupsX),
-                      (groups + kMaxWorkgroupsX - 1) / kMaxWorkgroupsX);
-      }
+      if (const AnimateGrid grid = animate_grid(object_count_); grid.x > 0)
+        pass.dispatch(cull_phase1_.get(), cull_group_.get(), grid.x, grid.y);
     }
     render_pass(ctx, "phase1", true);
     if (!occlusion_) return;
     {
-      ComputePass pass(ctx, "pyramid");
+      TimedComputePass pass(ctx, "pyramid");
       for (uint32_t level = 0; level < pyramid_levels_; ++level) {
         const uint32_t w = std::max(1u, width_ >> level), h = std::max(1u, height_ >> level);
         pass.dispatch(level == 0 ? from_depth_.get() : reduce_.get(), pyramid_groups_[level].get(),
@@ -214,7 +194,7 @@ class GpuDrivenStrategy final : public Strategy {
       }
     }
     {
-      ComputePass pass(ctx, "cull2");
+      TimedComputePass pass(ctx, "cull2");
       wgpuComputePassEncoderSetBindGroup(pass.get(), 1, dispatch_group_.get(), 0, nullptr);
       pass.dispatch(begin_phase2_.get(), cull_group_.get(), reset_groups, 1);
       wgpuComputePassEncoderSetPipeline(pass.get(), cull_phase2_.get());
@@ -243,31 +223,6 @@ class GpuDrivenStrategy final : public Strategy {
  private:
   struct Batch {
     uint32_t mesh, first_instance, capacity;
-  };
-
-  // A compute pass over the frame's encoder, timed as one span.
-  class ComputePass {
-   public:
-    ComputePass(FrameContext& ctx, std::string_view name) {
-      WGPUComputePassDescriptor d = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
-      d.timestampWrites = ctx.timer.writes(ctx.timer.open(name), true, true);
-      pass_ = wgpuCommandEncoderBeginComputePass(ctx.encoder, &d);
-    }
-    ~ComputePass() {
-      wgpuComputePassEncoderEnd(pass_);
-      wgpuComputePassEncoderRelease(pass_);
-    }
-    ComputePass(const ComputePass&) = delete;
-    ComputePass& operator=(const ComputePass&) = delete;
-    WGPUComputePassEncoder get() const { return pass_; }
-    void dispatch(WGPUComputePipeline pipeline, WGPUBindGroup group, uint32_t x, uint32_t y) {
-      wgpuComputePassEncoderSetPipeline(pass_, pipeline);
-      wgpuComputePassEncoderSetBindGroup(pass_, 0, group, 0, nullptr);
-      wgpuComputePassEncoderDispatchWorkgroups(pass_, x, y, 1);
-    }
-
-   private:
-    WGPUComputePassEncoder pass_ = nullptr;
   };
 
   void render_pass(FrameContext& ctx, std::string_view name, bool clear) {
@@ -318,23 +273,6 @@ class GpuDrivenStrategy final : public Strategy {
     batch_info_ = device_.create_buffer("batches", batch_bytes_.size(),
                                         WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
     device_.write_buffer(batch_info_.get(), 0, batch_bytes_.data(), batch_bytes_.size());
-  }
-
-  // The objects' animation inputs, written once straight into a buffer mapped at creation.
-  void upload_objects(const Scene& scene) {
-    const uint64_t bytes = std::max<uint64_t>(object_count_, 1) * sizeof(ObjectInputGpu);
-    objects_ = device_.create_buffer("object inputs", bytes, WGPUBufferUsage_Storage,
-                                     /*mapped_at_creation=*/true);
-    auto* out = static_cast<ObjectInputGpu*>(wgpuBufferGetMappedRange(objects_.get(), 0, bytes));
-    if (!out)
-      throw Error(ErrorKind::OutOfMemory,
-                  fmt::format("gpu-driven: mapping {} bytes of object inputs failed", bytes));
-    for (uint32_t i = 0; i < object_count_; ++i) {
-      const Object& o = scene.objects[i];
-      out[i] = {o.axis,    o.speed,    o.radius,   o.rotation_speed, o.scale,
-                o.phase,   o.phase_z1, o.phase_z2, o.material,       o.mesh};
-    }
-    wgpuBufferUnmap(objects_.get());
   }
 
   void upload_materials(const Scene& scene, const GpuScene& gpu) {
@@ -392,11 +330,12 @@ class GpuDrivenStrategy final : public Strategy {
     frame_ = device_.create_buffer("driven frame", frame_layout_.size,
                                    WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
     const uint64_t n = std::max<uint64_t>(object_count_, 1);
-    draws_ = device_.create_buffer(
-        "indirect draws", std::max<size_t>(batches_.size(), 1) * kIndirectArgsBytes,
-        WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
-    instances_ = device_.create_buffer(
-        "instances", n * render_reflection_.struct_layout("Instance").size, WGPUBufferUsage_Storage);
+    draws_ = device_.create_buffer("indirect draws",
+                                   std::max<size_t>(batches_.size(), 1) * kIndirectArgsBytes,
+                                   WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
+    instances_ =
+        device_.create_buffer("instances", n * render_reflection_.struct_layout("Instance").size,
+                              WGPUBufferUsage_Storage);
     // The visibility of every object in the last frame (0 at first: phase 2 draws them all).
     visible_ = device_.create_buffer("visible last frame", n * 4, WGPUBufferUsage_Storage);
     candidates_ = device_.create_buffer("phase 2 candidates", n * 4, WGPUBufferUsage_Storage);
@@ -410,8 +349,8 @@ class GpuDrivenStrategy final : public Strategy {
     dispatch_ = device_.create_buffer("phase 2 dispatch", 12,
                                       WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
     const uint32_t count = static_cast<uint32_t>(batches_.size());
-    draw_count_ = device_.create_buffer("draw count", 4,
-                                        WGPUBufferUsage_Indirect | WGPUBufferUsage_CopyDst);
+    draw_count_ =
+        device_.create_buffer("draw count", 4, WGPUBufferUsage_Indirect | WGPUBufferUsage_CopyDst);
     device_.write_buffer(draw_count_.get(), 0, &count, 4);
   }
 
@@ -432,8 +371,7 @@ class GpuDrivenStrategy final : public Strategy {
       WGPUTextureViewDescriptor vd = WGPU_TEXTURE_VIEW_DESCRIPTOR_INIT;
       vd.baseMipLevel = level;
       vd.mipLevelCount = 1;
-      level_views_.push_back(
-          gpu::TextureView::acquire(wgpuTextureCreateView(pyramid_.get(), &vd)));
+      level_views_.push_back(gpu::TextureView::acquire(wgpuTextureCreateView(pyramid_.get(), &vd)));
     }
     depth_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(depth, nullptr));
   }
@@ -482,10 +420,10 @@ class GpuDrivenStrategy final : public Strategy {
     };
     cull_layout_ = raw_layout("gpu-driven cull", cull_entries);
     const WGPUBindGroupEntry cull_bindings[] = {
-        buffer_binding(0, frame_.get()),      buffer_binding(1, objects_.get()),
-        buffer_binding(2, batch_info_.get()), buffer_binding(3, draws_.get()),
-        buffer_binding(4, instances_.get()),  buffer_binding(5, visible_.get()),
-        buffer_binding(6, candidates_.get()), buffer_binding(7, counters_.get()),
+        buffer_binding(0, frame_.get()),         buffer_binding(1, objects_.get()),
+        buffer_binding(2, batch_info_.get()),    buffer_binding(3, draws_.get()),
+        buffer_binding(4, instances_.get()),     buffer_binding(5, visible_.get()),
+        buffer_binding(6, candidates_.get()),    buffer_binding(7, counters_.get()),
         texture_binding(8, pyramid_view_.get()),
     };
     cull_group_ = raw_group("gpu-driven cull", cull_layout_.get(), cull_bindings);
@@ -527,8 +465,8 @@ class GpuDrivenStrategy final : public Strategy {
     WGPUBindGroupLayout rl[] = {reduce_layout_.get()};
     from_depth_pipeline_layout_ = create_pipeline_layout(device_, fl, "pyramid from depth");
     reduce_pipeline_layout_ = create_pipeline_layout(device_, rl, "pyramid reduce");
-    from_depth_ = compute_pipeline(pyramid_module_.get(), from_depth_pipeline_layout_.get(),
-                                   "from_depth");
+    from_depth_ =
+        compute_pipeline(pyramid_module_.get(), from_depth_pipeline_layout_.get(), "from_depth");
     reduce_ = compute_pipeline(pyramid_module_.get(), reduce_pipeline_layout_.get(), "reduce");
     for (uint32_t level = 0; level < pyramid_levels_; ++level) {
       if (level == 0) {

@@ -34,15 +34,7 @@ class RenderBundlesStrategy final : public ByFrequencyStrategy {
 
  private:
   gpu::RenderBundle record_bundle(uint32_t first, uint32_t last) {
-    const WGPUTextureFormat color = kColorFormat;
-    WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
-    d.label = gpu::sv("dynamic-offset draws");
-    d.colorFormatCount = 1;
-    d.colorFormats = &color;
-    d.depthStencilFormat = kDepthFormat;
-    d.sampleCount = 1;
-    gpu::RenderBundleEncoder encoder =
-        gpu::RenderBundleEncoder::acquire(wgpuDeviceCreateRenderBundleEncoder(device_.get(), &d));
+    gpu::RenderBundleEncoder encoder = create_scene_bundle_encoder(device_, "dynamic-offset draws");
     {
       RenderBundleState state(encoder.get(), device_.counters(), IntruderPolicy::build_default,
                               &device_.limits());
