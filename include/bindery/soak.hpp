@@ -46,9 +46,11 @@ struct SoakSample {
 /// "implementation buffers", "draws", ...), its value in the baseline sample and in the sample
 /// where it drifted most.
 struct SoakDrift {
-  std::string quantity;
-  double baseline = 0, value = 0;
-  uint32_t baseline_frames_done = 0, frames_done = 0;  ///< the two samples' SoakSample::frames_done
+  std::string quantity;  ///< what drifted, e.g. "live Buffer"
+  double baseline = 0;   ///< its value in the baseline sample (memory: the baseline floor)
+  double value = 0;      ///< its value farthest from the baseline
+  uint32_t baseline_frames_done = 0;  ///< SoakSample::frames_done of the baseline sample
+  uint32_t frames_done = 0;           ///< SoakSample::frames_done of the sample of `value`
 };
 
 /// Options of soak(). The render options' frame count is the soak's length.
@@ -64,14 +66,17 @@ struct SoakOptions {
 
 /// The result of soak(): its samples and the drifts find_drifts() found in them.
 struct SoakReport {
-  std::string strategy;
-  uint32_t objects = 0, frames = 0;
-  std::vector<SoakSample> samples;
+  std::string strategy;            ///< the strategy_catalog() name that ran
+  uint32_t objects = 0;            ///< objects in the scene
+  uint32_t frames = 0;             ///< frames rendered
+  std::vector<SoakSample> samples;  ///< in frame order, one per check and one after the last frame
   std::vector<SoakDrift> drifts;  ///< empty when every quantity stayed flat
   double throughput_fps = 0;      ///< RenderReport::throughput_fps() of the whole run
   /// Resident-memory floors (find_drifts) of the first window after the warm-up and of the
   /// last window, in bytes.
-  uint64_t memory_floor_baseline = 0, memory_floor_end = 0;
+  uint64_t memory_floor_baseline = 0;
+  uint64_t memory_floor_end = 0;  ///< see memory_floor_baseline
+  /// True when nothing drifted.
   bool flat() const { return drifts.empty(); }
 };
 
