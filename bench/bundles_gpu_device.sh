@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Device-machine runs behind docs/BENCHMARKS.md, "Render bundles with GPU-computed matrices"
 # (issue 10 part 3), on the carried binary (bash bench/make_carry.sh here, then carry
 # [".gl", ".benchcarry"]):

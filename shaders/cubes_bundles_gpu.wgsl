@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy bundles-gpu: the draws recorded once into render bundles, the per-object data
 // written each frame by a compute pass (the article's animation, object_animation.wgsl), so the
 // CPU writes one BundlesFrame uniform per frame and nothing per object.

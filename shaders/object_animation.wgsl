@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The article's animation on the GPU (seed 003, "Calcular una matriz de mundo"), shared by the
 // strategies that animate every object in a compute shader (gpu-driven: gpu_driven_cull.wgsl;
 // bundles-gpu: cubes_bundles_gpu.wgsl). The CPU uploads one ObjectInput per object once; each

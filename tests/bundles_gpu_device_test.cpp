@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device tests of --strategy bundles-gpu (issue 10 part 3): the draws recorded once into render
 // bundles, every object's matrices written by a compute pass. It renders what the CPU-animated
 // dynamic-offsets strategy renders (also when replaying bundles, across several passes, and with

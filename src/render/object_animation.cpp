@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The article's animation on the GPU: object inputs, dispatch grid, availability
 // (object_animation.hpp).
 #include "object_animation.hpp"

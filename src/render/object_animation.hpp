@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // src/render/object_animation.hpp — the article's animation computed on the GPU, as the
 // gpu-driven and bundles-gpu strategies share it (shaders/object_animation.wgsl). Private to
 // bindery.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy bundles-gpu: every object its own drawIndexed, recorded once into render bundles
 // (WebGPU §17.2; one bundle per render pass range) and replayed with executeBundles; the
 // per-object data is written each frame by a compute pass that runs the article's animation on
