@@ -7,14 +7,6 @@
 #   2. one render of bundles-gpu at 200,000 cubes, 640x480, for the per-pass GPU times
 # Usage: bash bench/bundles_gpu_device.sh   (about 5 minutes). Results: $OUT/*.txt.
 source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
-run() {  # run NAME SECONDS ARGS...: one bindery command, output to NAME.txt, stderr to NAME.log
-  local name=$1 secs=$2
-  shift 2
-  echo "== $name: bindery $*"
-  timeout "$secs" "$B" "$@" >"$OUTDIR/$name.txt" 2>"$OUTDIR/$name.log"
-  echo "rc=$?"
-  grep -v '^{' "$OUTDIR/$name.txt" | head -n 30
-}
 S=dynamic-offsets,render-bundles,bundles-gpu
 run bench_640x480 200 bench --strategies $S --size 640x480 --frames 5 --max 4000000 --backend vulkan
 run bench_1x1 150 bench --strategies $S --size 1x1 --frames 5 --max 4000000 --backend vulkan

@@ -40,3 +40,14 @@ if ! echo "$A" | grep -q NVIDIA; then
   cat "$ENVLOG"
   exit 3
 fi
+
+# run NAME SECONDS ARGS...: one bindery command with a time limit; stdout to $OUTDIR/NAME.txt,
+# stderr to NAME.log; prints the exit status and the table (the JSON last line is left out).
+run() {
+  local name=$1 secs=$2
+  shift 2
+  echo "== $name: bindery $*"
+  timeout "$secs" "$B" "$@" >"$OUTDIR/$name.txt" 2>"$OUTDIR/$name.log"
+  echo "rc=$?"
+  grep -v '^{' "$OUTDIR/$name.txt" | head -n 30
+}

@@ -14,14 +14,6 @@
 # Results: $OUT/*.txt (tables + JSON last lines).
 part=${1:-1}
 source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
-run() {  # run NAME SECONDS ARGS...: one bindery command, output to NAME.txt, stderr to NAME.log
-  local name=$1 secs=$2
-  shift 2
-  echo "== $name: bindery $*"
-  timeout "$secs" "$B" "$@" >"$OUTDIR/$name.txt" 2>"$OUTDIR/$name.log"
-  echo "rc=$?"
-  grep -v '^{' "$OUTDIR/$name.txt" | head -n 30
-}
 if [ "$part" = 1 ]; then
 run bench_all 240 bench --size 640x480 --frames 5 --max 4000000 --backend vulkan
 echo "== tracker_bench"

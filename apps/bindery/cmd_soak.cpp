@@ -82,7 +82,7 @@ int run_soak(const SoakCli& o) {
              o.objects, size.first, size.second, o.frames, o.check_every, o.warmup,
              o.tolerance * 100, device.adapter().name, device.adapter().backend);
 
-  fmt::print("{:<22}{:>8}{:>14}{:>14}{:>12}{:>16}{:>10}{:>8}\n", "strategy", "frames",
+  fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames",
              "RSS MiB", "floor change", "objects", "implementation", "fps", "flat");
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::vector<std::string> drifted;
@@ -123,7 +123,7 @@ int run_soak(const SoakCli& o) {
     auto objects_cell = [](const ObjectCounts& a, const ObjectCounts& b) {
       return fmt::format("{} -> {}", total(a), total(b));
     };
-    fmt::print("{:<22}{:>8}{:>14}{:>13.2f}%{:>12}{:>16}{:>10.1f}{:>8}\n", name, r.frames,
+    fmt::print("{:<22}{:>8}{:>14}{:>13.2f}%{:>16}{:>18}{:>10.1f}{:>8}\n", name, r.frames,
                fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
                objects_cell(base->live_objects, last.live_objects),
                base->implementation_objects
