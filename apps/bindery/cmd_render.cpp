@@ -64,6 +64,8 @@ nlohmann::ordered_json counters_json(const Counters& c) {
           {"copyBufferToBuffer", c.copy_buffer_to_buffer},
           {"mapAsync", c.map_async},
           {"executeBundles", c.execute_bundles},
+          {"setImmediates", c.set_immediates},
+          {"immediateBytes", c.immediate_bytes},
           {"bindGroupsCreated", c.bind_groups_created},
           {"buffersCreated", c.buffers_created},
           {"bufferBytesCreated", c.buffer_bytes_created}};

@@ -84,7 +84,8 @@ nlohmann::ordered_json limits_json(const Limits& l) {
       {"maxTextureDimension2D", l.maxTextureDimension2D},
       {"maxTextureArrayLayers", l.maxTextureArrayLayers},
       {"maxVertexBuffers", l.maxVertexBuffers},
-      {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension}};
+      {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension},
+      {"maxImmediateSize", l.maxImmediateSize}};
 }
 
 std::string strategy_names() {

@@ -154,6 +154,18 @@ struct BindingInfo {
   uint64_t runtime_array_length(uint64_t binding_size) const;
 };
 
+/// A module-scope `var<immediate>` (WGSL language extension immediate_address_space; wgpu-native's
+/// Immediates feature): no @group/@binding, read-only, its bytes set per draw with
+/// setImmediates. Its store type must be host-shareable and fixed-size (no runtime-sized array).
+struct ImmediateInfo {
+  std::string name;
+  std::string type;  ///< store type in long form (struct name for structs)
+  std::shared_ptr<const WgslType> store_type;
+  /// SizeOf(store type), bytes: what a pipeline layout's immediateSize must cover.
+  uint64_t size = 0;
+  uint32_t line = 0, column = 0;
+};
+
 /// One problem found in the shader: position of the offending token (1-based line and column in
 /// Unicode code points), the kind (WgslSyntax, WgslType or WgslLayout) and a message naming the
 /// struct, member, rule, required and actual values.
@@ -177,6 +189,7 @@ struct ReflectOptions {
 struct Reflection {
   std::vector<std::shared_ptr<const StructLayout>> structs;
   std::vector<BindingInfo> bindings;
+  std::vector<ImmediateInfo> immediates;  ///< every `var<immediate>`, declaration order
   std::vector<ReflectionError> errors;
   bool f16_enabled = false;  ///< `enable f16;` present
 
@@ -197,6 +210,8 @@ struct Reflection {
   const BindingInfo* find_binding(uint32_t group, uint32_t binding) const noexcept;
   /// The binding whose variable is called `name`, or nullptr.
   const BindingInfo* find_binding(std::string_view name) const noexcept;
+  /// The `var<immediate>` called `name`, or nullptr.
+  const ImmediateInfo* find_immediate(std::string_view name) const noexcept;
 };
 
 /// Reflects the memory layout of `source` (WGSL text). Never throws for bad shader content:
