@@ -2,16 +2,20 @@
 //   - the immediates strategy renders the image dynamic-offsets renders, uploads no per-object
 //     bytes (one setImmediates of SizeOf(PerObjectUniforms) per draw instead), and is refused with
 //     StrategyUnavailable where the device's maxImmediateSize is too small;
-//   - RenderPassState::set_immediates checks alignment and the device limit before wgpu-native.
+//   - RenderPassState::set_immediates checks alignment and the device limit before wgpu-native;
+//   - the raw-floor loop of `bindery bench --raw-floor` issues the calls dynamic-offsets issues
+//     (counted, never timed), in the library and through the CLI.
 #include "cli_runner.hpp"
 #include "expect_kind.hpp"
 
+#include <bindery/bench.hpp>
 #include <bindery/device.hpp>
 #include <bindery/draw_list.hpp>
 #include <bindery/renderer.hpp>
 #include <bindery/scene.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -197,6 +201,70 @@ TEST(Immediates, EncoderStateChecksRangeAgainstTheDeviceLimit) {
   EXPECT_KIND(state.set_immediates(0, std::span(bytes).first(size_t(max) + 4)),
               ImmediateSizeTooLarge);
   EXPECT_KIND(state.set_immediates(max, std::span(bytes).first(4)), ImmediateSizeTooLarge);
+}
+
+// The raw loop of --raw-floor issues what dynamic-offsets issues, counted per frame: for N
+// cubes in one pass, 1 setPipeline, 1 + (materials used) + N setBindGroup (frame, one per
+// material run of the material-sorted draws, one per object), 1 setVertexBuffer and 1
+// setIndexBuffer (every cube shares one mesh), N drawIndexed; and the same two writeBuffers:
+// GlobalUniforms (96 bytes) and the objects' range, (N - 1) strides + 112 bytes, the stride being
+// 112 rounded up to the device's minUniformBufferOffsetAlignment.
+TEST(RawFloor, RawLoopIssuesTheCallsOfDynamicOffsets) {
+  const Device& d = shared_device();
+  MeasureOptions mo;
+  mo.width = 16;
+  mo.height = 16;
+  mo.frames = 1;
+  mo.threads = 1;
+  const uint32_t n = 700;
+  const RawFloorResult r = compare_raw_floor(d, mo, n, 2);
+  const Scene scene = make_cube_scene({.objects = n, .seed = mo.seed, .spread = mo.spread});
+  const uint64_t used = used_materials(scene).size();
+  const uint64_t align = d.limits().minUniformBufferOffsetAlignment;
+  const uint64_t stride = (kPerObjectBytes + align - 1) / align * align;
+  for (const Counters* c : {&r.raw_per_frame, &r.bindery_per_frame}) {
+    EXPECT_EQ(c->draws, n);
+    EXPECT_EQ(c->set_pipeline, 1u);
+    EXPECT_EQ(c->set_bind_group, 1u + used + n);
+    EXPECT_EQ(c->set_vertex_buffer, 1u);
+    EXPECT_EQ(c->set_index_buffer, 1u);
+    EXPECT_EQ(c->write_buffer_calls, 2u);
+    EXPECT_EQ(c->bytes_uploaded, kGlobalBytes + (n - 1) * stride + kPerObjectBytes);
+  }
+  EXPECT_EQ(r.objects, n);
+  ASSERT_EQ(r.rounds.size(), 2u);
+  for (const RawFloorRound& round : r.rounds) {
+    EXPECT_GT(round.bindery_ns_per_draw, 0.0);
+    EXPECT_GT(round.raw_ns_per_draw, 0.0);
+  }
+  EXPECT_KIND(compare_raw_floor(d, mo, n, 0), InvalidArgument);
+  EXPECT_KIND(compare_raw_floor(d, mo, 0, 1), InvalidArgument);
+}
+
+// Through the CLI: the dynamic-offsets row gains the raw floor (5 rounds), with the counted
+// calls of both sides equal; --raw-floor without dynamic-offsets is one InvalidArgument line.
+TEST(RawFloor, BenchCliReportsBothSidesAndTheirCalls) {
+  const test::CliResult r = test::run_cli(
+      "bench --strategies dynamic-offsets --raw-floor --size 1x1 --start 64 --max 64 --frames 1 "
+      "--threads 1",
+      600);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  const auto j = nlohmann::json::parse(last);
+  ASSERT_EQ(j["results"].size(), 1u);
+  const auto& floor = j["results"][0]["raw_floor"];
+  EXPECT_EQ(floor["objects"], 64);
+  EXPECT_EQ(floor["rounds"].size(), 5u);
+  EXPECT_GT(floor["raw_ns_per_draw"].get<double>(), 0.0);
+  EXPECT_GT(floor["bindery_ns_per_draw"].get<double>(), 0.0);
+  EXPECT_EQ(floor["raw_calls_per_frame"], floor["bindery_calls_per_frame"]);
+  EXPECT_EQ(floor["raw_calls_per_frame"]["draws"], 64);
+  EXPECT_NE(r.out.find("raw ns"), std::string::npos) << r.out;  // the table's extra columns
+
+  const test::CliResult bad = test::run_cli("bench --strategies naive --raw-floor", 60);
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_EQ(test::count_lines(bad.err), 1u) << bad.err;
+  EXPECT_NE(bad.err.find("bindery: error [InvalidArgument]"), std::string::npos) << bad.err;
 }
 
 }  // namespace
