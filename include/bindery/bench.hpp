@@ -107,7 +107,9 @@ struct RawFloorResult {
 };
 
 /// Runs `rounds` rounds (1..100) of the comparison at `objects` cubes with the scene, size,
-/// frames, frames in flight and threads of `options` (its strategy is ignored: dynamic-offsets).
+/// frames and threads of `options` (its strategy is ignored: dynamic-offsets), both sides with
+/// one frame in flight (whatever options.frames_in_flight says): each frame starts once the one
+/// before is done on the GPU, so its CPU time holds no wait for, nor competition with, that work.
 /// Round r runs bindery then raw when r is even, raw then bindery when odd. Throws
 /// InvalidArgument for rounds or objects of 0, and what render() throws.
 RawFloorResult compare_raw_floor(const Device& device, const MeasureOptions& options,
