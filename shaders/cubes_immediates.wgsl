@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-draw data as immediates (wgpu-native's Immediates feature, WGSL var<immediate>):
 //   group 0 = frame    (GlobalUniforms: once per pass)
 //   group 1 = material (texture, sampler, MaterialUniforms: once per material; draws sorted by it)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device tests of issue 10's per-draw floor (lavapipe on CPU-only machines):
 //   - the immediates strategy renders the image dynamic-offsets renders, uploads no per-object
 //     bytes (one setImmediates of SizeOf(PerObjectUniforms) per draw instead), and is refused with

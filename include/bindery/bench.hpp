@@ -73,6 +73,7 @@ BudgetProbe measure_cubes(const Device& device, const MeasureOptions& options, u
 struct RawFloorRound {
   double bindery_ns_per_draw = 0;  ///< the dynamic-offsets strategy through bindery's render()
   double raw_ns_per_draw = 0;      ///< the raw webgpu.h loop
+  /// bindery_ns_per_draw / raw_ns_per_draw (0 when the raw side measured nothing).
   double ratio() const { return raw_ns_per_draw > 0 ? bindery_ns_per_draw / raw_ns_per_draw : 0; }
 };
 

@@ -155,15 +155,16 @@ struct BindingInfo {
 };
 
 /// A module-scope `var<immediate>` (WGSL language extension immediate_address_space; wgpu-native's
-/// Immediates feature): no @group/@binding, read-only, its bytes set per draw with
+/// Immediates feature): no `@group` / `@binding`, read-only, its bytes set per draw with
 /// setImmediates. Its store type must be host-shareable and fixed-size (no runtime-sized array).
 struct ImmediateInfo {
-  std::string name;
+  std::string name;  ///< the variable's name
   std::string type;  ///< store type in long form (struct name for structs)
-  std::shared_ptr<const WgslType> store_type;
+  std::shared_ptr<const WgslType> store_type;  ///< the resolved store type
   /// SizeOf(store type), bytes: what a pipeline layout's immediateSize must cover.
   uint64_t size = 0;
-  uint32_t line = 0, column = 0;
+  uint32_t line = 0;    ///< 1-based line of the variable's name
+  uint32_t column = 0;  ///< 1-based column (code points) of the variable's name
 };
 
 /// One problem found in the shader: position of the offending token (1-based line and column in

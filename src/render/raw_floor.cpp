@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The raw floor of `bindery bench --raw-floor` (bench.hpp, compare_raw_floor; issue 10 part 1):
 // the dynamic-offsets strategy's frame issued straight on webgpu.h, with the strategy's own GPU
 // objects, next to the same frame drawn by bindery's render(), alternating in one process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --strategy immediates: per-draw data as immediate data (wgpu-native's Immediates feature,
 // wgpu.h WGPUNativeFeature_Immediates; WGSL `var<immediate>`; on Vulkan a push constant range).
 //   group 0 (frame):    GlobalUniforms, one writeBuffer per frame, bound once per pass.
