@@ -75,6 +75,7 @@ Limits to_limits(const WGPULimits& raw) {
   l.maxVertexBuffers = raw.maxVertexBuffers;
   l.maxBufferSize = raw.maxBufferSize;
   l.maxComputeWorkgroupsPerDimension = raw.maxComputeWorkgroupsPerDimension;
+  l.maxImmediateSize = raw.maxImmediateSize == WGPU_LIMIT_U32_UNDEFINED ? 0 : raw.maxImmediateSize;
   return l;
 }
 
@@ -100,6 +101,7 @@ struct Device::State {
   bool indirect_first_instance = false;
   bool multi_draw_indirect_count = false;
   bool shader_f16 = false;
+  bool immediates = false;
   mutable Counters counters;
 
   // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
@@ -258,6 +260,11 @@ Device Device::create(const DeviceOptions& options) {
   // draw, the count read from a buffer (gpu-driven strategy).
   const auto multi_draw = static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount);
   if (wgpuAdapterHasFeature(s->adapter.get(), multi_draw)) features.push_back(multi_draw);
+  // wgpu-native's Immediates (wgpu.h): per-draw data set with setImmediates, read as WGSL
+  // var<immediate> (immediates strategy). Its size limit, maxImmediateSize, is required with the
+  // other limits above; without the feature the device's maxImmediateSize stays 0.
+  const auto immediates = static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates);
+  if (wgpuAdapterHasFeature(s->adapter.get(), immediates)) features.push_back(immediates);
   if (options.want_shader_f16 && wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_ShaderF16))
     features.push_back(WGPUFeatureName_ShaderF16);
 
@@ -321,6 +328,8 @@ Device Device::create(const DeviceOptions& options) {
   s->multi_draw_indirect_count = wgpuDeviceHasFeature(
       s->device.get(), static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount));
   s->shader_f16 = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_ShaderF16);
+  s->immediates = wgpuDeviceHasFeature(s->device.get(),
+                                       static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
   return Device(std::move(s));
 }
 
@@ -365,6 +374,9 @@ bool Device::has_multi_draw_indirect_count() const {
 }
 bool Device::has_shader_f16() const {
   return s_->shader_f16;
+}
+bool Device::has_immediates() const {
+  return s_->immediates;
 }
 Counters& Device::counters() const {
   return s_->counters;

@@ -768,6 +768,47 @@ TEST(WgslLayoutErrors, GarbageNeverCrashes) {
   EXPECT_FALSE(deep.ok());
 }
 
+// var<immediate> (WGSL language extension immediate_address_space): no binding, its SizeOf is the
+// pipeline layout's immediateSize. PerObject = mat3x3f (3 columns of vec3 at a 16-byte stride:
+// 48 bytes) + mat4x4f at 48 (64 bytes) = 112 bytes; vec3f alone = 12 bytes.
+TEST(WgslLayoutImmediate, SizeOfTheStoreTypeAndNoBinding) {
+  auto r = reflect(R"(struct PerObject { normalMatrix: mat3x3f, world: mat4x4f }
+@group(0) @binding(0) var<uniform> u: vec4f;
+var<immediate> obj: PerObject;
+var<immediate> tint: vec3f;)");
+  ASSERT_TRUE(r.ok()) << errors_of(r);
+  ASSERT_EQ(r.bindings.size(), 1u);  // only u
+  ASSERT_EQ(r.immediates.size(), 2u);
+  EXPECT_EQ(r.immediates[0].name, "obj");
+  EXPECT_EQ(r.immediates[0].type, "PerObject");
+  EXPECT_EQ(r.immediates[0].size, 112u);
+  EXPECT_EQ(r.immediates[0].line, 3u);
+  EXPECT_EQ(r.immediates[0].column, 16u);
+  EXPECT_EQ(r.immediates[1].size, 12u);
+  ASSERT_NE(r.find_immediate("tint"), nullptr);
+  EXPECT_EQ(r.find_immediate("u"), nullptr);
+  const std::string j = layout_json(r, -1);
+  EXPECT_NE(j.find(R"("immediates":[{"name":"obj","type":"PerObject","size":112},)"),
+            std::string::npos)
+      << j;
+  // Documents without immediate data keep their shape (no "immediates" key).
+  EXPECT_EQ(
+      layout_json(reflect("@group(0) @binding(0) var<uniform> u: vec4f;"), -1).find("immediates"),
+      std::string::npos);
+}
+
+TEST(WgslLayoutImmediate, BindingsAccessModesAndTypesAreRefused) {
+  for (const char* src :
+       {"@group(0) @binding(0) var<immediate> a: f32;", "var<immediate, read> a: f32;",
+        "var<immediate> a: array<f32>;", "var<immediate> a: bool;",
+        "struct S { a: u32, flag: bool }\nvar<immediate> s: S;",
+        "var<immediate> a: atomic<u32>;"}) {
+    const Reflection r = reflect(src);
+    EXPECT_TRUE(has_error(r, ErrorKind::WgslType)) << src << "\n" << errors_of(r);
+  }
+  EXPECT_TRUE(has_error(reflect("var<pushy> a: f32;"), ErrorKind::WgslType));
+}
+
 TEST(WgslLayoutJson, ShapeAndKeys) {
   auto r = reflect(R"(struct S { a: vec3<f32>, b: array<vec4f, 2> }
 @group(0) @binding(1) var<uniform> u: S;

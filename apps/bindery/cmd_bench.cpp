@@ -29,7 +29,21 @@ struct BenchCli {
   int64_t frames_in_flight = 2;
   std::string occlusion = "on";
   int64_t threads = 0;
+  bool raw_floor = false;
 };
+
+// The rounds of --raw-floor (issue 10: the median of 5 alternating rounds).
+constexpr uint32_t kRawFloorRounds = 5;
+
+nlohmann::ordered_json calls_json(const Counters& c) {
+  return {{"draws", c.draws},
+          {"setPipeline", c.set_pipeline},
+          {"setBindGroup", c.set_bind_group},
+          {"setVertexBuffer", c.set_vertex_buffer},
+          {"setIndexBuffer", c.set_index_buffer},
+          {"writeBuffer", c.write_buffer_calls},
+          {"bytesUploaded", c.bytes_uploaded}};
+}
 
 // An implementation limit reached at some object count (bind groups lavapipe can hold, buffer
 // sizes) ends the search for that strategy like an over-budget frame, with the reason printed.
@@ -42,6 +56,11 @@ bool is_capacity_limit(ErrorKind kind) {
 int run_bench(const BenchCli& o) {
   // Every option is checked before the device is created.
   const std::vector<std::string> names = parse_strategy_list(o.strategies, "bench");
+  if (o.raw_floor && std::find(names.begin(), names.end(), "dynamic-offsets") == names.end())
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --raw-floor measures dynamic-offsets against the same calls on "
+                            "raw webgpu.h; --strategies '{}' does not include dynamic-offsets",
+                            o.strategies));
   if (o.frames < 1 || o.frames > 1000)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --frames {} is outside 1..1000", o.frames));
@@ -86,8 +105,9 @@ int run_bench(const BenchCli& o) {
              device.adapter().backend);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}\n", "strategy", "max objects",
-             "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn");
+  fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
+             "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
+             o.raw_floor ? fmt::format("{:>12}{:>10}{:>7}", "bindery ns", "raw ns", "ratio") : "");
   const Scene probe_scene = make_cube_scene({.objects = 1});
   for (const std::string& name : names) {
     mo.strategy = name;
@@ -121,18 +141,34 @@ int run_bench(const BenchCli& o) {
       serial = measure_cubes(device, serial_options, best->objects);
     }
     const double ns_per_object = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
+    // --raw-floor: dynamic-offsets at its largest count within budget (or --start when even that
+    // was over) against the raw webgpu.h loop, alternating rounds.
+    std::optional<RawFloorResult> floor;
+    if (o.raw_floor && name == "dynamic-offsets") {
+      const uint32_t n = best ? best->objects : r.probes.front().objects;
+      fmt::print(stderr,
+                 "  raw floor: {} objects, {} alternating rounds of bindery and raw webgpu.h\n", n,
+                 kRawFloorRounds);
+      floor = compare_raw_floor(device, mo, n, kRawFloorRounds);
+    }
+    const std::string floor_columns =
+        !o.raw_floor ? ""
+        : floor      ? fmt::format("{:>12.0f}{:>10.0f}{:>7.2f}", floor->bindery_ns_per_draw,
+                                   floor->raw_ns_per_draw, floor->ratio)
+                     : fmt::format("{:>12}{:>10}{:>7}", "-", "-", "-");
     if (!best) {
       // Even the first count was over budget: say so with what it measured.
       const BudgetProbe& first = r.probes.front();
-      fmt::print("{:<20}{:>12}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}  (over budget "
-                 "at --start {}: lower it)\n",
-                 name, fmt::format("< {}", first.objects), first.frame_ms, "-", first.cpu_ms,
-                 first.math_ms, first.gpu_ms, "-", "-", first.objects);
+      fmt::print(
+          "{:<20}{:>12}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
+          "at --start {}: lower it)\n",
+          name, fmt::format("< {}", first.objects), first.frame_ms, "-", first.cpu_ms,
+          first.math_ms, first.gpu_ms, "-", "-", floor_columns, first.objects);
     } else {
-      fmt::print("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}\n", name,
-                 r.max_objects, best->frame_ms, serial ? serial->frame_ms : best->frame_ms,
+      fmt::print("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}\n",
+                 name, r.max_objects, best->frame_ms, serial ? serial->frame_ms : best->frame_ms,
                  best->cpu_ms, best->math_ms, best->gpu_ms, ns_per_object,
-                 best->culling ? fmt::format("{}", best->culling->drawn) : "all",
+                 best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
                  r.capped ? "  (capped by --max)" : "");
     }
     nlohmann::ordered_json probes = nlohmann::ordered_json::array();
@@ -150,6 +186,21 @@ int run_bench(const BenchCli& o) {
         {"strategy", name}, {"max_objects", r.max_objects}, {"capped", r.capped}};
     if (serial) rj["serial_frame_ms"] = serial->frame_ms;
     rj["probes"] = probes;
+    if (floor) {
+      nlohmann::ordered_json rounds = nlohmann::ordered_json::array();
+      for (const RawFloorRound& round : floor->rounds)
+        rounds.push_back({{"bindery_ns_per_draw", round.bindery_ns_per_draw},
+                          {"raw_ns_per_draw", round.raw_ns_per_draw},
+                          {"ratio", round.ratio()}});
+      rj["raw_floor"] = {{"objects", floor->objects},
+                         {"frames_per_round", floor->frames},
+                         {"bindery_ns_per_draw", floor->bindery_ns_per_draw},
+                         {"raw_ns_per_draw", floor->raw_ns_per_draw},
+                         {"ratio", floor->ratio},
+                         {"rounds", rounds},
+                         {"bindery_calls_per_frame", calls_json(floor->bindery_per_frame)},
+                         {"raw_calls_per_frame", calls_json(floor->raw_per_frame)}};
+    }
     results.push_back(rj);
   }
   nlohmann::ordered_json j;
@@ -194,6 +245,9 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--threads", o->threads, "CPU threads for per-object maths (0 = all cores)")
           ->capture_default_str();
+      sub.add_flag("--raw-floor", o->raw_floor,
+                   "also time dynamic-offsets' calls issued straight on webgpu.h (5 alternating "
+                   "rounds at its max objects): bindery and raw CPU ns per draw, their ratio");
       add_device_options(sub, o->device);
       return [o] { return run_bench(*o); };
     }};

@@ -86,7 +86,8 @@ nlohmann::ordered_json limits_json(const Limits& l) {
       {"maxTextureDimension2D", l.maxTextureDimension2D},
       {"maxTextureArrayLayers", l.maxTextureArrayLayers},
       {"maxVertexBuffers", l.maxVertexBuffers},
-      {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension}};
+      {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension},
+      {"maxImmediateSize", l.maxImmediateSize}};
 }
 
 std::string strategy_names() {
@@ -135,6 +136,8 @@ nlohmann::ordered_json counters_json(const Counters& c) {
           {"copyBufferToBuffer", c.copy_buffer_to_buffer},
           {"mapAsync", c.map_async},
           {"executeBundles", c.execute_bundles},
+          {"setImmediates", c.set_immediates},
+          {"immediateBytes", c.immediate_bytes},
           {"bindGroupsCreated", c.bind_groups_created},
           {"buffersCreated", c.buffers_created},
           {"bufferBytesCreated", c.buffer_bytes_created}};

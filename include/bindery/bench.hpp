@@ -76,4 +76,51 @@ struct MeasureOptions {
 /// the medians of the last `frames`.
 BudgetProbe measure_cubes(const Device& device, const MeasureOptions& options, uint32_t objects);
 
+/// One round of compare_raw_floor(): the median CPU time per draw of each side's measured frames.
+struct RawFloorRound {
+  double bindery_ns_per_draw = 0;  ///< the dynamic-offsets strategy through bindery's render()
+  double raw_ns_per_draw = 0;      ///< the raw webgpu.h loop
+  /// bindery_ns_per_draw / raw_ns_per_draw (0 when the raw side measured nothing).
+  double ratio() const { return raw_ns_per_draw > 0 ? bindery_ns_per_draw / raw_ns_per_draw : 0; }
+};
+
+/// The raw-floor comparison (`bindery bench --raw-floor`, issue 10 part 1): the frame of the
+/// dynamic-offsets strategy drawn by bindery's render() and by a raw loop on webgpu.h, in the same
+/// process, on the same device, alternating, round after round.
+///
+/// The raw loop uses the strategy's own GPU objects (pipeline, frame / material / object bind
+/// groups, the per-object uniform buffer, meshes), prepared before it starts, and issues per
+/// frame what the strategy issues: one writeBuffer of the frame uniforms, the per-object values
+/// packed into a CPU copy at the device's stride and written with one writeBuffer per buffer
+/// chunk, a command encoder, render passes of at most default_max_draws_per_pass() draws (the
+/// first clears), and per draw setBindGroup(2) with the object's dynamic offset and drawIndexed,
+/// with setPipeline, setBindGroup(0 and 1), setVertexBuffer and setIndexBuffer only where the
+/// pipeline, material or mesh changes (the draws are in the same material order); then finish
+/// and submit. No redundant-state tracker, no arena, no counters on the way (its calls are
+/// counted by a local tally). Neither side times its GPU passes (RenderOptions::gpu_timing off).
+///
+/// CPU time of a frame = from the end of the per-object maths to the return of submit (what
+/// FrameTiming::cpu_ms measures); per draw = that / draws per frame.
+struct RawFloorResult {
+  uint32_t objects = 0;               ///< cubes drawn per frame (one draw each)
+  uint32_t frames = 0;                ///< measured frames per side and round (after one warm-up)
+  std::vector<RawFloorRound> rounds;  ///< in the order taken
+  double bindery_ns_per_draw = 0;     ///< median over the rounds
+  double raw_ns_per_draw = 0;         ///< median over the rounds
+  double ratio = 0;                   ///< median over the rounds of bindery / raw
+  Counters bindery_per_frame;         ///< bindery's calls in its last frame (Device counters)
+  Counters raw_per_frame;  ///< the raw loop's calls in its last frame (its own tally): draws,
+                           ///< setPipeline, setBindGroup, setVertexBuffer, setIndexBuffer,
+                           ///< writeBuffer calls and bytes
+};
+
+/// Runs `rounds` rounds (1..100) of the comparison at `objects` cubes with the scene, size,
+/// frames and threads of `options` (its strategy is ignored: dynamic-offsets), both sides with
+/// one frame in flight (whatever options.frames_in_flight says): each frame starts once the one
+/// before is done on the GPU, so its CPU time holds no wait for, nor competition with, that work.
+/// Round r runs bindery then raw when r is even, raw then bindery when odd. Throws
+/// InvalidArgument for rounds or objects of 0, and what render() throws.
+RawFloorResult compare_raw_floor(const Device& device, const MeasureOptions& options,
+                                 uint32_t objects, uint32_t rounds = 5);
+
 }  // namespace bindery

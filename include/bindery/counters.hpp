@@ -4,8 +4,9 @@
 ///
 /// Every bindery part that calls webgpu.h for per-draw data (Device::write_buffer, the arenas, the
 /// draw-list encoder) adds to the Counters of its Device, so the render report can say what a
-/// strategy costs per frame: draws, setPipeline, setBindGroup, writeBuffer calls, bytes uploaded,
-/// bind groups and buffers created. Plain integers; reset or diff them between frames.
+/// strategy costs per frame: draws, setPipeline, setBindGroup, setImmediates, writeBuffer calls,
+/// bytes uploaded, bind groups and buffers created. Plain integers; reset or diff them between
+/// frames.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,8 @@ struct Counters {
   uint64_t copy_buffer_to_buffer = 0;  ///< copyBufferToBuffer commands recorded (mapped staging)
   uint64_t map_async = 0;        ///< mapAsync calls for per-draw data (readbacks are not counted)
   uint64_t execute_bundles = 0;  ///< executeBundles calls (render bundles replayed)
+  uint64_t set_immediates = 0;   ///< setImmediates calls (per-draw immediate data)
+  uint64_t immediate_bytes = 0;  ///< bytes passed to those calls (not counted in bytes_uploaded)
   uint64_t bind_groups_created = 0;   ///< createBindGroup calls through Device::create_bind_group
   uint64_t buffers_created = 0;       ///< createBuffer calls through Device::create_buffer
   uint64_t buffer_bytes_created = 0;  ///< bytes of those buffers
@@ -49,6 +52,8 @@ struct Counters {
     d.copy_buffer_to_buffer = copy_buffer_to_buffer - before.copy_buffer_to_buffer;
     d.map_async = map_async - before.map_async;
     d.execute_bundles = execute_bundles - before.execute_bundles;
+    d.set_immediates = set_immediates - before.set_immediates;
+    d.immediate_bytes = immediate_bytes - before.immediate_bytes;
     d.bind_groups_created = bind_groups_created - before.bind_groups_created;
     d.buffers_created = buffers_created - before.buffers_created;
     d.buffer_bytes_created = buffer_bytes_created - before.buffer_bytes_created;

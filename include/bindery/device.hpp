@@ -8,7 +8,8 @@
 /// defaults (minUniformBufferOffsetAlignment 256) even where the adapter offers 16 or 64
 /// (through wgpu-native, lavapipe offers 32 and the H200 64). Everything after creation reads
 /// Device::limits(), the DEVICE's limits. The features "timestamp-query" and
-/// "indirect-first-instance" are requested wherever the adapter has them.
+/// "indirect-first-instance", and wgpu-native's MultiDrawIndirectCount and Immediates, are
+/// requested wherever the adapter has them.
 ///
 /// Errors: uncaptured validation / out-of-memory errors and device loss are recorded by callbacks
 /// and thrown as bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by
@@ -103,6 +104,11 @@ class Device {
   /// adapter offers it): WGSL modules may then `enable f16;`.
   bool has_shader_f16() const;
 
+  /// Whether the device has wgpu-native's Immediates feature (wgpu.h WGPUNativeFeature_Immediates;
+  /// requested whenever the adapter offers it): pipeline layouts may then declare up to
+  /// limits().maxImmediateSize bytes of immediate data, set per draw with
+  /// wgpuRenderPassEncoderSetImmediates and read in WGSL as `var<immediate>`.
+  bool has_immediates() const;
   /// Throws the first recorded uncaptured error, if any, then clears it. Device loss (including
   /// wgpuDeviceDestroy on this device's handle by anyone but this object) is permanent: every
   /// later check() and every create_* / write_buffer call throws DeviceLost without touching the

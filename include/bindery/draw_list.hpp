@@ -53,6 +53,7 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -426,6 +427,12 @@ class RenderEncoderState {
   /// drawIndexed(...) with the index buffer set: counted and checked like draw().
   void draw_indexed(uint32_t index_count, uint32_t instance_count = 1, uint32_t first_index = 0,
                     int32_t base_vertex = 0, uint32_t first_instance = 0);
+  /// setImmediates(offset, data): immediate data for the following draws (wgpu-native's
+  /// Immediates feature, WGSL var<immediate>), issued every time (no elision: per-draw data
+  /// differs per draw). Counts set_immediates and immediate_bytes. Throws InvalidArgument when
+  /// `offset` or the size is not a multiple of 4 or the data is empty, ImmediateSizeTooLarge when
+  /// offset + size exceeds the maxImmediateSize of the limits given to the constructor.
+  void set_immediates(uint32_t offset, std::span<const std::byte> data);
   /// drawIndexedIndirect with the 20-byte arguments at `offset` (a multiple of 4) of
   /// `indirect_buffer` (usage INDIRECT). Counted as one draw.
   void draw_indexed_indirect(WGPUBuffer indirect_buffer, uint64_t offset);
@@ -443,6 +450,7 @@ class RenderEncoderState {
  private:
   Encoder encoder_;
   Counters* counters_;
+  uint32_t max_immediate_size_ = UINT32_MAX;  ///< the device's maxImmediateSize when given
   RenderStateTracker tracker_;
 };
 

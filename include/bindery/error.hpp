@@ -54,6 +54,7 @@ namespace bindery {
   X(WriteBufferOutOfBounds, "writeBuffer offset + size exceeds the buffer size")                \
   X(TextureSizeOutOfRange, "texture size zero or beyond maxTextureDimension2D")                 \
   X(TooManyDynamicOffsets, "more dynamic offsets in one setBindGroup than a pipeline layout allows") \
+  X(ImmediateSizeTooLarge, "immediate data larger than maxImmediateSize")                       \
   /* WGSL reflection and layout (WGSL spec §14.4 memory layout) */                              \
   X(WgslSyntax, "WGSL source could not be parsed")                                              \
   X(WgslType, "a WGSL type is unknown or not host-shareable")                                   \

@@ -17,9 +17,12 @@ namespace bindery {
 gpu::BindGroupLayout create_bind_group_layout(const Device& device,
                                               const BindGroupLayoutDesc& desc);
 
-/// Creates a GPUPipelineLayout over `layouts` (group i = layouts[i]).
+/// Creates a GPUPipelineLayout over `layouts` (group i = layouts[i]) with `immediate_size` bytes
+/// of immediate data (webgpu.h immediateSize; 0 = none). A non-zero size needs
+/// Device::has_immediates() and must be a multiple of 4, at most the device's maxImmediateSize:
+/// throws ImmediateSizeTooLarge (naming the limit) or InvalidArgument before calling WebGPU.
 gpu::PipelineLayout create_pipeline_layout(const Device& device,
                                            std::span<const WGPUBindGroupLayout> layouts,
-                                           std::string_view label);
+                                           std::string_view label, uint32_t immediate_size = 0);
 
 }  // namespace bindery

@@ -39,6 +39,10 @@ struct Limits {
   uint32_t maxVertexBuffers = 8;                      ///< vertex buffer slots of a render pipeline
   uint64_t maxBufferSize = 268435456;                 ///< bytes of one buffer
   uint32_t maxComputeWorkgroupsPerDimension = 65535;  ///< dispatchWorkgroups count per dimension
+  /// Bytes of immediate data (WGSL `var<immediate>`, setImmediates) a pipeline layout may declare.
+  /// 0 without wgpu-native's Immediates feature (WGPUNativeFeature_Immediates, wgpu.h), the value
+  /// a device has unless the feature and the limit were both required (lavapipe offers 256).
+  uint32_t maxImmediateSize = 0;
 
   /// The spec defaults for core WebGPU (the member initialisers above).
   static constexpr Limits core_defaults() { return Limits{}; }

@@ -70,6 +70,10 @@ struct RenderOptions {
   bool occlusion = true;
   /// CPU threads for the per-object matrices (0 = every core; 1 = serial).
   uint32_t threads = 0;
+  /// Time each frame's passes on the GPU with timestamp queries where the device has them
+  /// (FrameTiming::gpu_spans). false: no timestamp writes, resolve or readback per frame (the
+  /// raw-floor comparison of bench.hpp, whose raw loop has none).
+  bool gpu_timing = true;
   /// Called after each frame with (frame index, frame count), for progress output.
   std::function<void(uint32_t, uint32_t)> on_frame;
   /// Called once frame `frame` is done on the GPU, with its timing and the calls and bytes it

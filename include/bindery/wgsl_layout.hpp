@@ -179,6 +179,19 @@ struct BindingInfo {
   uint64_t runtime_array_length(uint64_t binding_size) const;
 };
 
+/// A module-scope `var<immediate>` (WGSL language extension immediate_address_space; wgpu-native's
+/// Immediates feature): no `@group` / `@binding`, read-only, its bytes set per draw with
+/// setImmediates. Its store type must be host-shareable and fixed-size (no runtime-sized array).
+struct ImmediateInfo {
+  std::string name;  ///< the variable's name
+  std::string type;  ///< store type in long form (struct name for structs)
+  std::shared_ptr<const WgslType> store_type;  ///< the resolved store type
+  /// SizeOf(store type), bytes: what a pipeline layout's immediateSize must cover.
+  uint64_t size = 0;
+  uint32_t line = 0;    ///< 1-based line of the variable's name
+  uint32_t column = 0;  ///< 1-based column (code points) of the variable's name
+};
+
 /// One problem found in the shader: position of the offending token (1-based line and column in
 /// Unicode code points), the kind (WgslSyntax, WgslType or WgslLayout) and a message naming the
 /// struct, member, rule, required and actual values.
@@ -210,6 +223,7 @@ struct Reflection {
   std::vector<std::shared_ptr<const StructLayout>> structs;
   /// Every resource variable with `@group` / `@binding`, in declaration order.
   std::vector<BindingInfo> bindings;
+  std::vector<ImmediateInfo> immediates;  ///< every `var<immediate>`, declaration order
   /// Every problem found, sorted by line then column; empty when the source reflected cleanly.
   std::vector<ReflectionError> errors;
   bool f16_enabled = false;  ///< `enable f16;` present
@@ -231,6 +245,8 @@ struct Reflection {
   const BindingInfo* find_binding(uint32_t group, uint32_t binding) const noexcept;
   /// The binding whose variable is called `name`, or nullptr.
   const BindingInfo* find_binding(std::string_view name) const noexcept;
+  /// The `var<immediate>` called `name`, or nullptr.
+  const ImmediateInfo* find_immediate(std::string_view name) const noexcept;
 };
 
 /// Reflects the memory layout of `source` (WGSL text). Never throws for bad shader content:

@@ -224,6 +224,7 @@ struct EncoderCalls<WGPURenderPassEncoder> {
   static constexpr auto draw = wgpuRenderPassEncoderDraw;
   static constexpr auto draw_indexed = wgpuRenderPassEncoderDrawIndexed;
   static constexpr auto draw_indexed_indirect = wgpuRenderPassEncoderDrawIndexedIndirect;
+  static constexpr auto set_immediates = wgpuRenderPassEncoderSetImmediates;
 };
 
 template <>
@@ -236,6 +237,7 @@ struct EncoderCalls<WGPURenderBundleEncoder> {
   static constexpr auto draw = wgpuRenderBundleEncoderDraw;
   static constexpr auto draw_indexed = wgpuRenderBundleEncoderDrawIndexed;
   static constexpr auto draw_indexed_indirect = wgpuRenderBundleEncoderDrawIndexedIndirect;
+  static constexpr auto set_immediates = wgpuRenderBundleEncoderSetImmediates;
 };
 
 }  // namespace
@@ -243,7 +245,10 @@ struct EncoderCalls<WGPURenderBundleEncoder> {
 template <class E>
 RenderEncoderState<E>::RenderEncoderState(E encoder, Counters& counters, IntruderPolicy policy,
                                           const Limits* limits)
-    : encoder_(encoder), counters_(&counters), tracker_(counters, policy, limits) {
+    : encoder_(encoder),
+      counters_(&counters),
+      max_immediate_size_(limits ? limits->maxImmediateSize : UINT32_MAX),
+      tracker_(counters, policy, limits) {
   if (!encoder_)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: null encoder", EncoderCalls<E>::kName));
@@ -301,6 +306,24 @@ void RenderEncoderState<E>::draw_indexed(uint32_t index_count, uint32_t instance
   tracker_.draw();
   EncoderCalls<E>::draw_indexed(encoder_, index_count, instance_count, first_index, base_vertex,
                                 first_instance);
+}
+
+template <class E>
+void RenderEncoderState<E>::set_immediates(uint32_t offset, std::span<const std::byte> data) {
+  const uint64_t size = data.size();
+  if (size == 0 || offset % 4 != 0 || size % 4 != 0) [[unlikely]]
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: setImmediates needs an offset and a non-zero size that are "
+                            "multiples of 4 (got offset {}, size {})",
+                            EncoderCalls<E>::kName, offset, size));
+  if (offset + size > max_immediate_size_) [[unlikely]]
+    throw Error(ErrorKind::ImmediateSizeTooLarge,
+                fmt::format("{}: setImmediates of {} bytes at offset {} exceeds the device's "
+                            "maxImmediateSize ({})",
+                            EncoderCalls<E>::kName, size, offset, max_immediate_size_));
+  EncoderCalls<E>::set_immediates(encoder_, offset, data.data(), data.size());
+  ++counters_->set_immediates;
+  counters_->immediate_bytes += size;
 }
 
 template <class E>

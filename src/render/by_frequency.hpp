@@ -61,6 +61,47 @@ class ByFrequencyStrategy : public Strategy {
     with_context(fmt::format("creating the {} strategy", name), [&] { device.check(); });
   }
 
+  /// One draw of encode_range() as webgpu.h handles (raw-floor benchmark, raw_floor.cpp).
+  struct RawDraw {
+    uint32_t material = 0, mesh = 0;  ///< ids: a change re-binds group 1 / the mesh buffers
+    WGPUBindGroup material_group = nullptr;
+    WGPUBindGroup object_group = nullptr;  ///< the object's chunk's bind group
+    uint32_t dynamic_offset = 0;           ///< the object's offset in that chunk
+    WGPUBuffer vertices = nullptr, indices = nullptr;
+    WGPUIndexFormat index_format = WGPUIndexFormat_Uint16;
+    uint64_t vertex_bytes = 0, index_bytes = 0;
+    uint32_t index_count = 0;
+  };
+  /// The GPU objects encode_range() and write_changed_objects() use, for a loop that issues the
+  /// same calls straight on webgpu.h (the raw floor of bench.hpp's compare_raw_floor).
+  struct RawView {
+    WGPURenderPipeline pipeline = nullptr;
+    WGPUBindGroup frame_group = nullptr;
+    WGPUBuffer frame_buffer = nullptr;
+    std::vector<std::byte> frame_bytes;  ///< GlobalUniforms of the values given to raw_view()
+    const DynamicUniformBuffer* objects = nullptr;  ///< buffers, slot layout
+    std::vector<RawDraw> draws;                     ///< in encode order
+  };
+  RawView raw_view(const FrameValues& values) {
+    RawView v;
+    v.pipeline = pipeline_.get();
+    v.frame_group = frame_.bind_group();
+    v.frame_buffer = frame_.buffer();
+    const std::span<const std::byte> bytes = frame_.pack(values);
+    v.frame_bytes.assign(bytes.begin(), bytes.end());
+    v.objects = objects_.get();
+    v.draws.reserve(draws_.size());
+    for (const DrawItem& item : draws_.items()) {
+      const GpuMesh& mesh = gpu_.meshes[item.mesh];
+      v.draws.push_back({item.material, item.mesh, materials_.bind_group(item.material),
+                         objects_->bind_group(objects_->chunk_of(item.object_slot)),
+                         objects_->dynamic_offset(item.object_slot), mesh.vertices.get(),
+                         mesh.indices.get(), mesh.index_format, mesh.vertex_bytes, mesh.index_bytes,
+                         mesh.index_count});
+    }
+    return v;
+  }
+
   uint64_t object_stride() const override { return objects_->stride(); }
   uint32_t draw_count() const override { return static_cast<uint32_t>(draws_.size()); }
 

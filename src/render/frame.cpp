@@ -7,8 +7,8 @@
 
 namespace bindery::strategies {
 
-GpuTimer::GpuTimer(const Device& device) {
-  if (!device.has_timestamp_query()) return;
+GpuTimer::GpuTimer(const Device& device, bool enable) {
+  if (!enable || !device.has_timestamp_query()) return;
   WGPUQuerySetDescriptor qd = WGPU_QUERY_SET_DESCRIPTOR_INIT;
   qd.label = gpu::sv("frame timestamps");
   qd.type = WGPUQueryType_Timestamp;

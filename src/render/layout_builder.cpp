@@ -49,11 +49,26 @@ gpu::BindGroupLayout create_bind_group_layout(const Device& device,
 
 gpu::PipelineLayout create_pipeline_layout(const Device& device,
                                            std::span<const WGPUBindGroupLayout> layouts,
-                                           std::string_view label) {
+                                           std::string_view label, uint32_t immediate_size) {
+  if (immediate_size % 4 != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("pipeline layout '{}': immediateSize {} is not a multiple of 4", label,
+                            immediate_size));
+  if (immediate_size > 0 && !device.has_immediates())
+    throw Error(ErrorKind::ImmediateSizeTooLarge,
+                fmt::format("pipeline layout '{}': immediateSize {} needs wgpu-native's Immediates "
+                            "feature, which this device lacks (maxImmediateSize 0)",
+                            label, immediate_size));
+  if (immediate_size > device.limits().maxImmediateSize)
+    throw Error(ErrorKind::ImmediateSizeTooLarge,
+                fmt::format("pipeline layout '{}': immediateSize {} exceeds the device's "
+                            "maxImmediateSize ({})",
+                            label, immediate_size, device.limits().maxImmediateSize));
   WGPUPipelineLayoutDescriptor d = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
   d.label = gpu::sv(label);
   d.bindGroupLayoutCount = layouts.size();
   d.bindGroupLayouts = layouts.data();
+  d.immediateSize = immediate_size;
   auto layout = gpu::PipelineLayout::acquire(wgpuDeviceCreatePipelineLayout(device.get(), &d));
   with_context(fmt::format("creating pipeline layout '{}'", label), [&] { device.check(); });
   return layout;

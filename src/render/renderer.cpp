@@ -272,7 +272,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   so.height = options.height;
   so.depth_texture = target.depth_texture;
   std::unique_ptr<strategies::Strategy> strategy = row.make(device, scene, gpu_scene, so);
-  strategies::GpuTimer timer(device);
+  strategies::GpuTimer timer(device, options.gpu_timing);
 
   // One readback slot per frame in flight: GPU spans, then the strategy's statistics.
   const uint32_t k = options.frames_in_flight;

@@ -35,11 +35,16 @@ FrameGroup::FrameGroup(const Device& device, const StructLayout& global, SharedB
   group_ = device.create_bind_group(bd);
 }
 
-void FrameGroup::update(const FrameValues& values) {
+std::span<const std::byte> FrameGroup::pack(const FrameValues& values) {
   StructView g(global_, std::span<std::byte>(bytes_));
   g.set(view_projection_, values.view_projection);
   g.set(light_, values.light_world_position);
   g.set(eye_, values.view_world_position);
+  return bytes_;
+}
+
+void FrameGroup::update(const FrameValues& values) {
+  pack(values);
   device_.write_buffer(buffer_.get(), 0, bytes_.data(), bytes_.size());
 }
 

@@ -46,8 +46,11 @@ class FrameGroup {
   WGPUBuffer buffer() const { return buffer_.get(); }
   /// Bytes of the GlobalUniforms struct (WGSL SizeOf), the binding size.
   uint64_t size() const { return global_.size; }
-  /// Writes this frame's values (one writeBuffer).
+  /// Writes this frame's values (one writeBuffer of pack(values)).
   void update(const FrameValues& values);
+  /// The GlobalUniforms bytes of `values` at the reflected offsets (size() bytes; valid until
+  /// the next pack() or update()).
+  std::span<const std::byte> pack(const FrameValues& values);
 
  private:
   const Device& device_;

@@ -81,7 +81,8 @@ struct FrameInputs {
 class GpuTimer {
  public:
   static constexpr uint32_t kMaxSpans = 8;
-  explicit GpuTimer(const Device& device);
+  /// `enable` false: inert, like a device without timestamp queries.
+  explicit GpuTimer(const Device& device, bool enable = true);
   bool enabled() const { return static_cast<bool>(queries_); }
   /// Starts the frame: forgets the last frame's span names.
   void begin_frame() { names_.clear(); }

@@ -19,12 +19,14 @@ extern const StrategyRow storage_instancing_row;
 extern const StrategyRow gpu_culling_row;
 extern const StrategyRow gpu_driven_row;
 extern const StrategyRow bundles_gpu_row;
+extern const StrategyRow immediates_row;
 
 std::span<const StrategyRow> strategy_rows() {
   static const std::vector<StrategyRow> rows = {
       naive_row,           split_uniforms_row, buffer_offsets_row, buffer_offsets_mapped_row,
       dynamic_offsets_row, mapped_staging_row, render_bundles_row, storage_instancing_row,
       gpu_culling_row,     gpu_driven_row,     bundles_gpu_row,
+      immediates_row,
   };
   return rows;
 }

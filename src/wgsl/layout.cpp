@@ -179,6 +179,12 @@ const BindingInfo* Reflection::find_binding(std::string_view n) const noexcept {
   return nullptr;
 }
 
+const ImmediateInfo* Reflection::find_immediate(std::string_view n) const noexcept {
+  for (const auto& v : immediates)
+    if (v.name == n) return &v;
+  return nullptr;
+}
+
 std::string layout_json(const Reflection& r, int indent) {
   using nlohmann::ordered_json;
   ordered_json doc;
@@ -213,6 +219,9 @@ std::string layout_json(const Reflection& r, int indent) {
     jb["portableMinBindingSize"] = b.portable_min_binding_size;
     doc["bindings"].push_back(std::move(jb));
   }
+  // Only where the shader declares immediate data, so that other documents keep issue 3's shape.
+  for (const auto& v : r.immediates)
+    doc["immediates"].push_back({{"name", v.name}, {"type", v.type}, {"size", v.size}});
   doc["errors"] = ordered_json::array();
   for (const auto& e : r.errors) doc["errors"].push_back({{"line", e.line}, {"column", e.column}, {"message", e.message}});
   // Shader text may hold invalid UTF-8 (it ends up in messages): replace it rather than throw.
@@ -242,6 +251,8 @@ std::string layout_table(const Reflection& r) {
       out += fmt::format("{:>5} {:>7}  {:<20} {:<18} {:>10} {:>10}  {}\n", b.group, b.binding, b.name,
                          to_string(b.space), b.min_binding_size, b.portable_min_binding_size, b.type);
   }
+  for (const auto& v : r.immediates)
+    out += fmt::format("immediate  {:<20} {:>4} bytes  {}\n", v.name, v.size, v.type);
   for (const auto& e : r.errors) out += fmt::format("{}:{}: error [{}]: {}\n", e.line, e.column, to_string(e.kind), e.message);
   return out;
 }

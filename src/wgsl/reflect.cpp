@@ -755,10 +755,11 @@ class Resolver {
     const Token& name = t_[v.name_tok];
     std::string_view space = v.space_tok ? t_[*v.space_tok].text : std::string_view{};
     if (space == "private" || space == "workgroup") return;  // not bound resources
+    if (space == "immediate") return resolve_immediate(v);
     if (!space.empty() && space != "uniform" && space != "storage")
       fail(*v.space_tok, ErrorKind::WgslType,
-           fmt::format("var '{}': unknown or not module-scope address space '{}' (uniform, storage, private, "
-                       "workgroup)",
+           fmt::format("var '{}': unknown or not module-scope address space '{}' (uniform, "
+                       "storage, immediate, private, workgroup)",
                        name.text, space));
     if (!v.type) fail(name, ErrorKind::WgslType, fmt::format("var '{}' needs a type", name.text));
 
@@ -812,6 +813,33 @@ class Resolver {
     b.group = static_cast<uint32_t>(g);
     b.binding = static_cast<uint32_t>(bi);
     out_.bindings.push_back(std::move(b));
+  }
+
+  // var<immediate>: no binding, no access mode, a fixed-size host-shareable store type (checked
+  // like a read-only buffer, which also refuses atomics and bool).
+  void resolve_immediate(const wgsl::VarAst& v) {
+    const Token& name = t_[v.name_tok];
+    const std::string where = fmt::format("var<immediate> '{}'", name.text);
+    if (v.access_tok)
+      fail(*v.access_tok, ErrorKind::WgslType,
+           fmt::format("{}: the immediate address space takes no access mode", where));
+    if (!v.group.empty() || !v.binding.empty())
+      fail(name, ErrorKind::WgslType,
+           fmt::format("{}: immediate data has no @group or @binding", where));
+    if (!v.type) fail(name, ErrorKind::WgslType, fmt::format("var '{}' needs a type", name.text));
+    TypePtr st = resolve_type(*v.type, 0);
+    if (st->kind == TypeKind::Array && st->is_runtime_array())
+      fail(name, ErrorKind::WgslType,
+           fmt::format("{}: a runtime-sized array has no fixed size for immediate data", where));
+    space_checker_.check_type(*st, BindingSpace::ReadOnlyStorage, name, where, false);
+    ImmediateInfo info;
+    info.name = std::string(name.text);
+    info.type = st->name;
+    info.store_type = st;
+    info.size = st->size;
+    info.line = name.line;
+    info.column = name.column;
+    out_.immediates.push_back(std::move(info));
   }
 
   std::string token_text(TokRange r) const {
