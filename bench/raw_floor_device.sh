@@ -23,3 +23,6 @@ for size in 640x480 1x1; do
   echo "rc=$?"
   head -n 3 "$OUTDIR/raw_floor_$size.txt"
 done
+# The strategies merged after the soak of docs/BENCHMARKS.md ("Soak") ran: the same soak.
+run soak_h200_immediates 120 soak --strategies immediates --frames 10000 --check-every 500 \
+  --warmup 1000 --size 640x480 --backend vulkan
