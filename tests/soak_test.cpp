@@ -156,3 +156,62 @@ TEST(SoakDrifts, RefusesABadToleranceAndAWarmupNoSampleReaches) {
 
 }  // namespace
 }  // namespace bindery
+
+namespace bindery {
+namespace {
+
+TEST(SoakOptions, SamplesAfterTheWarmupCountedByHand) {
+  // 2000 frames, one sample every 100: after 100, 200, ..., 2000; 19 of them at >= 200.
+  EXPECT_EQ(soak_samples_after_warmup(2000, 100, 200), 19u);
+  // 250 frames every 100: after 100, 200 and the last frame (250); >= 150: 200 and 250.
+  EXPECT_EQ(soak_samples_after_warmup(250, 100, 150), 2u);
+  EXPECT_EQ(soak_samples_after_warmup(60, 10, 20), 5u);  // 20, 30, 40, 50, 60
+  EXPECT_EQ(soak_samples_after_warmup(39, 10, 20), 3u);  // 20, 30, 39
+  EXPECT_EQ(soak_samples_after_warmup(10, 10, 11), 0u);  // warm-up past the end
+  EXPECT_EQ(soak_samples_after_warmup(10, 0, 1), 0u);
+}
+
+SoakOptions valid() {
+  SoakOptions o;
+  o.render.frames = 2000;
+  o.render.frames_in_flight = 2;
+  o.check_every = 100;
+  o.warmup = 200;
+  return o;
+}
+
+void expect_refused(const SoakOptions& o, const char* why) {
+  try {
+    validate_soak_options(o);
+    ADD_FAILURE() << "accepted: " << why;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument) << why;
+  }
+}
+
+TEST(SoakOptions, WhatSoakRefusesBeforeTouchingADevice) {
+  EXPECT_NO_THROW(validate_soak_options(valid()));
+  SoakOptions o = valid();
+  o.warmup = 2;  // frames 0 and 1 of 2 in flight create and record; the baseline must follow
+  expect_refused(o, "warm-up inside the first frames_in_flight + 1 frames");
+  o.warmup = 3;
+  EXPECT_NO_THROW(validate_soak_options(o));
+  o = valid();
+  o.check_every = 1;  // 2000 samples > kMaxSoakSamples
+  expect_refused(o, "more than 1000 samples");
+  o.check_every = 2;  // exactly 1000
+  EXPECT_NO_THROW(validate_soak_options(o));
+  o = valid();
+  o.render.frames = 500;  // samples at >= 200: 200, 300, 400, 500 = 4 = memory_window: no 2nd floor
+  expect_refused(o, "no second memory floor");
+  o.render.frames = 600;  // 5 samples
+  EXPECT_NO_THROW(validate_soak_options(o));
+  o.memory_window = 0;
+  expect_refused(o, "memory window 0");
+  o = valid();
+  o.check_every = 0;
+  expect_refused(o, "check_every 0");
+}
+
+}  // namespace
+}  // namespace bindery

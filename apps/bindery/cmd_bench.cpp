@@ -45,13 +45,6 @@ nlohmann::ordered_json calls_json(const Counters& c) {
           {"bytesUploaded", c.bytes_uploaded}};
 }
 
-// An implementation limit reached at some object count (bind groups lavapipe can hold, buffer
-// sizes) ends the search for that strategy like an over-budget frame, with the reason printed.
-bool is_capacity_limit(ErrorKind kind) {
-  return kind == ErrorKind::ImplementationLimit || kind == ErrorKind::BufferTooLarge ||
-         kind == ErrorKind::OutOfMemory || kind == ErrorKind::StorageBindingTooLarge ||
-         kind == ErrorKind::UniformBindingTooLarge;
-}
 
 int run_bench(const BenchCli& o) {
   // Every option is checked before the device is created.

@@ -143,4 +143,10 @@ nlohmann::ordered_json counters_json(const Counters& c) {
           {"bufferBytesCreated", c.buffer_bytes_created}};
 }
 
+bool is_capacity_limit(ErrorKind kind) {
+  return kind == ErrorKind::ImplementationLimit || kind == ErrorKind::BufferTooLarge ||
+         kind == ErrorKind::OutOfMemory || kind == ErrorKind::StorageBindingTooLarge ||
+         kind == ErrorKind::UniformBindingTooLarge;
+}
+
 }  // namespace bindery::cli

@@ -8,6 +8,7 @@
 
 #include <bindery/counters.hpp>
 #include <bindery/device.hpp>
+#include <bindery/error.hpp>
 
 #include <optional>
 #include <string_view>
@@ -31,6 +32,10 @@ std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view 
 DeviceOptions to_device_options(const DeviceCliOptions& o);
 nlohmann::ordered_json adapter_json(const AdapterDescription& a);
 nlohmann::ordered_json limits_json(const Limits& l);
+/// Whether `kind` is a capacity of the device reached at some object count (bind groups lavapipe
+/// can hold, buffer and binding sizes, out-of-memory): bench ends that strategy's search like an
+/// over-budget frame, soak skips that strategy; both print the reason and go on.
+bool is_capacity_limit(ErrorKind kind);
 /// A frame's Counters as JSON, keyed by the WebGPU call names (draws, setBindGroup, ...).
 nlohmann::ordered_json counters_json(const Counters& c);
 /// The strategy catalogue's names, comma-separated (for option help).

@@ -55,7 +55,7 @@ struct SoakDrift {
 
 /// Options of soak(). The render options' frame count is the soak's length.
 struct SoakOptions {
-  RenderOptions render;          ///< strategy, size, frames (>= warmup + 2 * check_every), ...
+  RenderOptions render;          ///< strategy, size, frames (see validate_soak_options), ...
   uint32_t check_every = 100;    ///< frames between samples (>= 1)
   uint32_t warmup = 200;         ///< frames before the baseline sample
   double tolerance = 0.05;       ///< largest allowed relative change from the baseline, 0..1
@@ -104,9 +104,24 @@ std::optional<ObjectCounts> implementation_objects(const Device& device);
 std::vector<SoakDrift> find_drifts(std::span<const SoakSample> samples, uint32_t warmup,
                                    double tolerance, uint32_t memory_window = 4);
 
+/// The most samples one soak() takes (frames / check_every): each sample holds about 1-2 KiB,
+/// memory the resident-memory check would otherwise count as growth.
+inline constexpr uint32_t kMaxSoakSamples = 1000;
+
+/// Samples soak() takes with frames_done >= `warmup`: after every `check_every` frames and after
+/// the last frame. 0 when check_every is 0 or warmup > frames.
+uint32_t soak_samples_after_warmup(uint32_t frames, uint32_t check_every, uint32_t warmup);
+
+/// Throws InvalidArgument for options soak() refuses, without a device (CLIs call it before
+/// creating one): check_every 0; tolerance outside 0..1; memory_window 0; a warm-up shorter than
+/// render.frames_in_flight + 1 frames (the first frames create and record what later ones
+/// reuse); more than kMaxSoakSamples samples; fewer than memory_window + 1 samples after the
+/// warm-up (no second memory floor to compare with the first).
+void validate_soak_options(const SoakOptions& options);
+
 /// Renders `scene` for options.render.frames frames, sampling after every options.check_every
-/// frames (and after the last), then finds the drifts. Throws InvalidArgument when frames < warmup +
-/// 2 * check_every (fewer than two samples to compare) or check_every is 0, StrategyUnavailable
+/// frames (and after the last), then finds the drifts. Throws InvalidArgument for what
+/// validate_soak_options() refuses, StrategyUnavailable
 /// where the strategy cannot run, and whatever render() throws.
 SoakReport soak(const Device& device, const Scene& scene, const SoakOptions& options);
 

@@ -96,18 +96,24 @@ std::string_view json_text(const std::string& path, const std::string& bytes) {
   return std::string_view(bytes).substr(20, chunk_length);
 }
 
+// nlohmann_json's message without its "[json.exception.KIND.N] " prefix.
+std::string json_message(const nlohmann::json::exception& e) {
+  std::string what = e.what();
+  if (const size_t at = what.find("] "); !what.empty() && what[0] == '[' && at != what.npos)
+    what.erase(0, at + 2);
+  return what;
+}
+
 void check_required_extensions(const std::string& path, std::string_view json) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json);
   } catch (const nlohmann::json::parse_error& e) {
-    // what() is "[json.exception.parse_error.N] parse error at line L, column C: ...".
-    std::string what = e.what();
-    if (const size_t at = what.find("] "); !what.empty() && what[0] == '[' && at != what.npos)
-      what.erase(0, at + 2);
-    fail(path, fmt::format("the JSON does not parse (byte {}): {}", e.byte, what));
+    fail(path, fmt::format("the JSON does not parse (byte {}): {}", e.byte, json_message(e)));
   } catch (const nlohmann::json::exception& e) {
-    fail(path, fmt::format("the JSON does not parse: {}", e.what()));
+    // e.g. out_of_range.406: a number too large for a double ("1e999"); RFC 8259 §6 leaves
+    // the range to implementations, glTF's numbers are IEEE doubles.
+    fail(path, fmt::format("the JSON does not parse: {}", json_message(e)));
   }
   if (!j.is_object()) fail(path, "the JSON's top level is not an object (glTF 2.0 root)");
   auto it = j.find("extensionsRequired");

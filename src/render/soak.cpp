@@ -90,6 +90,10 @@ std::map<std::string, double> quantities(const SoakSample& s) {
       {"copyBufferToBuffer commands", c.copy_buffer_to_buffer},
       {"mapAsync calls", c.map_async},
       {"executeBundles calls", c.execute_bundles},
+      {"setImmediates calls", c.set_immediates},
+      {"immediate bytes", c.immediate_bytes},
+      {"setBindGroup calls skipped", c.set_bind_group_skipped},
+      {"setPipeline calls skipped", c.set_pipeline_skipped},
       {"bind groups created", c.bind_groups_created},
       {"buffers created", c.buffers_created},
       {"buffer bytes created", c.buffer_bytes_created}};
@@ -168,22 +172,51 @@ std::vector<SoakDrift> find_drifts(std::span<const SoakSample> samples, uint32_t
   return drifts;
 }
 
-SoakReport soak(const Device& device, const Scene& scene, const SoakOptions& options) {
+uint32_t soak_samples_after_warmup(uint32_t frames, uint32_t check_every, uint32_t warmup) {
+  if (check_every == 0 || frames < warmup) return 0;
+  // Samples after check_every, 2 check_every, ... frames, and after the last frame.
+  const uint64_t last_multiple = frames / check_every;
+  const uint64_t first_multiple = (uint64_t(warmup) + check_every - 1) / check_every;
+  uint64_t n = last_multiple >= first_multiple ? last_multiple - first_multiple + 1 : 0;
+  if (frames % check_every != 0) ++n;  // the last frame is sampled too
+  return static_cast<uint32_t>(n);
+}
+
+void validate_soak_options(const SoakOptions& options) {
   const uint32_t frames = options.render.frames;
   if (options.check_every == 0)
     throw Error(ErrorKind::InvalidArgument, "soak: check_every must be at least 1 frame");
-  if (uint64_t(frames) < uint64_t(options.warmup) + 2ull * options.check_every)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("soak: {} frames leave fewer than two samples after a warm-up of {} "
-                            "frames at one sample every {} frames (need frames >= warmup + 2 x "
-                            "check_every = {})",
-                            frames, options.warmup, options.check_every,
-                            uint64_t(options.warmup) + 2ull * options.check_every));
   if (!(options.tolerance >= 0 && options.tolerance <= 1))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("soak: tolerance {} is outside 0..1", options.tolerance));
   if (options.memory_window == 0)
     throw Error(ErrorKind::InvalidArgument, "soak: the memory window must be at least 1 sample");
+  const uint32_t k = options.render.frames_in_flight;
+  if (uint64_t(options.warmup) < uint64_t(k) + 1)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: a warm-up of {} frame{} ends inside the first frames_in_flight "
+                            "+ 1 = {} frames, which create and record what later frames reuse",
+                            options.warmup, options.warmup == 1 ? "" : "s", uint64_t(k) + 1));
+  if (frames / options.check_every > kMaxSoakSamples)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: {} frames at one sample every {} make more than {} samples "
+                            "(the samples' own memory would count in the memory check); sample "
+                            "less often",
+                            frames, options.check_every, kMaxSoakSamples));
+  const uint32_t after = soak_samples_after_warmup(frames, options.check_every, options.warmup);
+  if (uint64_t(after) < uint64_t(options.memory_window) + 1)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("soak: {} frames give {} sample{} after a warm-up of {} frames at one "
+                            "every {}; the memory check compares floors of {} samples and needs "
+                            "at least {} (more frames, a shorter warm-up or a smaller window)",
+                            frames, after, after == 1 ? "" : "s", options.warmup,
+                            options.check_every, options.memory_window,
+                            uint64_t(options.memory_window) + 1));
+}
+
+SoakReport soak(const Device& device, const Scene& scene, const SoakOptions& options) {
+  validate_soak_options(options);
+  const uint32_t frames = options.render.frames;
   if (std::optional<std::string> why =
           strategy_unavailable(device, scene, options.render.strategy))
     throw Error(ErrorKind::StrategyUnavailable,
@@ -193,6 +226,7 @@ SoakReport soak(const Device& device, const Scene& scene, const SoakOptions& opt
   out.strategy = options.render.strategy;
   out.objects = static_cast<uint32_t>(scene.objects.size());
   out.frames = frames;
+  out.samples.reserve(frames / options.check_every + 1);
   RenderOptions ro = options.render;
   ro.keep_last_frame = false;
   ro.on_frame_done = [&](uint32_t f, const FrameTiming& timing, const Counters& calls) {
