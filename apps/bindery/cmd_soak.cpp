@@ -82,6 +82,12 @@ int run_soak(const SoakCli& o) {
   co.seed = o.seed;
   const Scene scene = make_cube_scene(co);
   Device device = Device::create(to_device_options(o.device));
+  const uint32_t max_dim = device.limits().maxTextureDimension2D;
+  if (size.first > max_dim || size.second > max_dim)
+    throw Error(ErrorKind::TextureSizeOutOfRange,
+                fmt::format("soak: --size {} is outside 1..{} (maxTextureDimension2D) in each "
+                            "dimension",
+                            o.size, max_dim));
   fmt::print(stderr,
              "bindery soak: {} cubes, {}x{}, {} frames per strategy, a sample every {} after {} "
              "warm-up frames, tolerance {:g}%, on {} ({})\n",
