@@ -4,6 +4,7 @@
 // in the frame loop (one buffer kept per frame) both in bindery's count and in wgpu-native's.
 #include <bindery/device.hpp>
 #include <bindery/gpu.hpp>
+#include <bindery/renderer.hpp>
 #include <bindery/soak.hpp>
 
 #include <gtest/gtest.h>
@@ -99,6 +100,34 @@ TEST(Soak, APlantedLeakIsADriftInBinderysAndTheImplementationsCount) {
   const auto implementation = drift("implementation buffers");
   ASSERT_NE(implementation, r.drifts.end());
   EXPECT_EQ(implementation->value - implementation->baseline, 40);
+}
+
+TEST(Soak, TheReportKeepsOneTimingPerFrameInFlightWhenAsked) {
+  const Scene scene = make_cube_scene({.objects = 8});
+  RenderOptions o;
+  o.strategy = "dynamic-offsets";
+  o.width = o.height = 16;
+  o.frames = 10;
+  o.frames_in_flight = 3;
+  o.keep_last_frame = false;
+  std::vector<double> intervals;  // every frame's interval, as on_frame_done saw it
+  o.on_frame_done = [&](uint32_t, const FrameTiming& t, const Counters&) {
+    intervals.push_back(t.interval_ms);
+  };
+  o.keep_frame_timings = false;
+  const RenderReport ring = render(shared_device(), scene, o);
+  ASSERT_EQ(ring.frames.size(), 3u);  // frames 7, 8, 9
+  EXPECT_EQ(ring.frames_rendered, 10u);
+  ASSERT_EQ(intervals.size(), 10u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(ring.frames[i].interval_ms, intervals[7 + i]);
+  double steady = 0;
+  for (size_t i = 1; i < intervals.size(); ++i) steady += intervals[i];
+  EXPECT_DOUBLE_EQ(ring.throughput_fps(), 9 * 1000.0 / steady);  // every frame after the first
+  intervals.clear();
+  o.keep_frame_timings = true;
+  const RenderReport all = render(shared_device(), scene, o);
+  ASSERT_EQ(all.frames.size(), 10u);
+  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(all.frames[i].interval_ms, intervals[i]);
 }
 
 TEST(Soak, RefusesTooFewFramesBeforeRendering) {

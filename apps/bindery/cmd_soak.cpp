@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace bindery::cli {
 namespace {
@@ -95,7 +96,7 @@ int run_soak(const SoakCli& o) {
              o.tolerance * 100, device.adapter().name, device.adapter().backend);
 
   fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames",
-             "RSS MiB", "floor change", "objects", "implementation", "fps", "flat");
+             "floor MiB", "floor change", "objects", "implementation", "fps", "flat");
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::vector<std::string> drifted;
   for (const std::string& name : names) {
@@ -190,6 +191,7 @@ int run_soak(const SoakCli& o) {
   j["adapter"] = adapter_json(device.adapter());
   j["results"] = results;
   fmt::print("{}\n", j.dump());
+  std::fflush(stdout);  // the JSON line whole before the error line on stderr
   if (!drifted.empty()) {
     std::string list;
     for (const std::string& n : drifted) list += (list.empty() ? "" : ", ") + n;

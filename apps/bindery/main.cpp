@@ -56,10 +56,12 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return run();
     }
   } catch (const bindery::Error& e) {
+    std::fflush(stdout);  // what the command printed comes before its error line
     std::fprintf(stderr, "bindery: error [%s]: %s\n",
                  std::string(bindery::to_string(e.kind())).c_str(), e.what());
     return 1;
   } catch (const std::exception& e) {
+    std::fflush(stdout);
     // A fault bindery did not turn into a bindery::Error at a boundary: still one line with a kind.
     std::fprintf(stderr, "bindery: error [Internal]: %s\n", e.what());
     return 1;

@@ -74,6 +74,10 @@ struct RenderOptions {
   /// (FrameTiming::gpu_spans). false: no timestamp writes, resolve or readback per frame (the
   /// raw-floor comparison of bench.hpp, whose raw loop has none).
   bool gpu_timing = true;
+  /// Keep every frame's FrameTiming in RenderReport::frames (the default). false keeps only the
+  /// last frames_in_flight frames', so the report does not grow with the frame count (long runs:
+  /// `bindery soak`); throughput_fps() still covers every frame.
+  bool keep_frame_timings = true;
   /// Called after each frame with (frame index, frame count), for progress output.
   std::function<void(uint32_t, uint32_t)> on_frame;
   /// Called once frame `frame` is done on the GPU, with its timing and the calls and bytes it
@@ -140,12 +144,16 @@ struct RenderReport {
   uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
   /// Objects the GPU found visible in the last frame (gpu-culling only; read back after it).
   std::optional<uint32_t> visible_objects;
-  /// Frames per second of wall time over the frames after the first (which uploads everything).
+  /// Frames per second of wall time over the frames after the first (which uploads everything):
+  /// from frames_rendered and steady_interval_ms, or from `frames` where those are 0.
   double throughput_fps() const;
   Counters init;       ///< creation: buffers, bind groups, initial uploads
   Counters per_frame;  ///< the last frame's calls and bytes
-  /// One timing per frame rendered (RenderOptions::frames), in frame order.
+  /// One timing per frame rendered (RenderOptions::frames), in frame order; with
+  /// RenderOptions::keep_frame_timings false only the last frames_in_flight frames', in order.
   std::vector<FrameTiming> frames;
+  uint32_t frames_rendered = 0;     ///< frames the run rendered (RenderOptions::frames)
+  double steady_interval_ms = 0;    ///< sum of interval_ms over the frames after the first
   /// The last frame's colour target, read back (width x height RGBA8), when
   /// RenderOptions::keep_last_frame; nullopt otherwise.
   std::optional<Image> last_frame;

@@ -234,6 +234,8 @@ void animate_objects(const Scene& scene, float t, std::vector<ObjectTransform>& 
 double RenderReport::throughput_fps() const {
   // Frames after the first (which creates and uploads everything): their completion intervals
   // add up to the wall time of the steady state.
+  if (frames_rendered >= 2 && steady_interval_ms > 0)
+    return double(frames_rendered - 1) * 1000.0 / steady_interval_ms;
   double ms = 0;
   for (size_t i = 1; i < frames.size(); ++i) ms += frames[i].interval_ms;
   if (frames.size() < 2 || ms <= 0) return frames.empty() ? 0 : 1000.0 / frames[0].frame_ms;
@@ -294,7 +296,14 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   report.frames_in_flight = k;
   report.object_stride_bytes = strategy->object_stride();
   report.init = device.counters() - start;
-  report.frames.resize(options.frames);
+  // Every frame's timing, or a ring of one per frame in flight (frame f at f % k: frame f - k
+  // is complete, its timing handed to on_frame_done, before frame f is recorded).
+  const bool keep = options.keep_frame_timings;
+  report.frames.resize(keep ? options.frames : std::min(options.frames, k));
+  auto timing_of = [&](uint32_t f) -> FrameTiming& {
+    return report.frames[keep ? f : f % k];
+  };
+  report.frames_rendered = options.frames;
   const uint32_t max_draws = options.max_draws_per_pass
                                  ? options.max_draws_per_pass
                                  : default_max_draws_per_pass(device.adapter());
@@ -327,7 +336,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
                     fmt::format("frame {}: mapping its statistics failed", f));
       const auto* bytes = static_cast<const std::byte*>(
           wgpuBufferGetConstMappedRange(slot.readback.get(), 0, slot_bytes));
-      FrameTiming& timing = report.frames[f];
+      FrameTiming& timing = timing_of(f);
       if (timer.enabled() && !slot.span_names.empty()) {
         timing.gpu_spans =
             timer.spans(slot.span_names, reinterpret_cast<const uint64_t*>(bytes));
@@ -340,11 +349,12 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
       slot.map.forget();
     }
     done[f] = Clock::now();
-    report.frames[f].frame_ms = ms_since(starts[f], done[f]);
-    report.frames[f].interval_ms =
-        f == 0 ? report.frames[f].frame_ms : ms_since(done[f - 1], done[f]);
+    FrameTiming& timing = timing_of(f);
+    timing.frame_ms = ms_since(starts[f], done[f]);
+    timing.interval_ms = f == 0 ? timing.frame_ms : ms_since(done[f - 1], done[f]);
+    if (f > 0) report.steady_interval_ms += timing.interval_ms;
     if (options.on_frame) options.on_frame(f, options.frames);
-    if (options.on_frame_done) options.on_frame_done(f, report.frames[f], slot.calls);
+    if (options.on_frame_done) options.on_frame_done(f, timing, slot.calls);
   };
 
   const Clock::time_point loop_start = Clock::now();
@@ -391,7 +401,8 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     with_context(fmt::format("frame {} ({} strategy)", f, options.strategy),
                  [&] { device.check(); });
 
-    FrameTiming& timing = report.frames[f];
+    FrameTiming& timing = timing_of(f);
+    if (!keep) timing = FrameTiming{};  // the slot's last frame is complete and reported
     timing.math_ms = ms_since(t0, t1);
     timing.cpu_ms = ms_since(t1, t2);
     report.per_frame = device.counters() - before;
@@ -402,6 +413,10 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     complete(f);
   const Clock::time_point loop_end = Clock::now();
   report.wall_ms = ms_since(loop_start, loop_end);
+  // The ring in frame order: the oldest kept frame, frames - k, sits at (frames - k) % k.
+  if (!keep && options.frames > k)
+    std::rotate(report.frames.begin(), report.frames.begin() + options.frames % k,
+                report.frames.end());
 
   if (readback) report.last_frame = readback->read();
   report.draws_per_frame = static_cast<uint32_t>(report.per_frame.draws);

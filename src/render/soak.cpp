@@ -229,6 +229,7 @@ SoakReport soak(const Device& device, const Scene& scene, const SoakOptions& opt
   out.samples.reserve(frames / options.check_every + 1);
   RenderOptions ro = options.render;
   ro.keep_last_frame = false;
+  ro.keep_frame_timings = false;  // the report must not grow with the frames being measured
   ro.on_frame_done = [&](uint32_t f, const FrameTiming& timing, const Counters& calls) {
     if (options.render.on_frame_done) options.render.on_frame_done(f, timing, calls);
     if ((f + 1) % options.check_every != 0 && f + 1 != frames) return;
