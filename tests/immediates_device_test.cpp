@@ -246,7 +246,7 @@ TEST(RawFloor, RawLoopIssuesTheCallsOfDynamicOffsets) {
 // calls of both sides equal; --raw-floor without dynamic-offsets is one InvalidArgument line.
 TEST(RawFloor, BenchCliReportsBothSidesAndTheirCalls) {
   const test::CliResult r = test::run_cli(
-      "bench --strategies dynamic-offsets --raw-floor --size 1x1 --start 64 --max 64 --frames 1 "
+      "bench --strategies dynamic-offsets --raw-floor --size 1x1 --start 64 --max 64 --frames 3 "
       "--threads 1",
       600);
   ASSERT_EQ(r.exit_code, 0) << r.err;

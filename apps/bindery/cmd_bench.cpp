@@ -65,6 +65,13 @@ int run_bench(const BenchCli& o) {
   if (o.frames_in_flight < 1 || o.frames_in_flight > 8)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
+  if (o.frames_in_flight > 1 && o.frames < o.frames_in_flight + 1)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --frames {} with --frames-in-flight {}: the last {} frames "
+                            "finish with no CPU work between them, so their intervals undercount "
+                            "the frame; measure at least --frames-in-flight + 1 = {} frames",
+                            o.frames, o.frames_in_flight, o.frames_in_flight,
+                            o.frames_in_flight + 1));
   if (o.threads < 0 || o.threads > 1024)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --threads {} is outside 0..1024", o.threads));
