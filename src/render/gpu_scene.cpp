@@ -156,6 +156,17 @@ WGPUVertexBufferLayout vertex_buffer_layout() {
   return l;
 }
 
+gpu::BindGroup create_bind_group(const Device& device, const char* label,
+                                 WGPUBindGroupLayout layout,
+                                 std::span<const WGPUBindGroupEntry> entries) {
+  WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.layout = layout;
+  d.entryCount = entries.size();
+  d.entries = entries.data();
+  return device.create_bind_group(d);
+}
+
 gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
                                           WGPUPipelineLayout layout, const char* label) {
   WGPUVertexBufferLayout vbl = vertex_buffer_layout();

@@ -233,6 +233,12 @@ WGPUVertexBufferLayout vertex_buffer_layout();
 /// sample): WebGPU §17.1 GPURenderBundleEncoderDescriptor must match the pass's attachments.
 gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label);
 
+/// A bind group of `layout` with `entries`, labelled `label`, through Device::create_bind_group
+/// (counted; validation errors reported by the device).
+gpu::BindGroup create_bind_group(const Device& device, const char* label,
+                                 WGPUBindGroupLayout layout,
+                                 std::span<const WGPUBindGroupEntry> entries);
+
 /// A render pipeline for `module` (entry points vs / fs) with the article's state: cull back,
 /// depth24plus with less, one colour target in kColorFormat.
 gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,

@@ -171,21 +171,13 @@ class BundlesGpuStrategy final : public Strategy {
     };
     const WGPUBindGroupEntry render_entries[] = {entry(0, frame_.get(), frame_size),
                                                  entry(1, objects_.get(), object_bytes)};
-    render_group_ = create_group("bundles-gpu frame", render_group_layout_.get(), render_entries);
+    render_group_ = create_bind_group(
+        device_, "bundles-gpu frame", render_group_layout_.get(), render_entries);
     const WGPUBindGroupEntry animate_entries[] = {entry(0, frame_.get(), frame_size),
                                                   entry(2, inputs_.get(), input_bytes),
                                                   entry(3, objects_.get(), object_bytes)};
-    animate_group_ = create_group("bundles-gpu animate", animate_layout_.get(), animate_entries);
-  }
-
-  gpu::BindGroup create_group(const char* label, WGPUBindGroupLayout layout,
-                              std::span<const WGPUBindGroupEntry> entries) {
-    WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-    d.label = gpu::sv(label);
-    d.layout = layout;
-    d.entryCount = entries.size();
-    d.entries = entries.data();
-    return device_.create_bind_group(d);
+    animate_group_ = create_bind_group(
+        device_, "bundles-gpu animate", animate_layout_.get(), animate_entries);
   }
 
   void create_pipelines() {

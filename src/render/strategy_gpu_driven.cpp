@@ -394,16 +394,6 @@ class GpuDrivenStrategy final : public Strategy {
     return gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device_.get(), &d));
   }
 
-  gpu::BindGroup raw_group(const char* label, WGPUBindGroupLayout layout,
-                           std::span<const WGPUBindGroupEntry> e) {
-    WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-    d.label = gpu::sv(label);
-    d.layout = layout;
-    d.entryCount = e.size();
-    d.entries = e.data();
-    return device_.create_bind_group(d);
-  }
-
   void create_pipelines() {
     const WGPUShaderStage cs = WGPUShaderStage_Compute;
     // Culling: one group, nine bindings (gpu_driven_cull.wgsl).
@@ -426,7 +416,7 @@ class GpuDrivenStrategy final : public Strategy {
         buffer_binding(6, candidates_.get()),    buffer_binding(7, counters_.get()),
         texture_binding(8, pyramid_view_.get()),
     };
-    cull_group_ = raw_group("gpu-driven cull", cull_layout_.get(), cull_bindings);
+    cull_group_ = create_bind_group(device_, "gpu-driven cull", cull_layout_.get(), cull_bindings);
     WGPUBindGroupLayout cull_layouts[] = {cull_layout_.get()};
     cull_pipeline_layout_ = create_pipeline_layout(device_, cull_layouts, "gpu-driven cull");
     cull_module_ = device_.create_shader_module("gpu_driven_cull.wgsl", shaders::gpu_driven_cull);
@@ -436,7 +426,8 @@ class GpuDrivenStrategy final : public Strategy {
         buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
     dispatch_layout_ = raw_layout("phase 2 dispatch", dispatch_entry);
     const WGPUBindGroupEntry dispatch_binding[] = {buffer_binding(0, dispatch_.get())};
-    dispatch_group_ = raw_group("phase 2 dispatch", dispatch_layout_.get(), dispatch_binding);
+    dispatch_group_ = create_bind_group(
+        device_, "phase 2 dispatch", dispatch_layout_.get(), dispatch_binding);
     WGPUBindGroupLayout begin_phase2_layouts[] = {cull_layout_.get(), dispatch_layout_.get()};
     begin_phase2_pipeline_layout_ =
         create_pipeline_layout(device_, begin_phase2_layouts, "gpu-driven begin phase 2");
@@ -472,11 +463,13 @@ class GpuDrivenStrategy final : public Strategy {
       if (level == 0) {
         const WGPUBindGroupEntry e[] = {texture_binding(0, depth_view_.get()),
                                         texture_binding(1, level_views_[0].get())};
-        pyramid_groups_.push_back(raw_group("pyramid level 0", from_depth_layout_.get(), e));
+        pyramid_groups_.push_back(create_bind_group(
+            device_, "pyramid level 0", from_depth_layout_.get(), e));
       } else {
         const WGPUBindGroupEntry e[] = {texture_binding(2, level_views_[level - 1].get()),
                                         texture_binding(3, level_views_[level].get())};
-        pyramid_groups_.push_back(raw_group("pyramid level", reduce_layout_.get(), e));
+        pyramid_groups_.push_back(create_bind_group(
+            device_, "pyramid level", reduce_layout_.get(), e));
       }
     }
 
@@ -499,7 +492,8 @@ class GpuDrivenStrategy final : public Strategy {
         WGPU_BIND_GROUP_ENTRY_INIT};
     render_bindings[4].binding = 4;
     render_bindings[4].sampler = gpu_.samplers[0].get();
-    render_group_ = raw_group("gpu-driven render", render_layout_.get(), render_bindings);
+    render_group_ = create_bind_group(
+        device_, "gpu-driven render", render_layout_.get(), render_bindings);
     WGPUBindGroupLayout render_layouts[] = {render_layout_.get()};
     render_pipeline_layout_ = create_pipeline_layout(device_, render_layouts, "gpu-driven render");
     render_module_ =
