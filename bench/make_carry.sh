@@ -13,10 +13,11 @@ rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib" "$dest/lib-fallback" "$dest/models"
 cp "$build/bindery" "$dest/bin/"
 for b in "$build"/bench/*_bench; do [ -x "$b" ] && cp "$b" "$dest/bin/"; done
-# The immediates device test, when built: bench/raw_floor_device.sh runs its image and counter
-# tests on the device's adapter.
-t=$build/tests/immediates_device_test
-[ -x "$t" ] && cp "$t" "$dest/bin/"
+# The immediates and encode-threads device tests, when built: bench/raw_floor_device.sh and
+# bench/encode_threads_device.sh run their image and counter tests on the device's adapter.
+for t in immediates_device_test encode_threads_device_test; do
+  [ -x "$build/tests/$t" ] && cp "$build/tests/$t" "$dest/bin/"
+done
 strip --strip-debug "$dest"/bin/*  # debug info is most of their size; the carry is capped
 for bin in "$dest"/bin/*; do
   ldd "$bin" | awk '$3 ~ /^\// {print $3}'

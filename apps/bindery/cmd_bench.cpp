@@ -29,6 +29,7 @@ struct BenchCli {
   int64_t frames_in_flight = 2;
   std::string occlusion = "on";
   int64_t threads = 0;
+  int64_t encode_threads = 1;
   bool raw_floor = false;
 };
 
@@ -75,6 +76,11 @@ int run_bench(const BenchCli& o) {
   if (o.threads < 0 || o.threads > 1024)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --threads {} is outside 0..1024", o.threads));
+  // --encode-threads: its range for every strategy; a strategy named in --strategies that does not
+  // encode its draws on the CPU is refused, one that came with "all" is skipped (a row says so).
+  check_encode_threads("dynamic-offsets", o.encode_threads, "bench");
+  if (o.strategies != "all")
+    for (const std::string& name : names) check_encode_threads(name, o.encode_threads, "bench");
   if (!(o.spread >= 0.01 && o.spread <= 1000))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --spread {} is outside 0.01..1000", o.spread));
@@ -87,6 +93,7 @@ int run_bench(const BenchCli& o) {
   mo.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
   mo.occlusion = o.occlusion == "on";
   mo.threads = static_cast<uint32_t>(o.threads);
+  mo.encode_threads = static_cast<uint32_t>(o.encode_threads);
   BudgetSearchOptions so;
   so.budget_ms = o.budget_ms;
   so.start_objects = static_cast<uint32_t>(o.start);
@@ -99,10 +106,10 @@ int run_bench(const BenchCli& o) {
   Device device = Device::create(to_device_options(o.device));
   fmt::print(stderr,
              "bindery bench: budget {:.2f} ms (throughput, {} frame{} in flight), {}x{}, spread "
-             "{}, {} frame{} per probe, on {} ({})\n",
+             "{}, {} frame{} per probe, {} encoding thread{}, on {} ({})\n",
              o.budget_ms, mo.frames_in_flight, mo.frames_in_flight == 1 ? "" : "s", mo.width,
-             mo.height, o.spread, o.frames, o.frames == 1 ? "" : "s", device.adapter().name,
-             device.adapter().backend);
+             mo.height, o.spread, o.frames, o.frames == 1 ? "" : "s", mo.encode_threads,
+             mo.encode_threads == 1 ? "" : "s", device.adapter().name, device.adapter().backend);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
@@ -111,6 +118,14 @@ int run_bench(const BenchCli& o) {
   const Scene probe_scene = make_cube_scene({.objects = 1});
   for (const std::string& name : names) {
     mo.strategy = name;
+    if (mo.encode_threads > 1 && !strategy_encodes_in_parallel(name)) {
+      const std::string why = fmt::format(
+          "--encode-threads {} does not apply (draws not encoded on the CPU each frame)",
+          mo.encode_threads);
+      fmt::print("{:<20}  skipped: {}\n", name, why);
+      results.push_back({{"strategy", name}, {"skipped", why}});
+      continue;
+    }
     if (std::optional<std::string> why = strategy_unavailable(device, probe_scene, name)) {
       fmt::print("{:<20}  unavailable: {}\n", name, *why);
       results.push_back({{"strategy", name}, {"unavailable", *why}});
@@ -208,6 +223,7 @@ int run_bench(const BenchCli& o) {
   j["size"] = {mo.width, mo.height};
   j["spread"] = o.spread;
   j["frames_in_flight"] = mo.frames_in_flight;
+  j["encode_threads"] = mo.encode_threads;
   j["occlusion"] = mo.occlusion;
   j["frames_per_probe"] = o.frames;
   j["adapter"] = adapter_json(device.adapter());
@@ -244,6 +260,10 @@ Registration reg{
           ->check(CLI::IsMember({"on", "off"}))
           ->capture_default_str();
       sub.add_option("--threads", o->threads, "CPU threads for per-object maths (0 = all cores)")
+          ->capture_default_str();
+      sub.add_option("--encode-threads", o->encode_threads,
+                     "threads encoding the draws, each its own command encoder (1..64; "
+                     "strategies that encode draws on the CPU)")
           ->capture_default_str();
       sub.add_flag("--raw-floor", o->raw_floor,
                    "also time dynamic-offsets' calls issued straight on webgpu.h (5 alternating "

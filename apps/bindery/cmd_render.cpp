@@ -37,6 +37,7 @@ struct RenderCli {
   int64_t frames_in_flight = 2;
   std::string occlusion = "on";
   int64_t threads = 0;
+  int64_t encode_threads = 1;
   std::string png;
   bool quiet = false;
   bool scene_given = false;    ///< --scene was on the command line (else --model implies gltf)
@@ -76,6 +77,8 @@ int run_render(const RenderCli& o) {
   const uint32_t width = size.first, height = size.second;
   RenderOptions ro;
   ro.strategy = find_strategy(o.strategy).name;
+  check_encode_threads(ro.strategy, o.encode_threads, "render");
+  ro.encode_threads = static_cast<uint32_t>(o.encode_threads);
   ro.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
   ro.occlusion = o.occlusion == "on";
   ro.threads = static_cast<uint32_t>(o.threads);
@@ -172,9 +175,10 @@ int run_render(const RenderCli& o) {
     }
   fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", sf.min, sf.median, sf.max);
   fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", si.min, si.median, si.max);
-  fmt::print("throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices)\n",
-             r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s",
-             r.threads, r.threads == 1 ? "" : "s");
+  fmt::print(
+      "throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
+      r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s", r.threads,
+      r.threads == 1 ? "" : "s", r.encode_threads);
   const std::optional<CullingCounts> culling = r.frames.back().culling;
   if (culling)
     fmt::print("culling: {} objects, {} after frustum, {} after occlusion, {} drawn\n",
@@ -195,6 +199,7 @@ int run_render(const RenderCli& o) {
   j["passesPerFrame"] = r.passes_per_frame;
   j["framesInFlight"] = r.frames_in_flight;
   j["threads"] = r.threads;
+  j["encodeThreads"] = r.encode_threads;
   j["throughputFps"] = r.throughput_fps();
   for (const auto& [key, value] : r.notes) j[key] = value;
   if (culling)
@@ -245,6 +250,9 @@ Registration reg{
           ->check(CLI::IsMember({"on", "off"}))
           ->capture_default_str();
       sub.add_option("--threads", o->threads, "CPU threads for per-object maths (0 = all cores)")
+          ->capture_default_str();
+      sub.add_option("--encode-threads", o->encode_threads,
+                     "threads encoding the draws, each its own command encoder (1..64)")
           ->capture_default_str();
       sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
           ->capture_default_str();

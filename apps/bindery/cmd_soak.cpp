@@ -27,6 +27,7 @@ struct SoakCli {
   double tolerance = 0.05;
   int64_t memory_window = 4;
   int64_t frames_in_flight = 2;
+  int64_t encode_threads = 1;
   uint64_t seed = 1;
 };
 
@@ -68,9 +69,15 @@ int run_soak(const SoakCli& o) {
   if (o.frames_in_flight < 1 || o.frames_in_flight > 8)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("soak: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
+  // --encode-threads: its range for every strategy; a strategy named in --strategies that does not
+  // encode its draws on the CPU is refused, one that came with "all" is skipped (a row says so).
+  check_encode_threads("dynamic-offsets", o.encode_threads, "soak");
+  if (o.strategies != "all")
+    for (const std::string& name : names) check_encode_threads(name, o.encode_threads, "soak");
   SoakOptions so;
   so.render.frames = static_cast<uint32_t>(o.frames);
   so.render.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
+  so.render.encode_threads = static_cast<uint32_t>(o.encode_threads);
   so.check_every = static_cast<uint32_t>(o.check_every);
   so.warmup = static_cast<uint32_t>(o.warmup);
   so.tolerance = o.tolerance;
@@ -100,6 +107,14 @@ int run_soak(const SoakCli& o) {
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::vector<std::string> drifted;
   for (const std::string& name : names) {
+    if (so.render.encode_threads > 1 && !strategy_encodes_in_parallel(name)) {
+      const std::string why = fmt::format(
+          "--encode-threads {} does not apply (draws not encoded on the CPU each frame)",
+          so.render.encode_threads);
+      fmt::print("{:<22}  skipped: {}\n", name, why);
+      results.push_back({{"strategy", name}, {"skipped", why}});
+      continue;
+    }
     if (std::optional<std::string> why = strategy_unavailable(device, scene, name)) {
       fmt::print("{:<22}  unavailable: {}\n", name, *why);
       results.push_back({{"strategy", name}, {"unavailable", *why}});
@@ -188,6 +203,7 @@ int run_soak(const SoakCli& o) {
   j["tolerance"] = o.tolerance;
   j["memory_window"] = o.memory_window;
   j["frames_in_flight"] = o.frames_in_flight;
+  j["encode_threads"] = o.encode_threads;
   j["adapter"] = adapter_json(device.adapter());
   j["results"] = results;
   fmt::print("{}\n", j.dump());
@@ -226,6 +242,10 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--frames-in-flight", o->frames_in_flight,
                      "frames the CPU runs ahead of the GPU (1 = serial)")
+          ->capture_default_str();
+      sub.add_option("--encode-threads", o->encode_threads,
+                     "threads encoding the draws, each its own command encoder (1..64; "
+                     "strategies that encode draws on the CPU)")
           ->capture_default_str();
       sub.add_option("--seed", o->seed, "placement seed of the cube scene")->capture_default_str();
       add_device_options(sub, o->device);

@@ -70,6 +70,9 @@ struct MeasureOptions {
   uint32_t frames_in_flight = 2;  ///< RenderOptions::frames_in_flight
   bool occlusion = true;          ///< RenderOptions::occlusion
   uint32_t threads = 0;           ///< RenderOptions::threads (0 = every core)
+  /// RenderOptions::encode_threads (1..kMaxEncodeThreads; compare_raw_floor() ignores it: both
+  /// of its sides encode on one thread).
+  uint32_t encode_threads = 1;
 };
 
 /// Measures the cube scene (animated) at `objects` objects: renders 1 + frames frames and returns

@@ -35,6 +35,31 @@ struct Counters {
   uint64_t buffers_created = 0;       ///< createBuffer calls through Device::create_buffer
   uint64_t buffer_bytes_created = 0;  ///< bytes of those buffers
 
+  /// Element-wise sum, for counts kept apart and added up (one Counters per encoding thread,
+  /// RenderOptions::encode_threads).
+  Counters& operator+=(const Counters& other) {
+    draws += other.draws;
+    set_pipeline += other.set_pipeline;
+    set_pipeline_skipped += other.set_pipeline_skipped;
+    set_bind_group += other.set_bind_group;
+    set_bind_group_skipped += other.set_bind_group_skipped;
+    set_vertex_buffer += other.set_vertex_buffer;
+    set_vertex_buffer_skipped += other.set_vertex_buffer_skipped;
+    set_index_buffer += other.set_index_buffer;
+    set_index_buffer_skipped += other.set_index_buffer_skipped;
+    write_buffer_calls += other.write_buffer_calls;
+    bytes_uploaded += other.bytes_uploaded;
+    copy_buffer_to_buffer += other.copy_buffer_to_buffer;
+    map_async += other.map_async;
+    execute_bundles += other.execute_bundles;
+    set_immediates += other.set_immediates;
+    immediate_bytes += other.immediate_bytes;
+    bind_groups_created += other.bind_groups_created;
+    buffers_created += other.buffers_created;
+    buffer_bytes_created += other.buffer_bytes_created;
+    return *this;
+  }
+
   /// Element-wise difference (this - before), for per-frame numbers.
   Counters operator-(const Counters& before) const {
     Counters d;

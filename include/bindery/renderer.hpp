@@ -46,6 +46,25 @@ const StrategyInfo& find_strategy(std::string_view name);
 std::optional<std::string> strategy_unavailable(const Device& device, const Scene& scene,
                                                 std::string_view strategy);
 
+/// Whether RenderOptions::encode_threads > 1 applies to `strategy`: true for the strategies that
+/// encode every draw on the CPU each frame through one shared record path (naive, split-uniforms,
+/// buffer-offsets, buffer-offsets-mapped, dynamic-offsets, mapped-staging, storage-instancing,
+/// gpu-culling, immediates); false for render-bundles and bundles-gpu (bundles recorded inside
+/// the pass) and gpu-driven (its own cull and render passes). Throws InvalidArgument for an
+/// unknown name.
+bool strategy_encodes_in_parallel(std::string_view strategy);
+
+/// Most RenderOptions::encode_threads: past the cores of any host bindery runs on there is
+/// nothing to gain, and each draw range adds a render pass that loads and stores the target.
+inline constexpr uint32_t kMaxEncodeThreads = 64;
+
+/// Checks an --encode-threads value for `strategy` without a device (what render() checks
+/// first): throws InvalidArgument, the message starting with `command`, when `encode_threads` is
+/// outside 1..kMaxEncodeThreads or above 1 for a strategy strategy_encodes_in_parallel() says no
+/// to, or the strategy is unknown.
+void check_encode_threads(std::string_view strategy, int64_t encode_threads,
+                          std::string_view command);
+
 struct FrameTiming;
 
 /// Options of one render run.
@@ -70,6 +89,18 @@ struct RenderOptions {
   bool occlusion = true;
   /// CPU threads for the per-object matrices (0 = every core; 1 = serial).
   uint32_t threads = 0;
+  /// Threads that encode the frame's draws, 1..64 (issue 10 part 4). 1: one command encoder, as
+  /// always. N > 1: after the uploads (on the calling thread), the draws are split into N
+  /// consecutive ranges of near-equal size (fewer when there are fewer draws), each encoded into
+  /// its own command encoder and render passes (the frame's first pass clears, the rest load;
+  /// each range still in passes of at most max_draws_per_pass) and finished by one oneTBB task
+  /// in an arena of N threads; the command buffers are submitted in draw order in one
+  /// queue.submit after the join. Same image as 1 thread; the trackers start afresh in each
+  /// range, so pipeline and shared bind groups are set again once per extra pass. Only for
+  /// strategies that encode their draws on the CPU each frame (strategy_encodes_in_parallel());
+  /// render() refuses N > 1 for the others (InvalidArgument; check_encode_threads()). At most
+  /// kMaxEncodeThreads (64).
+  uint32_t encode_threads = 1;
   /// Time each frame's passes on the GPU with timestamp queries where the device has them
   /// (FrameTiming::gpu_spans). false: no timestamp writes, resolve or readback per frame (the
   /// raw-floor comparison of bench.hpp, whose raw loop has none).
@@ -135,6 +166,7 @@ struct RenderReport {
   ///@}
   uint32_t frames_in_flight = 1;  ///< as run
   uint32_t threads = 1;           ///< CPU threads used for per-object matrices
+  uint32_t encode_threads = 1;    ///< RenderOptions::encode_threads as run
   double wall_ms = 0;             ///< the whole frame loop, first frame start to last GPU done
   /// Path-specific facts for the JSON report (e.g. {"indirect", "multiDrawIndexedIndirectCount"}).
   std::vector<std::pair<std::string, std::string>> notes;
@@ -173,8 +205,10 @@ uint64_t default_max_bind_groups(const AdapterDescription& adapter);
 /// TextureSizeOutOfRange for a size outside 1..maxTextureDimension2D (or a scene texture so),
 /// SceneInput for frames == 0, a non-finite time_s, moving outside [0, 1] or a scene whose
 /// indices, mips or material references are inconsistent, InvalidArgument for frames_in_flight
-/// outside 1..8 or an unknown strategy, StrategyUnavailable when strategy_unavailable() names a
-/// reason; then whatever the device reports (WebGPUValidation, DeviceLost, ...).
+/// outside 1..8, encode_threads outside 1..64 or above 1 for a strategy that
+/// strategy_encodes_in_parallel() says no to, or an unknown strategy, StrategyUnavailable when
+/// strategy_unavailable() names a reason; then whatever the device reports (WebGPUValidation,
+/// DeviceLost, ...).
 RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options);
 
 }  // namespace bindery

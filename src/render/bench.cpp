@@ -68,6 +68,7 @@ BudgetProbe measure_cubes(const Device& device, const MeasureOptions& o, uint32_
   ro.frames_in_flight = o.frames_in_flight;
   ro.occlusion = o.occlusion;
   ro.threads = o.threads;
+  ro.encode_threads = o.encode_threads;
   const RenderReport report = render(device, scene, ro);
   std::vector<double> interval, cpu, gpu, math, latency;
   for (size_t i = 1; i < report.frames.size(); ++i) {

@@ -4,6 +4,9 @@
 #include "strategy.hpp"
 
 #include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 namespace bindery::strategies {
 
@@ -88,11 +91,100 @@ void Strategy::record_draw_passes(FrameContext& ctx) {
     const uint32_t end = std::min(draws, first + std::min(max_draws, draws - first));
     gpu::RenderPassEncoder pass = ctx.target.begin_pass(
         ctx.encoder, first == 0, ctx.timer.writes(span, first == 0, end == draws));
-    encode(pass.get(), first, end);
+    encode(pass.get(), first, end, ctx.counters);
     wgpuRenderPassEncoderEnd(pass.get());
     ctx.passes++;
     if (draws == 0 || end == draws) break;
   }
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uint32_t parts) {
+  if (draws == 0 || parts == 0) return {{0, 0}};
+  const uint32_t n = std::min(parts, draws), q = draws / n, longer = draws % n;
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  out.reserve(n);
+  uint32_t first = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t last = first + q + (i < longer ? 1 : 0);
+    out.emplace_back(first, last);
+    first = last;
+  }
+  return out;
+}
+
+// Why encoding on several threads is correct (webgpu.h, wgpu-native):
+// - webgpu.h (webgpu-headers' Multithreading article) lets an implementation support
+//   multithreading; where it does, objects are usable from any thread except APIs documented as
+//   not thread-safe, and encoders are the documented exception. wgpu-native supports it: its
+//   device, queue, buffers, bind groups and pipelines wrap wgpu-core objects that are Send + Sync
+//   (wgpuDeviceCreateCommandEncoder and wgpuCommandEncoderFinish may run on several threads at
+//   once, each on its own encoder), while its render pass / compute pass / render bundle encoders
+//   are deliberately not thread-safe (wgpu-native PR #354): one encoder, one thread at a time.
+//   Here each oneTBB task creates, records and finishes its own command encoder and the passes
+//   begun from it; no other thread touches them until the join.
+// - queue.submit() runs its command buffers in array order: the one wgpuQueueSubmitForIndex, on
+//   the recording thread after the join, lists the uploads, then the ranges in draw order, so
+//   range i's passes load what range i-1's stored.
+// - Error scopes are thread-local in webgpu.h; bindery uses none on this path: errors reach
+//   Device's uncaptured-error callback, which may run on any thread and records under a mutex,
+//   and device.check() runs on the recording thread before the submit.
+// - bindery's own state: each task's RenderPassState counts into the task's Counters (Device's
+//   counters are a plain struct, summed here after the join); the strategies marked
+//   parallel_encode only read their pipelines, bind groups, meshes and draw lists in encode()
+//   (DynamicUniformBuffer and the material and frame groups through const getters, no cache
+//   filled lazily); the timestamp writes are taken from the GpuTimer (which mutates its table)
+//   before the tasks start.
+std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
+                                                            const Device& device, FrameContext& ctx,
+                                                            tbb::task_arena& arena,
+                                                            uint32_t threads) {
+  const uint32_t draws = strategy.draw_count(), max_draws = std::max(1u, ctx.max_draws_per_pass);
+  const std::vector<std::pair<uint32_t, uint32_t>> ranges = split_draw_ranges(draws, threads);
+  const size_t n = ranges.size();
+  // Passes of each range, and the frame's total, so the first and last pass are known up front.
+  std::vector<uint32_t> passes(n);
+  uint32_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t len = ranges[i].second - ranges[i].first;
+    passes[i] = std::max(1u, (len + max_draws - 1) / max_draws);
+    total += passes[i];
+  }
+  const uint32_t span = ctx.timer.open("render");
+  const WGPUPassTimestampWrites* first_writes = ctx.timer.writes(span, true, total == 1);
+  const WGPUPassTimestampWrites* last_writes =
+      total > 1 ? ctx.timer.writes(span, false, true) : nullptr;
+
+  std::vector<gpu::CommandBuffer> commands(n);
+  std::vector<Counters> counts(n);
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, n, 1),
+        [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t i = r.begin(); i != r.end(); ++i) {
+            gpu::CommandEncoder encoder =
+                gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
+            const auto [begin, end] = ranges[i];
+            uint32_t first = begin;
+            for (uint32_t p = 0; p < passes[i]; ++p) {
+              const uint32_t last = std::min(end, first + max_draws);
+              const bool frame_first = i == 0 && p == 0;
+              const bool frame_last = i + 1 == n && p + 1 == passes[i];
+              gpu::RenderPassEncoder pass = ctx.target.begin_pass(
+                  encoder.get(), frame_first,
+                  frame_first ? first_writes : (frame_last ? last_writes : nullptr));
+              strategy.encode(pass.get(), first, last, counts[i]);
+              wgpuRenderPassEncoderEnd(pass.get());
+              first = last;
+            }
+            commands[i] =
+                gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+          }
+        },
+        tbb::simple_partitioner());
+  });
+  for (const Counters& c : counts) ctx.counters += c;
+  ctx.passes += total;
+  return commands;
 }
 
 }  // namespace bindery::strategies

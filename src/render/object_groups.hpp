@@ -67,9 +67,9 @@ class ObjectGroupStrategy : public Strategy {
 
   /// Draws [first, last) in object order; the tracker elides the repeated pipeline and mesh
   /// buffers, the object's bind group changes every draw.
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
-                          &device_.limits());
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
+    RenderPassState state(pass, counters, IntruderPolicy::build_default, &device_.limits());
     for (uint32_t i = first; i < last; ++i) {
       const GpuMesh& mesh = gpu_.meshes[scene_.objects[i].mesh];
       state.set_pipeline(pipeline_.get());

@@ -119,6 +119,7 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
                 fmt::format("render: --frames-in-flight {} is outside 1..{}", o.frames_in_flight,
                             kMaxFramesInFlight));
   const strategies::StrategyRow& row = strategies::find_strategy_row(o.strategy);
+  check_encode_threads(o.strategy, o.encode_threads, "render");
   validate_scene(scene, device.limits());
   if (row.unavailable)
     if (std::optional<std::string> why = row.unavailable(device, scene))
@@ -128,6 +129,23 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
 }
 
 }  // namespace
+
+void check_encode_threads(std::string_view strategy, int64_t encode_threads,
+                          std::string_view command) {
+  const strategies::StrategyRow& row = strategies::find_strategy_row(strategy);
+  if (encode_threads < 1 || encode_threads > kMaxEncodeThreads)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --encode-threads {} is outside 1..{} (one command encoder and "
+                            "render pass per thread; more threads than any host's cores gain "
+                            "nothing)",
+                            command, encode_threads, kMaxEncodeThreads));
+  if (encode_threads > 1 && !row.parallel_encode)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --encode-threads {} does not apply to strategy {}, which does "
+                            "not encode its draws through the shared per-draw path (render "
+                            "bundles, or passes it records itself); use --encode-threads 1",
+                            command, encode_threads, strategy));
+}
 
 uint32_t default_max_draws_per_pass(const AdapterDescription& adapter) {
   // Mesa lavapipe 25.0 segfaults in its rasterizer thread once one render pass holds more than
@@ -311,6 +329,12 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic
                                              : static_cast<int>(options.threads));
   report.threads = static_cast<uint32_t>(arena.max_concurrency());
+  // The draw-encoding tasks run in their own arena of encode_threads slots (oneTBB), apart from
+  // the matrices' arena, so --threads and --encode-threads are set independently.
+  const uint32_t encode_threads = options.encode_threads;
+  std::optional<tbb::task_arena> encode_arena;
+  if (encode_threads > 1) encode_arena.emplace(static_cast<int>(encode_threads));
+  report.encode_threads = encode_threads;
   const float aspect = float(options.width) / float(options.height);
   strategies::FrameValues values{scene.view.view_projection(aspect),
                                  scene.view.light_world_position, scene.view.eye};
@@ -377,8 +401,22 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
         gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
     FrameSlot& slot = slots[f % k];
     timer.begin_frame();
-    strategies::FrameContext ctx{in, encoder.get(), target, timer, max_draws};
-    strategy->record_frame(ctx);
+    strategies::FrameContext ctx{in, encoder.get(), target, timer, device.counters(), max_draws};
+    // Command buffers submitted before `encoder`'s (which then holds only the readbacks): with
+    // encode_threads > 1, the uploads, then one per draw range in draw order.
+    std::vector<gpu::CommandBuffer> ahead;
+    if (encode_arena) {
+      gpu::CommandEncoder uploads =
+          gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
+      strategy->upload(in, uploads.get());
+      ahead.push_back(
+          gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(uploads.get(), nullptr)));
+      std::vector<gpu::CommandBuffer> draws = strategies::encode_draw_passes_parallel(
+          *strategy, device, ctx, *encode_arena, encode_threads);
+      for (gpu::CommandBuffer& c : draws) ahead.push_back(std::move(c));
+    } else {
+      strategy->record_frame(ctx);
+    }
     report.passes_per_frame = ctx.passes;
     if (slot.readback) {
       timer.resolve(encoder.get(), slot.readback.get(), 0);
@@ -388,12 +426,17 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     if (last && readback) readback->record_copy(encoder.get());
     gpu::CommandBuffer commands =
         gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-    WGPUCommandBuffer cmd = commands.get();
+    std::vector<WGPUCommandBuffer> cmds;
+    cmds.reserve(ahead.size() + 1);
+    for (const gpu::CommandBuffer& c : ahead) cmds.push_back(c.get());
+    cmds.push_back(commands.get());
     // An invalid command buffer must not reach wgpuQueueSubmitForIndex, which aborts the process
     // on a validation error instead of reporting it.
     with_context(fmt::format("recording frame {} ({} strategy)", f, options.strategy),
                  [&] { device.check(); });
-    slot.submission = wgpuQueueSubmitForIndex(device.queue(), 1, &cmd);
+    // One submit, in order: queue.submit() runs the command buffers in array order, so each
+    // draw range loads what the one before stored.
+    slot.submission = wgpuQueueSubmitForIndex(device.queue(), cmds.size(), cmds.data());
     slot.frame = f;
     strategy->after_submit();
     if (slot.readback) slot.map.request(slot.readback.get(), slot_bytes);

@@ -9,6 +9,7 @@
 #include "bindery/wgsl_layout.hpp"
 
 #include <glm/glm.hpp>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 
@@ -123,6 +124,7 @@ struct FrameContext {
   WGPUCommandEncoder encoder;
   const FrameTarget& target;
   GpuTimer& timer;
+  Counters& counters;           ///< where encode() counts the frame's calls (the device's)
   uint32_t max_draws_per_pass;  ///< see RenderOptions::max_draws_per_pass
   uint32_t passes = 0;          ///< render passes recorded (out)
 };
@@ -174,8 +176,13 @@ class Strategy {
   virtual void after_submit() {}
   /// Draw calls per frame, in encode order.
   virtual uint32_t draw_count() const = 0;
-  /// Encodes draws [first, last) into `pass`, a pass that starts with no state bound.
-  virtual void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) = 0;
+  /// Encodes draws [first, last) into `pass`, a pass that starts with no state bound, counting
+  /// its calls into `counters`. For a strategy whose row says parallel_encode, encode() must be
+  /// safe to call from several threads at once on disjoint ranges, each with its own pass and
+  /// its own `counters`: it reads the strategy's objects and mutates nothing shared (no cache
+  /// filled lazily, no device.counters(), no writes), RenderOptions::encode_threads.
+  virtual void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+                      Counters& counters) = 0;
   /// Records the whole frame into ctx.encoder: upload(), then the draws in render passes of at
   /// most ctx.max_draws_per_pass draws (the first clears, the others load), timed as "render".
   virtual void record_frame(FrameContext& ctx);
@@ -207,7 +214,29 @@ struct StrategyRow {
   std::unique_ptr<Strategy> (*make)(const Device&, const Scene&, const GpuScene&,
                                     const StrategyOptions&);
   std::optional<std::string> (*unavailable)(const Device&, const Scene&) = nullptr;
+  /// Whether RenderOptions::encode_threads > 1 applies: the strategy keeps the default
+  /// record_frame() (upload(), then encode() over the draws) and its encode() is safe on several
+  /// threads (see Strategy::encode). false for strategies that record their own passes or
+  /// record render bundles lazily inside encode().
+  bool parallel_encode = false;
 };
+
+/// The draws [0, draws) in min(parts, draws) consecutive ranges [first, last) whose sizes differ
+/// by at most one (the longer ones first); one empty range {0, 0} when draws == 0. parts >= 1.
+std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uint32_t parts);
+
+/// The draws of record_draw_passes() encoded on several threads: the frame's draws are split by
+/// split_draw_ranges(draw_count, threads); each range gets its own command encoder, holding that
+/// range in render passes of at most ctx.max_draws_per_pass draws (the frame's first pass clears,
+/// every other loads), encoded and finished by one oneTBB task in `arena`. Returns the command
+/// buffers in draw order, to be submitted in that order after the frame's uploads. Each task
+/// counts into its own Counters; they are added to ctx.counters after the join, and ctx.passes
+/// grows by the passes recorded. Timed as one "render" span (first pass to last). The strategy's
+/// row must say parallel_encode; upload() must already be recorded. Rethrows what a task threw.
+std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
+                                                            const Device& device, FrameContext& ctx,
+                                                            tbb::task_arena& arena,
+                                                            uint32_t threads);
 
 /// The registry: every strategy's row, in catalogue order.
 std::span<const StrategyRow> strategy_rows();

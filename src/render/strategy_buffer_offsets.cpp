@@ -51,6 +51,8 @@ extern const StrategyRow buffer_offsets_row{
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<BufferOffsetsStrategy>(device, scene, gpu);
-    }};
+    },
+    nullptr,
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

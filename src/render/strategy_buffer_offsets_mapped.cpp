@@ -63,6 +63,8 @@ extern const StrategyRow buffer_offsets_mapped_row{
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<BufferOffsetsMappedStrategy>(device, scene, gpu);
-    }};
+    },
+    nullptr,
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

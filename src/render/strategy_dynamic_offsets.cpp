@@ -18,9 +18,9 @@ class DynamicOffsetsStrategy final : public ByFrequencyStrategy {
     write_changed_objects(in);
   }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
-                          &device_.limits());
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
+    RenderPassState state(pass, counters, IntruderPolicy::build_default, &device_.limits());
     encode_range(state, first, last);
   }
 };
@@ -35,6 +35,8 @@ extern const StrategyRow dynamic_offsets_row{
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<DynamicOffsetsStrategy>(device, scene, gpu);
-    }};
+    },
+    nullptr,
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

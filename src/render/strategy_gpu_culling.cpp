@@ -158,9 +158,9 @@ class GpuCullingStrategy final : public Strategy {
     wgpuComputePassEncoderRelease(pass);
   }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
-                          &device_.limits());
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
+    RenderPassState state(pass, counters, IntruderPolicy::build_default, &device_.limits());
     for (uint32_t b = first; b < last; ++b) {
       const Batch& batch = batches_[b];
       const GpuMesh& mesh = gpu_.meshes[batch.mesh];
@@ -298,6 +298,7 @@ extern const StrategyRow gpu_culling_row{
     [](const Device& device, const Scene&) -> std::optional<std::string> {
       if (device.has_indirect_first_instance()) return std::nullopt;
       return "needs the indirect-first-instance feature";
-    }};
+    },
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

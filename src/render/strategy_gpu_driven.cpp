@@ -148,13 +148,14 @@ class GpuDrivenStrategy final : public Strategy {
     device_.write_buffer(frame_.get(), 0, frame_bytes_.data(), frame_bytes_.size());
   }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
     wgpuRenderPassEncoderSetPipeline(pass, render_pipeline_.get());
     wgpuRenderPassEncoderSetBindGroup(pass, 0, render_group_.get(), 0, nullptr);
     wgpuRenderPassEncoderSetVertexBuffer(pass, 0, vertices_.get(), 0, WGPU_WHOLE_SIZE);
     wgpuRenderPassEncoderSetIndexBuffer(pass, indices_.get(), WGPUIndexFormat_Uint32, 0,
                                         WGPU_WHOLE_SIZE);
-    Counters& c = device_.counters();
+    Counters& c = counters;
     c.set_pipeline++;
     c.set_bind_group++;
     c.set_vertex_buffer++;
@@ -229,7 +230,7 @@ class GpuDrivenStrategy final : public Strategy {
     const uint32_t span = ctx.timer.open(name);
     gpu::RenderPassEncoder pass =
         ctx.target.begin_pass(ctx.encoder, clear, ctx.timer.writes(span, true, true));
-    encode(pass.get(), 0, static_cast<uint32_t>(batches_.size()));
+    encode(pass.get(), 0, static_cast<uint32_t>(batches_.size()), ctx.counters);
     wgpuRenderPassEncoderEnd(pass.get());
     ctx.passes++;
   }

@@ -110,9 +110,9 @@ class ImmediatesStrategy final : public Strategy {
     }
   }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
-                          &device_.limits());
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
+    RenderPassState state(pass, counters, IntruderPolicy::build_default, &device_.limits());
     for (const DrawItem& item : draws_.items().subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[item.mesh];
       state.set_pipeline(pipeline_.get());
@@ -162,6 +162,7 @@ extern const StrategyRow immediates_row{
     },
     [](const Device& device, const Scene&) -> std::optional<std::string> {
       return unavailable_on(device, reflect_checked(shaders::cubes_immediates));
-    }};
+    },
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

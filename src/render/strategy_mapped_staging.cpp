@@ -42,9 +42,9 @@ class MappedStagingStrategy final : public ByFrequencyStrategy {
 
   void after_submit() override { staging_.after_submit(); }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
-                          &device_.limits());
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
+    RenderPassState state(pass, counters, IntruderPolicy::build_default, &device_.limits());
     encode_range(state, first, last);
   }
 
@@ -62,6 +62,8 @@ extern const StrategyRow mapped_staging_row{
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<MappedStagingStrategy>(device, scene, gpu);
-    }};
+    },
+    nullptr,
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

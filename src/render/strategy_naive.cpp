@@ -90,8 +90,9 @@ class NaiveStrategy final : public Strategy {
 
   uint32_t draw_count() const override { return static_cast<uint32_t>(objects_.size()); }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::ignore, &device_.limits());
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
+    RenderPassState state(pass, counters, IntruderPolicy::ignore, &device_.limits());
     for (uint32_t i = first; i < last; ++i) {
       const GpuMesh& mesh = gpu_.meshes[scene_.objects[i].mesh];
       state.set_pipeline(pipeline_.get());
@@ -130,6 +131,8 @@ extern const StrategyRow naive_row{
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<NaiveStrategy>(device, scene, gpu);
-    }};
+    },
+    nullptr,
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

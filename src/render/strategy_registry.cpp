@@ -58,6 +58,10 @@ const StrategyInfo& find_strategy(std::string_view name) {
   return strategies::find_strategy_row(name).info;
 }
 
+bool strategy_encodes_in_parallel(std::string_view strategy) {
+  return strategies::find_strategy_row(strategy).parallel_encode;
+}
+
 std::optional<std::string> strategy_unavailable(const Device& device, const Scene& scene,
                                                 std::string_view strategy) {
   const strategies::StrategyRow& row = strategies::find_strategy_row(strategy);

@@ -21,22 +21,22 @@ class RenderBundlesStrategy final : public ByFrequencyStrategy {
   }
 
   /// Records the bundle of a pass range the first time the range is drawn, replays it after.
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
     auto it = bundles_.find(first);
     const bool recorded_now = it == bundles_.end();
-    if (recorded_now) it = bundles_.emplace(first, record_bundle(first, last)).first;
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
-                          &device_.limits());
+    if (recorded_now) it = bundles_.emplace(first, record_bundle(first, last, counters)).first;
+    RenderPassState state(pass, counters, IntruderPolicy::build_default, &device_.limits());
     const WGPURenderBundle bundle = it->second.get();
     state.execute_bundles({&bundle, 1});
-    if (!recorded_now) device_.counters().draws += last - first;  // replayed, not re-encoded
+    if (!recorded_now) counters.draws += last - first;  // replayed, not re-encoded
   }
 
  private:
-  gpu::RenderBundle record_bundle(uint32_t first, uint32_t last) {
+  gpu::RenderBundle record_bundle(uint32_t first, uint32_t last, Counters& counters) {
     gpu::RenderBundleEncoder encoder = create_scene_bundle_encoder(device_, "dynamic-offset draws");
     {
-      RenderBundleState state(encoder.get(), device_.counters(), IntruderPolicy::build_default,
+      RenderBundleState state(encoder.get(), counters, IntruderPolicy::build_default,
                               &device_.limits());
       encode_range(state, first, last);
     }

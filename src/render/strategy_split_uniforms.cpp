@@ -48,6 +48,8 @@ extern const StrategyRow split_uniforms_row{
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<SplitUniformsStrategy>(device, scene, gpu);
-    }};
+    },
+    nullptr,
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies

@@ -86,9 +86,9 @@ class StorageInstancingStrategy final : public Strategy {
 
   uint32_t draw_count() const override { return static_cast<uint32_t>(batches_.size()); }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last) override {
-    RenderPassState state(pass, device_.counters(), IntruderPolicy::build_default,
-                          &device_.limits());
+  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+              Counters& counters) override {
+    RenderPassState state(pass, counters, IntruderPolicy::build_default, &device_.limits());
     for (const Batch& b : std::span<const Batch>(batches_).subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[b.mesh];
       state.set_pipeline(pipeline_.get());
@@ -130,6 +130,8 @@ extern const StrategyRow storage_instancing_row{
     [](const Device& device, const Scene& scene, const GpuScene& gpu,
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<StorageInstancingStrategy>(device, scene, gpu);
-    }};
+    },
+    nullptr,
+    /*parallel_encode=*/true};
 
 }  // namespace bindery::strategies
