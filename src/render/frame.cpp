@@ -83,18 +83,15 @@ void Strategy::record_frame(FrameContext& ctx) {
 }
 
 void Strategy::record_draw_passes(FrameContext& ctx) {
-  const uint32_t draws = draw_count(), max_draws = ctx.max_draws_per_pass;
+  const std::vector<DrawPass> passes = plan_draw_passes(draw_count(), 1, ctx.max_draws_per_pass);
   const uint32_t span = ctx.timer.open("render");
-  // One pass of at most max_draws draws at a time; the first clears, the others load (a frame
-  // with no draws still clears in one pass).
-  for (uint32_t first = 0; first < draws || first == 0; first += max_draws) {
-    const uint32_t end = std::min(draws, first + std::min(max_draws, draws - first));
+  // The first pass clears, the others load (a frame with no draws still clears in one pass).
+  for (size_t p = 0; p < passes.size(); ++p) {
     gpu::RenderPassEncoder pass = ctx.target.begin_pass(
-        ctx.encoder, first == 0, ctx.timer.writes(span, first == 0, end == draws));
-    encode(pass.get(), first, end, ctx.counters);
+        ctx.encoder, p == 0, ctx.timer.writes(span, p == 0, p + 1 == passes.size()));
+    encode(pass.get(), passes[p].first, passes[p].end, ctx.counters);
     wgpuRenderPassEncoderEnd(pass.get());
     ctx.passes++;
-    if (draws == 0 || end == draws) break;
   }
 }
 
@@ -108,6 +105,25 @@ std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uin
     const uint32_t last = first + q + (i < longer ? 1 : 0);
     out.emplace_back(first, last);
     first = last;
+  }
+  return out;
+}
+
+std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts,
+                                       uint32_t max_draws_per_pass) {
+  const uint32_t max_draws = std::max(1u, max_draws_per_pass);
+  const std::vector<std::pair<uint32_t, uint32_t>> ranges = split_draw_ranges(draws, parts);
+  std::vector<DrawPass> out;
+  for (uint32_t r = 0; r < ranges.size(); ++r) {
+    const auto [begin, end] = ranges[r];
+    // Counted by what is left (end - first), never by first + max_draws: that sum wraps for
+    // max_draws near UINT32_MAX and would end the pass before it begins.
+    uint32_t first = begin;
+    do {
+      const uint32_t last = first + std::min(max_draws, end - first);
+      out.push_back({r, first, last});
+      first = last;
+    } while (first < end);
   }
   return out;
 }
@@ -138,17 +154,13 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
                                                             const Device& device, FrameContext& ctx,
                                                             tbb::task_arena& arena,
                                                             uint32_t threads) {
-  const uint32_t draws = strategy.draw_count(), max_draws = std::max(1u, ctx.max_draws_per_pass);
-  const std::vector<std::pair<uint32_t, uint32_t>> ranges = split_draw_ranges(draws, threads);
-  const size_t n = ranges.size();
-  // Passes of each range, and the frame's total, so the first and last pass are known up front.
-  std::vector<uint32_t> passes(n);
-  uint32_t total = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t len = ranges[i].second - ranges[i].first;
-    passes[i] = std::max(1u, (len + max_draws - 1) / max_draws);
-    total += passes[i];
-  }
+  const std::vector<DrawPass> passes =
+      plan_draw_passes(strategy.draw_count(), threads, ctx.max_draws_per_pass);
+  const size_t n = passes.back().range + 1;
+  // Each range's passes are consecutive: range i's are passes [starts[i], starts[i + 1]).
+  std::vector<size_t> starts(n + 1, passes.size());
+  for (size_t p = passes.size(); p-- > 0;) starts[passes[p].range] = p;
+  const size_t total = passes.size();
   const uint32_t span = ctx.timer.open("render");
   const WGPUPassTimestampWrites* first_writes = ctx.timer.writes(span, true, total == 1);
   const WGPUPassTimestampWrites* last_writes =
@@ -163,18 +175,13 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
           for (size_t i = r.begin(); i != r.end(); ++i) {
             gpu::CommandEncoder encoder =
                 gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-            const auto [begin, end] = ranges[i];
-            uint32_t first = begin;
-            for (uint32_t p = 0; p < passes[i]; ++p) {
-              const uint32_t last = std::min(end, first + max_draws);
-              const bool frame_first = i == 0 && p == 0;
-              const bool frame_last = i + 1 == n && p + 1 == passes[i];
+            for (size_t p = starts[i]; p < starts[i + 1]; ++p) {
+              const bool frame_first = p == 0, frame_last = p + 1 == total;
               gpu::RenderPassEncoder pass = ctx.target.begin_pass(
                   encoder.get(), frame_first,
                   frame_first ? first_writes : (frame_last ? last_writes : nullptr));
-              strategy.encode(pass.get(), first, last, counts[i]);
+              strategy.encode(pass.get(), passes[p].first, passes[p].end, counts[i]);
               wgpuRenderPassEncoderEnd(pass.get());
-              first = last;
             }
             commands[i] =
                 gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
@@ -183,7 +190,7 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
         tbb::simple_partitioner());
   });
   for (const Counters& c : counts) ctx.counters += c;
-  ctx.passes += total;
+  ctx.passes += static_cast<uint32_t>(total);
   return commands;
 }
 

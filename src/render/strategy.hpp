@@ -225,6 +225,19 @@ struct StrategyRow {
 /// by at most one (the longer ones first); one empty range {0, 0} when draws == 0. parts >= 1.
 std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uint32_t parts);
 
+/// One render pass of a frame's draws: draws [first, end) of draw range `range`.
+struct DrawPass {
+  uint32_t range = 0;  ///< index into split_draw_ranges(draws, parts)
+  uint32_t first = 0;  ///< first draw
+  uint32_t end = 0;    ///< one past the last draw (end - first <= max_draws_per_pass)
+};
+
+/// The render passes a frame's draws are recorded in: split_draw_ranges(draws, parts), each range
+/// cut into passes of at most max_draws_per_pass draws (0 counts as 1), in draw order; one pass
+/// {0, 0, 0} when draws == 0 (the frame still clears). Exact for every uint32_t input, including
+/// max_draws_per_pass = UINT32_MAX ("no limit", the default off lavapipe). parts >= 1.
+std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts, uint32_t max_draws_per_pass);
+
 /// The draws of record_draw_passes() encoded on several threads: the frame's draws are split by
 /// split_draw_ranges(draw_count, threads); each range gets its own command encoder, holding that
 /// range in render passes of at most ctx.max_draws_per_pass draws (the frame's first pass clears,
