@@ -18,7 +18,6 @@
 namespace bindery {
 namespace {
 
-
 const Limits kDefaults = Limits::core_defaults();
 
 Limits small_buffers(uint64_t max_buffer_size) {
@@ -62,7 +61,7 @@ TEST(SlotLayout, ChunksByMaxBufferSize) {
   EXPECT_EQ(sl.slots_in_chunk(3, 10), 0u);
   EXPECT_EQ(sl.chunk_size_bytes(1, 10), 1024u);
   EXPECT_EQ(sl.chunk_size_bytes(2, 10), 512u);
-  EXPECT_EQ(sl.chunk_of(5), 1u);         // 5 / 4
+  EXPECT_EQ(sl.chunk_of(5), 1u);           // 5 / 4
   EXPECT_EQ(sl.offset_in_chunk(5), 256u);  // (5 % 4) × 256
   EXPECT_EQ(sl.chunk_count(0), 0u);
   // A maxBufferSize that is not a multiple of the stride: floor(1000 / 256) = 3.
@@ -130,8 +129,8 @@ TEST(SlotShadow, MovingThreeOfTwoThousandUploadsThreeElements) {
   EXPECT_EQ(s.dirty_count(), 3u);
   const auto& r = s.take_upload_ranges();
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_EQ(r[0].buffer_offset, 10u * 256u);  // 2560
-  EXPECT_EQ(r[1].buffer_offset, 500u * 256u);  // 128000
+  EXPECT_EQ(r[0].buffer_offset, 10u * 256u);    // 2560
+  EXPECT_EQ(r[1].buffer_offset, 500u * 256u);   // 128000
   EXPECT_EQ(r[2].buffer_offset, 1999u * 256u);  // 511744
   for (const UploadRange& x : r) {
     EXPECT_EQ(x.size, 128u);
@@ -141,6 +140,38 @@ TEST(SlotShadow, MovingThreeOfTwoThousandUploadsThreeElements) {
   EXPECT_LE(total_bytes(r), 3u * 256u);
   EXPECT_EQ(s.dirty_count(), 0u);
   EXPECT_TRUE(s.take_upload_ranges().empty());  // marks cleared
+}
+
+TEST(SlotShadow, MarkDirtyRange) {
+  // 2000 slots of 128 bytes at stride 256 (core default alignment).
+  SlotShadow s(dynamic_uniform_slot_layout(128, kDefaults), 2000);
+  // Slots [10, 13) and 12 again: 3 dirty, one range of 3 slots = 2 x 256 + 128 = 640 bytes.
+  s.mark_dirty_range(10, 13);
+  s.mark_dirty(12);
+  EXPECT_EQ(s.dirty_count(), 3u);
+  EXPECT_TRUE(s.is_dirty(10) && s.is_dirty(12) && !s.is_dirty(13) && !s.is_dirty(9));
+  {
+    const auto& r = s.take_upload_ranges();
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].buffer_offset, 10u * 256u);
+    EXPECT_EQ(r[0].size, 640u);
+  }
+  // Every slot: the same as mark_all_dirty, one range of 1999 x 256 + 128 = 511,872 bytes.
+  s.mark_dirty_range(0, 2000);
+  EXPECT_EQ(s.dirty_count(), 2000u);
+  {
+    const auto& r = s.take_upload_ranges();
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].buffer_offset, 0u);
+    EXPECT_EQ(r[0].size, 1999u * 256u + 128u);
+  }
+  // An empty range marks nothing; a range past the slot count or reversed is refused.
+  s.mark_dirty_range(7, 7);
+  s.mark_dirty_range(2000, 2000);
+  EXPECT_EQ(s.dirty_count(), 0u);
+  EXPECT_KIND(s.mark_dirty_range(1990, 2001), InvalidArgument);
+  EXPECT_KIND(s.mark_dirty_range(5, 4), InvalidArgument);
+  EXPECT_EQ(s.dirty_count(), 0u);
 }
 
 TEST(SlotShadow, AdjacentSlotsCoalesce) {
@@ -270,7 +301,7 @@ TEST(SlotShadow, RandomPatternsReproduceTheShadowOnTheGpuSide) {
   // Property check with a fixed seed: applying the upload ranges to mirror "buffers" makes every
   // element equal to the shadow, and every range is a valid writeBuffer on its chunk.
   const SlotLayout sl = dynamic_uniform_slot_layout(80, small_buffers(4096));  // 16 per chunk
-  const uint32_t n = 150;                                                        // 10 chunks
+  const uint32_t n = 150;                                                      // 10 chunks
   SlotShadow s(sl, n);
   std::vector<std::vector<std::byte>> gpu(sl.chunk_count(n));
   for (uint32_t c = 0; c < gpu.size(); ++c) gpu[c].resize(sl.chunk_size_bytes(c, n));
@@ -288,16 +319,16 @@ TEST(SlotShadow, RandomPatternsReproduceTheShadowOnTheGpuSide) {
     for (const UploadRange& r : s.take_upload_ranges(p)) {
       ASSERT_LT(r.chunk, gpu.size());
       ASSERT_NO_THROW(validate_write_buffer(r.buffer_offset, r.size, gpu[r.chunk].size()));
-      ASSERT_EQ(r.shadow_offset, uint64_t(r.chunk) * sl.slots_per_chunk * sl.stride +
-                                     r.buffer_offset);
+      ASSERT_EQ(r.shadow_offset,
+                uint64_t(r.chunk) * sl.slots_per_chunk * sl.stride + r.buffer_offset);
       std::memcpy(gpu[r.chunk].data() + r.buffer_offset, s.bytes().data() + r.shadow_offset,
                   r.size);
     }
     for (uint32_t slot = 0; slot < n; ++slot) {
       const auto want = s.slot_data(slot);
       const std::byte* got = gpu[sl.chunk_of(slot)].data() + sl.offset_in_chunk(slot);
-      ASSERT_EQ(std::memcmp(want.data(), got, want.size()), 0) << "frame " << frame << " slot "
-                                                                << slot;
+      ASSERT_EQ(std::memcmp(want.data(), got, want.size()), 0)
+          << "frame " << frame << " slot " << slot;
     }
   }
 }
@@ -348,10 +379,8 @@ TEST(DataPlacement, Seed004DecisionTree) {
   EXPECT_EQ(choose_data_placement({.size_bytes = 4096, .size_grows_with_scene = true}).placement,
             DataPlacement::storage_buffer);
   // 16 KiB is the budget: 16384 fits, 16385 does not; a core budget of 64 KiB accepts it.
-  EXPECT_EQ(choose_data_placement({.size_bytes = 16384}).placement,
-            DataPlacement::uniform_buffer);
-  EXPECT_EQ(choose_data_placement({.size_bytes = 16385}).placement,
-            DataPlacement::storage_buffer);
+  EXPECT_EQ(choose_data_placement({.size_bytes = 16384}).placement, DataPlacement::uniform_buffer);
+  EXPECT_EQ(choose_data_placement({.size_bytes = 16385}).placement, DataPlacement::storage_buffer);
   EXPECT_EQ(choose_data_placement({.size_bytes = 16385},
                                   Limits::core_defaults().maxUniformBufferBindingSize)
                 .placement,

@@ -132,6 +132,10 @@ class SlotShadow {
   std::span<const std::byte> slot_data(uint32_t slot) const;
   /// Marks `slot` as changed since the last take_upload_ranges().
   void mark_dirty(uint32_t slot);
+  /// Marks slots [first, last) as changed: one bounds check for the range, and O(1) when it is
+  /// every slot (as mark_all_dirty). Throws InvalidArgument when first > last or last exceeds
+  /// the slot count.
+  void mark_dirty_range(uint32_t first, uint32_t last);
   /// Copies `bytes` into `slot` at `offset_bytes` and marks it dirty. Throws InvalidArgument when
   /// offset + size exceeds the element size.
   void write(uint32_t slot, std::span<const std::byte> bytes, uint64_t offset_bytes = 0);
@@ -215,6 +219,8 @@ class BufferArena {
   std::span<std::byte> slot_data(uint32_t slot) { return shadow_.slot_data(slot); }
   /// Marks `slot` for the next flush().
   void mark_dirty(uint32_t slot) { shadow_.mark_dirty(slot); }
+  /// Marks slots [first, last) for the next flush() (SlotShadow::mark_dirty_range).
+  void mark_dirty_range(uint32_t first, uint32_t last) { shadow_.mark_dirty_range(first, last); }
   /// Copies `bytes` into `slot` and marks it dirty (InvalidArgument if larger than the element).
   void write(uint32_t slot, std::span<const std::byte> bytes) { shadow_.write(slot, bytes); }
   /// Copies a trivially copyable value into `slot` (its size must not exceed the element size).
@@ -242,9 +248,9 @@ class BufferArena {
     std::string label;  ///< prefix of the buffer and bind group labels
     BindingKind binding_kind = BindingKind::uniform_buffer;  ///< uniform or read-only storage
     bool has_dynamic_offset = false;                         ///< true for DynamicUniformBuffer
-    WGPUBufferUsage usage = WGPUBufferUsage_None;  ///< full usage of the chunk buffers
-    uint32_t binding = 0;                          ///< binding number of the entry
-    uint32_t visibility = kStageVertex | kStageFragment;  ///< ShaderStage bits of the entry
+    WGPUBufferUsage usage = WGPUBufferUsage_None;            ///< full usage of the chunk buffers
+    uint32_t binding = 0;                                    ///< binding number of the entry
+    uint32_t visibility = kStageVertex | kStageFragment;     ///< ShaderStage bits of the entry
     FlushPolicy flush_policy{};  ///< when flush() uploads one range or coalesces
     /// Lent (not owned) layout holding exactly layout_entry(); null: one is created.
     WGPUBindGroupLayout lent_layout = nullptr;

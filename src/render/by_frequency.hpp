@@ -58,6 +58,12 @@ class ByFrequencyStrategy : public Strategy {
                   .mesh = scene.objects[i].mesh,
                   .object_slot = i});
     draws_.sort(DrawOrder::material);
+    // Each draw's object group and dynamic offset, looked up once: encode_range() then reads
+    // one array in draw order (no slot arithmetic or bounds checks per draw).
+    object_bindings_.reserve(draws_.size());
+    for (const DrawItem& item : draws_.items())
+      object_bindings_.push_back({objects_->bind_group(objects_->chunk_of(item.object_slot)),
+                                  objects_->dynamic_offset(item.object_slot)});
     with_context(fmt::format("creating the {} strategy", name), [&] { device.check(); });
   }
 
@@ -108,9 +114,14 @@ class ByFrequencyStrategy : public Strategy {
   /// Writes the changed objects into the CPU shadow and flushes the dirty slots (one writeBuffer
   /// or a few coalesced ranges).
   void write_changed_objects(const FrameInputs& in) {
-    for (uint32_t i = in.changed_begin; i < in.changed_end; ++i) {
-      writer_.write(objects_->slot_data(i), in.transforms[i]);
-      objects_->mark_dirty(i);
+    // Packed straight into the shadow slots (object i is slot i), marked dirty as one range.
+    if (in.changed_end > in.changed_begin) {
+      const uint64_t stride = objects_->stride();
+      std::byte* slot = objects_->slot_data(in.changed_begin).data();
+      const size_t size = objects_->slot_layout().element_size;
+      for (uint32_t i = in.changed_begin; i < in.changed_end; ++i, slot += stride)
+        writer_.write({slot, size}, in.transforms[i]);
+      objects_->mark_dirty_range(in.changed_begin, in.changed_end);
     }
     objects_->flush();
   }
@@ -119,15 +130,17 @@ class ByFrequencyStrategy : public Strategy {
   /// material group once per material, the object group every draw with its dynamic offset.
   template <class State>
   void encode_range(State& state, uint32_t first, uint32_t last) {
-    for (const DrawItem& item : draws_.items().subspan(first, last - first)) {
+    const std::span<const DrawItem> items = draws_.items();
+    for (uint32_t d = first; d < last; ++d) {
+      const DrawItem& item = items[d];
       const GpuMesh& mesh = gpu_.meshes[item.mesh];
       state.set_pipeline(pipeline_.get());
       state.set_bind_group(0, frame_.bind_group(), {}, Frequency::frame, 0);
       state.set_bind_group(1, materials_.bind_group(item.material), {}, Frequency::material,
                            item.material);
-      const uint32_t offset = objects_->dynamic_offset(item.object_slot);
-      state.set_bind_group(2, objects_->bind_group(objects_->chunk_of(item.object_slot)),
-                           {&offset, 1}, Frequency::object, item.object_slot);
+      const ObjectBinding& object = object_bindings_[d];
+      state.set_bind_group(2, object.group, {&object.dynamic_offset, 1}, Frequency::object,
+                           item.object_slot);
       state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
       state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
       state.draw_indexed(mesh.index_count);
@@ -146,6 +159,12 @@ class ByFrequencyStrategy : public Strategy {
   gpu::ShaderModule module_;
   gpu::RenderPipeline pipeline_;
   DrawList draws_;
+  /// Group 2 of each draw, in draw order: the bind group of its object's chunk and its offset.
+  struct ObjectBinding {
+    WGPUBindGroup group = nullptr;
+    uint32_t dynamic_offset = 0;
+  };
+  std::vector<ObjectBinding> object_bindings_;
 };
 
 }  // namespace bindery::strategies

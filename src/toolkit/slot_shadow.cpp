@@ -151,6 +151,25 @@ void SlotShadow::mark_dirty(uint32_t slot) {
   dirty_list_.push_back(slot);
 }
 
+void SlotShadow::mark_dirty_range(uint32_t first, uint32_t last) {
+  if (first > last || last > slot_count_) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("mark_dirty_range: slots [{}, {}) are not a range inside the slot "
+                            "count {}",
+                            first, last, slot_count_));
+  }
+  if (all_dirty_) return;
+  if (first == 0 && last == slot_count_ && last > 0) {
+    mark_all_dirty();
+    return;
+  }
+  for (uint32_t s = first; s < last; ++s) {
+    if (dirty_flag_[s]) continue;
+    dirty_flag_[s] = 1;
+    dirty_list_.push_back(s);
+  }
+}
+
 void SlotShadow::write(uint32_t slot, std::span<const std::byte> bytes, uint64_t offset_bytes) {
   check_slot(slot, "write");
   if (offset_bytes > layout_.element_size || bytes.size() > layout_.element_size - offset_bytes) {
