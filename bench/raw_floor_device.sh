@@ -28,5 +28,7 @@ for size in 640x480 1x1; do
   head -n 3 "$OUTDIR/raw_floor_$size.txt"
 done
 # The strategies merged after the soak of docs/BENCHMARKS.md ("Soak") ran: the same soak.
-[ "$with_immediates" = 1 ] && run soak_h200_immediates 120 soak --strategies immediates --frames 10000 --check-every 500 \
-  --warmup 1000 --size 640x480 --backend vulkan
+if [ "$with_immediates" = 1 ]; then
+  run soak_h200_immediates 120 soak --strategies immediates --frames 10000 --check-every 500 \
+    --warmup 1000 --size 640x480 --backend vulkan
+fi
