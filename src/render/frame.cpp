@@ -167,7 +167,12 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
       total > 1 ? ctx.timer.writes(span, false, true) : nullptr;
 
   std::vector<gpu::CommandBuffer> commands(n);
-  std::vector<Counters> counts(n);
+  // One cache line (or more) per task's Counters: the tracker increments them on every call, and
+  // neighbours in one line would bounce it between the cores (false sharing).
+  struct alignas(64) TaskCounters {
+    Counters counters;
+  };
+  std::vector<TaskCounters> counts(n);
   arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, n, 1),
@@ -180,7 +185,7 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
               gpu::RenderPassEncoder pass = ctx.target.begin_pass(
                   encoder.get(), frame_first,
                   frame_first ? first_writes : (frame_last ? last_writes : nullptr));
-              strategy.encode(pass.get(), passes[p].first, passes[p].end, counts[i]);
+              strategy.encode(pass.get(), passes[p].first, passes[p].end, counts[i].counters);
               wgpuRenderPassEncoderEnd(pass.get());
             }
             commands[i] =
@@ -189,7 +194,7 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
         },
         tbb::simple_partitioner());
   });
-  for (const Counters& c : counts) ctx.counters += c;
+  for (const TaskCounters& c : counts) ctx.counters += c.counters;
   ctx.passes += static_cast<uint32_t>(total);
   return commands;
 }
