@@ -242,6 +242,39 @@ TEST(RawFloor, RawLoopIssuesTheCallsOfDynamicOffsets) {
   EXPECT_KIND(compare_raw_floor(d, mo, 0, 1), InvalidArgument);
 }
 
+// --raw-floor with --encode-threads 3: both sides split 700 draws into ranges of 234, 233 and
+// 233 (the longer first), each its own command encoder and pass, so each range sets the pipeline,
+// frame group, mesh buffers and its own materials once: the calls are worked out from the scene's
+// materials in draw order (sorted by material), not taken from either side.
+TEST(RawFloor, BothSidesSplitTheDrawsOnEncodeThreads) {
+  const Device& d = shared_device();
+  MeasureOptions mo;
+  mo.width = 16;
+  mo.height = 16;
+  mo.frames = 1;
+  mo.threads = 1;
+  mo.encode_threads = 3;
+  const uint32_t n = 700;
+  const RawFloorResult r = compare_raw_floor(d, mo, n, 2);
+  const Scene scene = make_cube_scene({.objects = n, .seed = mo.seed, .spread = mo.spread});
+  std::vector<uint32_t> materials;
+  for (const Object& obj : scene.objects) materials.push_back(obj.material);
+  std::sort(materials.begin(), materials.end());
+  uint64_t material_binds = 0;
+  for (const auto& [first, last] :
+       {std::pair{0u, 234u}, std::pair{234u, 467u}, std::pair{467u, 700u}})
+    material_binds +=
+        std::set<uint32_t>(materials.begin() + first, materials.begin() + last).size();
+  for (const Counters* c : {&r.raw_per_frame, &r.bindery_per_frame}) {
+    EXPECT_EQ(c->draws, n);
+    EXPECT_EQ(c->set_pipeline, 3u);
+    EXPECT_EQ(c->set_bind_group, 3u + material_binds + n);
+    EXPECT_EQ(c->set_vertex_buffer, 3u);
+    EXPECT_EQ(c->set_index_buffer, 3u);
+    EXPECT_EQ(c->write_buffer_calls, 2u);
+  }
+}
+
 // Through the CLI: the dynamic-offsets row gains the raw floor (5 rounds), with the counted
 // calls of both sides equal; --raw-floor without dynamic-offsets is one InvalidArgument line.
 TEST(RawFloor, BenchCliReportsBothSidesAndTheirCalls) {

@@ -26,10 +26,10 @@ namespace bindery {
 struct BudgetProbe {
   uint32_t objects = 0;  ///< objects drawn per frame
   double frame_ms = 0;   ///< whole frame, median, milliseconds
-  double cpu_ms = 0;  ///< uploads + encoding + submit (median)
-  double gpu_ms = 0;  ///< the frame's GPU spans by timestamp queries (median; 0 when unavailable)
-  double math_ms = 0;     ///< per-object matrices on the CPU (median)
-  double latency_ms = 0;  ///< first CPU work to GPU done (median)
+  double cpu_ms = 0;     ///< uploads + encoding + submit (median)
+  double gpu_ms = 0;   ///< the frame's GPU spans by timestamp queries (median; 0 when unavailable)
+  double math_ms = 0;  ///< per-object matrices on the CPU (median)
+  double latency_ms = 0;                 ///< first CPU work to GPU done (median)
   std::optional<CullingCounts> culling;  ///< the last frame's counts (GPU-driven strategies)
 };
 
@@ -39,7 +39,7 @@ struct BudgetSearchOptions {
   double budget_ms = 1000.0 / 60.0;  ///< the frame budget (60 fps)
   uint32_t start_objects = 250;      ///< first count measured; the search doubles from here
   uint32_t max_objects = 1'000'000;  ///< the search stops here (result `capped`)
-  double precision = 0.05;  ///< stop when (first over - last within) / last within <= this
+  double precision = 0.05;           ///< stop when (first over - last within) / last within <= this
 };
 
 /// The result for one strategy: the largest measured count within budget (0 when even
@@ -70,8 +70,8 @@ struct MeasureOptions {
   uint32_t frames_in_flight = 2;  ///< RenderOptions::frames_in_flight
   bool occlusion = true;          ///< RenderOptions::occlusion
   uint32_t threads = 0;           ///< RenderOptions::threads (0 = every core)
-  /// RenderOptions::encode_threads (1..kMaxEncodeThreads; compare_raw_floor() ignores it: both
-  /// of its sides encode on one thread).
+  /// RenderOptions::encode_threads (1..kMaxEncodeThreads); compare_raw_floor() splits both of
+  /// its sides' draws the same way (one command encoder per range, one task each).
   uint32_t encode_threads = 1;
 };
 
@@ -101,6 +101,10 @@ struct RawFloorRound {
 /// pipeline, material or mesh changes (the draws are in the same material order); then finish
 /// and submit. No redundant-state tracker, no arena, no counters on the way (its calls are
 /// counted by a local tally). Neither side times its GPU passes (RenderOptions::gpu_timing off).
+/// With options.encode_threads N > 1 both sides split the draws into the ranges of
+/// RenderOptions::encode_threads, each recorded and finished into its own command encoder by a
+/// oneTBB task, and submit them in draw order in one submit: the raw side then shows what
+/// wgpu-native itself gains from N recording threads.
 ///
 /// CPU time of a frame = from the end of the per-object maths to the return of submit (what
 /// FrameTiming::cpu_ms measures); per draw = that / draws per frame.

@@ -63,6 +63,7 @@ class RawFloor {
                          .extra_depth_usage = WGPUTextureUsage_TextureBinding,
                          .label = "raw floor target"}),
         arena_(o.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(o.threads)) {
+    if (o.encode_threads > 1) encode_arena_.emplace(static_cast<int>(o.encode_threads));
     strategies::StrategyOptions so;
     so.width = o.width;
     so.height = o.height;
@@ -147,18 +148,54 @@ class RawFloor {
       tally.bytes_uploaded += w.size;
     }
 
-    WGPUCommandEncoder encoder = wgpuDeviceCreateCommandEncoder(device_.get(), nullptr);
+    // The passes of strategies::plan_draw_passes, one command encoder per range (one range
+    // unless encode_threads > 1), submitted in draw order in one submit.
     const uint32_t draws = static_cast<uint32_t>(view_.draws.size());
-    for (uint32_t first = 0; first < draws || first == 0; first += max_draws_) {
-      const uint32_t end = std::min(draws, first + std::min(max_draws_, draws - first));
+    const std::vector<strategies::DrawPass> passes =
+        strategies::plan_draw_passes(draws, options_.encode_threads, max_draws_);
+    const size_t ranges = passes.back().range + 1;
+    std::vector<WGPUCommandBuffer> commands(ranges);
+    if (ranges == 1) {
+      commands[0] = record(passes, 0, passes.size(), tally);
+    } else {
+      std::vector<size_t> starts(ranges + 1, passes.size());
+      for (size_t p = passes.size(); p-- > 0;) starts[passes[p].range] = p;
+      struct alignas(64) TaskTally {
+        Counters counters;
+      };
+      std::vector<TaskTally> tallies(ranges);
+      encode_arena_->execute([&] {
+        tbb::parallel_for(
+            tbb::blocked_range<size_t>(0, ranges, 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+              for (size_t i = r.begin(); i != r.end(); ++i)
+                commands[i] = record(passes, starts[i], starts[i + 1], tallies[i].counters);
+            },
+            tbb::simple_partitioner());
+      });
+      for (const TaskTally& t : tallies) tally += t.counters;
+    }
+    const WGPUSubmissionIndex index =
+        wgpuQueueSubmitForIndex(queue, commands.size(), commands.data());
+    for (WGPUCommandBuffer c : commands) wgpuCommandBufferRelease(c);
+    return index;
+  }
+
+  // Records passes [begin, end) of `passes` into a new command encoder and finishes it; pass 0
+  // of the frame clears, every other loads.
+  WGPUCommandBuffer record(const std::vector<strategies::DrawPass>& passes, size_t begin,
+                           size_t end, Counters& tally) {
+    WGPUCommandEncoder encoder = wgpuDeviceCreateCommandEncoder(device_.get(), nullptr);
+    for (size_t p = begin; p < end; ++p) {
+      const bool clear = p == 0;
       WGPURenderPassColorAttachment ca = WGPU_RENDER_PASS_COLOR_ATTACHMENT_INIT;
       ca.view = target_.color_view();
-      ca.loadOp = first == 0 ? WGPULoadOp_Clear : WGPULoadOp_Load;
+      ca.loadOp = clear ? WGPULoadOp_Clear : WGPULoadOp_Load;
       ca.storeOp = WGPUStoreOp_Store;
       ca.clearValue = clear_;
       WGPURenderPassDepthStencilAttachment da = WGPU_RENDER_PASS_DEPTH_STENCIL_ATTACHMENT_INIT;
       da.view = target_.depth_view();
-      da.depthLoadOp = first == 0 ? WGPULoadOp_Clear : WGPULoadOp_Load;
+      da.depthLoadOp = clear ? WGPULoadOp_Clear : WGPULoadOp_Load;
       da.depthStoreOp = WGPUStoreOp_Store;
       da.depthClearValue = 1.0f;
       WGPURenderPassDescriptor pd = WGPU_RENDER_PASS_DESCRIPTOR_INIT;
@@ -166,16 +203,13 @@ class RawFloor {
       pd.colorAttachments = &ca;
       pd.depthStencilAttachment = &da;
       WGPURenderPassEncoder pass = wgpuCommandEncoderBeginRenderPass(encoder, &pd);
-      encode(pass, first, end, tally);
+      encode(pass, passes[p].first, passes[p].end, tally);
       wgpuRenderPassEncoderEnd(pass);
       wgpuRenderPassEncoderRelease(pass);
-      if (draws == 0 || end == draws) break;
     }
     WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
     wgpuCommandEncoderRelease(encoder);
-    const WGPUSubmissionIndex index = wgpuQueueSubmitForIndex(queue, 1, &commands);
-    wgpuCommandBufferRelease(commands);
-    return index;
+    return commands;
   }
 
   // Draws [first, end) into a pass that starts with nothing bound.
@@ -212,6 +246,7 @@ class RawFloor {
   strategies::GpuScene gpu_;
   OffscreenTarget target_;
   tbb::task_arena arena_;
+  std::optional<tbb::task_arena> encode_arena_;     ///< encode_threads slots, when more than one
   std::unique_ptr<strategies::Strategy> strategy_;  ///< owns the GPU objects view_ names
   strategies::ByFrequencyStrategy::RawView view_;
   uint64_t stride_ = 0;
@@ -243,6 +278,7 @@ RawFloorResult compare_raw_floor(const Device& device, const MeasureOptions& o, 
   // where one frame in flight measures under 1 us.
   ro.frames_in_flight = 1;
   ro.threads = o.threads;
+  ro.encode_threads = o.encode_threads;
   ro.gpu_timing = false;
   RawFloor raw(device, scene, o);
 
