@@ -210,13 +210,20 @@ TEST(Immediates, EncoderStateChecksRangeAgainstTheDeviceLimit) {
 // setIndexBuffer (every cube shares one mesh), N drawIndexed; and the same two writeBuffers:
 // GlobalUniforms (96 bytes) and the objects' range, (N - 1) strides + 112 bytes, the stride being
 // 112 rounded up to the device's minUniformBufferOffsetAlignment.
-TEST(RawFloor, RawLoopIssuesTheCallsOfDynamicOffsets) {
-  const Device& d = shared_device();
+// A small raw-floor measurement: 16x16, one measured frame, one thread for the matrices.
+MeasureOptions small_raw_floor_options(uint32_t encode_threads) {
   MeasureOptions mo;
   mo.width = 16;
   mo.height = 16;
   mo.frames = 1;
   mo.threads = 1;
+  mo.encode_threads = encode_threads;
+  return mo;
+}
+
+TEST(RawFloor, RawLoopIssuesTheCallsOfDynamicOffsets) {
+  const Device& d = shared_device();
+  const MeasureOptions mo = small_raw_floor_options(1);
   const uint32_t n = 700;
   const RawFloorResult r = compare_raw_floor(d, mo, n, 2);
   const Scene scene = make_cube_scene({.objects = n, .seed = mo.seed, .spread = mo.spread});
@@ -248,12 +255,7 @@ TEST(RawFloor, RawLoopIssuesTheCallsOfDynamicOffsets) {
 // materials in draw order (sorted by material), not taken from either side.
 TEST(RawFloor, BothSidesSplitTheDrawsOnEncodeThreads) {
   const Device& d = shared_device();
-  MeasureOptions mo;
-  mo.width = 16;
-  mo.height = 16;
-  mo.frames = 1;
-  mo.threads = 1;
-  mo.encode_threads = 3;
+  const MeasureOptions mo = small_raw_floor_options(3);
   const uint32_t n = 700;
   const RawFloorResult r = compare_raw_floor(d, mo, n, 2);
   const Scene scene = make_cube_scene({.objects = n, .seed = mo.seed, .spread = mo.spread});
