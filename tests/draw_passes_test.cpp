@@ -7,6 +7,7 @@
 #include "render/strategy.hpp"
 
 #include <gtest/gtest.h>
+#include <tbb/info.h>
 
 #include <cstdint>
 #include <tuple>
@@ -60,6 +61,19 @@ TEST(PlanDrawPasses, EachRangeIsCutAtTheLimit) {
             (Passes{{0, 0, 50000}, {0, 50000, 100000}, {0, 100000, 120000}}));
   // A limit of 0 counts as 1: one pass per draw.
   EXPECT_EQ(plan_draw_passes(3, 1, 0), (Passes{{0, 0, 1}, {0, 1, 2}, {0, 2, 3}}));
+}
+
+TEST(PlanDrawPasses, ZeroPartsCountAsOne) {
+  EXPECT_EQ(split_draw_ranges(10, 0), (std::vector<std::pair<uint32_t, uint32_t>>{{0, 10}}));
+  EXPECT_EQ(plan_draw_passes(10, 0, 5), (Passes{{0, 0, 5}, {0, 5, 10}}));
+}
+
+TEST(EncodeArenaSlots, AtMostTheCoresAtLeastOne) {
+  const int cores = std::max(1, tbb::info::default_concurrency());
+  EXPECT_EQ(encode_arena_slots(1), 1);
+  EXPECT_EQ(encode_arena_slots(0), 1);
+  EXPECT_EQ(encode_arena_slots(64), std::min(64, cores));
+  EXPECT_EQ(encode_arena_slots(UINT32_MAX), cores);
 }
 
 TEST(PlanDrawPasses, NoDrawsIsOneEmptyPassThatStillClears) {

@@ -707,6 +707,25 @@ TEST(WgslLayoutErrors, UnknownTypesRecursionAndDuplicates) {
   EXPECT_TRUE(has_error(reflect("@group(0) var<uniform> u: f32;"), ErrorKind::WgslType));  // no @binding
 }
 
+// An alias must name a type even when nothing uses it (WGSL §5.1: every identifier in a
+// declaration resolves; module-scope declarations form no cycle).
+TEST(WgslLayoutErrors, UnusedAliasesAreResolvedToo) {
+  EXPECT_TRUE(has_error(reflect("alias T = U;"), ErrorKind::WgslType));
+  EXPECT_TRUE(has_error(reflect("alias T = array<T, 2>;"), ErrorKind::WgslType));
+  EXPECT_TRUE(has_error(reflect("alias A = B;\nalias B = A;"), ErrorKind::WgslType));
+  // One fault, one error, whether or not a struct also uses the alias.
+  const Reflection used = reflect("alias T = U;\nstruct S { a: T }");
+  EXPECT_EQ(used.errors.size(), 1u);
+  // Aliases of every kind of type a module may declare stay accepted when unused.
+  const Reflection fine = reflect(
+      "alias F = f32;\nalias B = bool;\nalias V = vec3<f32>;\nalias M = mat4x4f;\n"
+      "alias R = array<f32>;\nalias A = atomic<u32>;\nalias P = ptr<function, f32>;\n"
+      "alias T2 = texture_2d<f32>;\nalias TS = texture_storage_2d<rgba8unorm, write>;\n"
+      "alias TD = texture_depth_2d;\nalias TM = texture_multisampled_2d<f32>;\n"
+      "alias SC = sampler_comparison;\nalias S = sampler;\nalias F2 = F;");
+  for (const auto& e : fine.errors) ADD_FAILURE() << e.line << ":" << e.column << " " << e.message;
+}
+
 TEST(WgslLayoutErrors, ThrowIfErrorsAndStructLookup) {
   auto r = reflect("@group(0) @binding(0) var<uniform> u: array<u32, 4>;");
   try {

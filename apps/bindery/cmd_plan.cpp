@@ -39,7 +39,9 @@ Registration reg{
       sub.add_flag("--strict", opts->strict,
                    "treat intruders as errors (kind Intruder), as debug builds do");
       return [opts] {
-        PlanInput input = parse_plan_input(read_input_file(opts->scene, "plan: scene"));
+        const std::string text = read_input_file(opts->scene, "plan: scene");
+        PlanInput input = with_context(fmt::format("reading the scene file {}", opts->scene),
+                                       [&] { return parse_plan_input(text); });
         if (opts->strict) input.options.strict_intruders = true;
         const BindGroupPlan plan = plan_bind_groups(input);
         fmt::print("{}\n", opts->json ? plan.to_json() : plan.to_text());

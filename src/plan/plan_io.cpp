@@ -3,6 +3,7 @@
 // (docs/PLAN_FORMAT.md), the text and JSON reports, and the WGSL declarations.
 #include "bindery/bind_group_plan.hpp"
 #include "bindery/error.hpp"
+#include "json_message.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -297,12 +298,12 @@ PlanInput parse_plan_input(std::string_view json_text) {
   try {
     doc = json::parse(json_text.begin(), json_text.end());
   } catch (const json::exception& e) {
-    throw Error(ErrorKind::PlanInput, fmt::format("scene: not valid JSON: {}", e.what()));
+    throw Error(ErrorKind::PlanInput, fmt::format("scene: not valid JSON: {}", json_message(e)));
   }
   try {
     return parse_document(doc);
   } catch (const json::exception& e) {
-    throw Error(ErrorKind::PlanInput, fmt::format("scene: {}", e.what()));
+    throw Error(ErrorKind::PlanInput, fmt::format("scene: {}", json_message(e)));
   }
 }
 

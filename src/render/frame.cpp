@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 
@@ -96,7 +97,8 @@ void Strategy::record_draw_passes(FrameContext& ctx) {
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uint32_t parts) {
-  if (draws == 0 || parts == 0) return {{0, 0}};
+  if (draws == 0) return {{0, 0}};
+  parts = std::max(parts, 1u);
   const uint32_t n = std::min(parts, draws), q = draws / n, longer = draws % n;
   std::vector<std::pair<uint32_t, uint32_t>> out;
   out.reserve(n);
@@ -107,6 +109,11 @@ std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uin
     first = last;
   }
   return out;
+}
+
+int encode_arena_slots(uint32_t encode_threads) {
+  const uint32_t cores = static_cast<uint32_t>(std::max(1, tbb::info::default_concurrency()));
+  return static_cast<int>(std::clamp(encode_threads, 1u, cores));
 }
 
 std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts,

@@ -63,7 +63,7 @@ class RawFloor {
                          .extra_depth_usage = WGPUTextureUsage_TextureBinding,
                          .label = "raw floor target"}),
         arena_(o.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(o.threads)) {
-    if (o.encode_threads > 1) encode_arena_.emplace(static_cast<int>(o.encode_threads));
+    if (o.encode_threads > 1) encode_arena_.emplace(strategies::encode_arena_slots(o.encode_threads));
     strategies::StrategyOptions so;
     so.width = o.width;
     so.height = o.height;

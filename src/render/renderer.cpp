@@ -329,11 +329,13 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic
                                              : static_cast<int>(options.threads));
   report.threads = static_cast<uint32_t>(arena.max_concurrency());
-  // The draw-encoding tasks run in their own arena of encode_threads slots (oneTBB), apart from
-  // the matrices' arena, so --threads and --encode-threads are set independently.
+  // The draw-encoding tasks run in their own arena (oneTBB), apart from the matrices' arena, so
+  // --threads and --encode-threads are set independently. It has at most as many slots as the
+  // machine has cores (oneTBB's default concurrency; asking for more only gets a warning): the
+  // draws still go into encode_threads ranges, the cores take them in turn.
   const uint32_t encode_threads = options.encode_threads;
   std::optional<tbb::task_arena> encode_arena;
-  if (encode_threads > 1) encode_arena.emplace(static_cast<int>(encode_threads));
+  if (encode_threads > 1) encode_arena.emplace(strategies::encode_arena_slots(encode_threads));
   report.encode_threads = encode_threads;
   const float aspect = float(options.width) / float(options.height);
   strategies::FrameValues values{scene.view.view_projection(aspect),

@@ -14,6 +14,7 @@
 //      copies, double-sided back faces); materials, textures and samplers are converted.
 // An exception from tinygltf, the image decoder or the standard library that escapes all this is
 // caught at the boundary (load_gltf_scene) and becomes a ModelLoad error naming the stage.
+#include "json_message.hpp"
 #include "bindery/error.hpp"
 #include "bindery/io.hpp"
 #include "bindery/scene.hpp"
@@ -94,14 +95,6 @@ std::string_view json_text(const std::string& path, const std::string& bytes) {
     fail(path, fmt::format("GLB JSON chunk length {} at byte 12 runs past the GLB length {}",
                            chunk_length, length));
   return std::string_view(bytes).substr(20, chunk_length);
-}
-
-// nlohmann_json's message without its "[json.exception.KIND.N] " prefix.
-std::string json_message(const nlohmann::json::exception& e) {
-  std::string what = e.what();
-  if (const size_t at = what.find("] "); !what.empty() && what[0] == '[' && at != what.npos)
-    what.erase(0, at + 2);
-  return what;
 }
 
 void check_required_extensions(const std::string& path, std::string_view json) {

@@ -222,7 +222,8 @@ struct StrategyRow {
 };
 
 /// The draws [0, draws) in min(parts, draws) consecutive ranges [first, last) whose sizes differ
-/// by at most one (the longer ones first); one empty range {0, 0} when draws == 0. parts >= 1.
+/// by at most one (the longer ones first); one empty range {0, 0} when draws == 0. parts 0
+/// counts as 1.
 std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uint32_t parts);
 
 /// One render pass of a frame's draws: draws [first, end) of draw range `range`.
@@ -235,8 +236,13 @@ struct DrawPass {
 /// The render passes a frame's draws are recorded in: split_draw_ranges(draws, parts), each range
 /// cut into passes of at most max_draws_per_pass draws (0 counts as 1), in draw order; one pass
 /// {0, 0, 0} when draws == 0 (the frame still clears). Exact for every uint32_t input, including
-/// max_draws_per_pass = UINT32_MAX ("no limit", the default off lavapipe). parts >= 1.
+/// max_draws_per_pass = UINT32_MAX ("no limit", the default off lavapipe). parts 0 counts as 1.
 std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts, uint32_t max_draws_per_pass);
+
+/// Slots of the arena that encodes `encode_threads` draw ranges: encode_threads, at most oneTBB's
+/// default concurrency (the machine's cores; asking oneTBB for more workers only prints a
+/// warning), at least 1. The ranges stay encode_threads; the slots take them in turn.
+int encode_arena_slots(uint32_t encode_threads);
 
 /// The draws of record_draw_passes() encoded on several threads: the frame's draws are split by
 /// split_draw_ranges(draw_count, threads); each range gets its own command encoder, holding that

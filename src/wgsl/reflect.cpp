@@ -176,6 +176,34 @@ class Resolver {
       if (struct_result_[i]) out_.structs.push_back(struct_result_[i]);
     }
     for (const auto& v : m_.vars) guarded([&] { resolve_var(v); });
+    // Every alias must name a type, used or not (WGSL §5.1, §4: a declaration's identifiers
+    // resolve and module-scope declarations form no cycle); those in use resolved above. A
+    // texture, sampler or pointer type is no data type: its parameters are checked where a
+    // variable has it (resolve_var), so for those only the chain is followed.
+    for (size_t i = 0; i < m_.aliases.size(); ++i)
+      guarded([&] {
+        const std::string_view named = t_[unalias(m_.aliases[i].type).name_tok].text;
+        if (!is_handle_type_name(named) && named != "ptr")
+          resolve_alias(i, m_.aliases[i].name_tok, 0);
+      });
+  }
+
+  /// The type alias `idx` names; `at` is the token that refers to it (for the cycle error).
+  TypePtr resolve_alias(size_t idx, uint32_t at, int depth) {
+    if (auto it = alias_types_.find(idx); it != alias_types_.end()) return it->second;
+    if (alias_busy_.count(idx))
+      fail(at, ErrorKind::WgslType, fmt::format("alias '{}' refers to itself", t_[at].text));
+    alias_busy_.insert(idx);
+    TypePtr t;
+    try {
+      t = resolve_type(m_.aliases[idx].type, depth + 1);
+    } catch (...) {
+      alias_busy_.erase(idx);
+      throw;
+    }
+    alias_busy_.erase(idx);
+    alias_types_[idx] = t;
+    return t;
   }
 
  private:
@@ -529,22 +557,7 @@ class Resolver {
         if (!struct_result_[d->second]) fail(nt, ErrorKind::WgslType, std::string());
         return struct_type_[d->second];
       }
-      if (d->first == 'a') {
-        size_t idx = d->second;
-        if (auto it = alias_types_.find(idx); it != alias_types_.end()) return it->second;
-        if (alias_busy_.count(idx)) fail(nt, ErrorKind::WgslType, fmt::format("alias '{}' refers to itself", n));
-        alias_busy_.insert(idx);
-        TypePtr t;
-        try {
-          t = resolve_type(m_.aliases[idx].type, depth + 1);
-        } catch (...) {
-          alias_busy_.erase(idx);
-          throw;
-        }
-        alias_busy_.erase(idx);
-        alias_types_[idx] = t;
-        return t;
-      }
+      if (d->first == 'a') return resolve_alias(d->second, ty.name_tok, depth);
       fail(nt, ErrorKind::WgslType, fmt::format("'{}' is a {}, not a type", n, d->first == 'c' ? "const" : "variable"));
     }
 
