@@ -210,6 +210,7 @@ int run_bench(const BenchCli& o) {
   j["frames_in_flight"] = mo.frames_in_flight;
   j["occlusion"] = mo.occlusion;
   j["frames_per_probe"] = o.frames;
+  j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
   j["results"] = results;

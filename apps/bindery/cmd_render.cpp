@@ -189,6 +189,7 @@ int run_render(const RenderCli& o) {
   j["materials"] = r.materials;
   j["size"] = {r.width, r.height};
   j["frames"] = r.frames.size();
+  j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
   j["objectStrideBytes"] = r.object_stride_bytes;

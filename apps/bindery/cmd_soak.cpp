@@ -188,6 +188,7 @@ int run_soak(const SoakCli& o) {
   j["tolerance"] = o.tolerance;
   j["memory_window"] = o.memory_window;
   j["frames_in_flight"] = o.frames_in_flight;
+  j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["results"] = results;
   fmt::print("{}\n", j.dump());

@@ -21,7 +21,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include <webgpu/wgpu.h>
+#include "implementation.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -97,10 +97,10 @@ class RawFloor {
   /// options.frames frames (ns) and leaves the last frame's calls in `tally`.
   double run(Counters& tally) {
     const uint32_t n = static_cast<uint32_t>(scene_.objects.size());
-    std::optional<WGPUSubmissionIndex> previous;
+    implementation::Submission previous;
     std::vector<double> ns_per_draw;
     for (uint32_t f = 0; f < options_.frames + 1; ++f) {
-      if (previous) wgpuDevicePoll(device_.get(), true, &*previous);
+      wait(previous);
       animate(float(f) / 60.0f);
       const Clock::time_point t1 = Clock::now();
       tally = {};
@@ -109,7 +109,7 @@ class RawFloor {
       if (f > 0 && n > 0)
         ns_per_draw.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / n);
     }
-    if (previous) wgpuDevicePoll(device_.get(), true, &*previous);
+    wait(previous);
     with_context("raw floor loop", [&] { device_.check(); });
     return median(ns_per_draw);
   }
@@ -128,7 +128,11 @@ class RawFloor {
   }
 
   // One frame, every object moved: pack, upload, encode, finish, submit.
-  WGPUSubmissionIndex frame(uint32_t n, Counters& tally) {
+  void wait(const implementation::Submission& submission) const {
+    implementation::wait(device_.instance(), device_.get(), device_.queue(), submission);
+  }
+
+  implementation::Submission frame(uint32_t n, Counters& tally) {
     const WGPUQueue queue = device_.queue();
     wgpuQueueWriteBuffer(queue, view_.frame_buffer, 0, view_.frame_bytes.data(),
                          view_.frame_bytes.size());
@@ -173,7 +177,8 @@ class RawFloor {
     }
     WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
     wgpuCommandEncoderRelease(encoder);
-    const WGPUSubmissionIndex index = wgpuQueueSubmitForIndex(queue, 1, &commands);
+    const implementation::Submission index =
+        implementation::submit(device_.instance(), queue, 1, &commands);
     wgpuCommandBufferRelease(commands);
     return index;
   }

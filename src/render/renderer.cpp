@@ -14,7 +14,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include <webgpu/wgpu.h>
+#include "implementation.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -206,7 +206,7 @@ struct FrameSlot {
   gpu::Buffer readback;
   PendingMap map;
   std::vector<std::string> span_names;
-  WGPUSubmissionIndex submission = 0;
+  implementation::Submission submission;
   uint32_t frame = 0;
   Counters calls;  // the calls and bytes of the frame recorded into this slot
 };
@@ -324,11 +324,11 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   // Waits until frame `f` is done on the GPU, then reads its spans and statistics.
   auto complete = [&](uint32_t f) {
     FrameSlot& slot = slots[f % k];
-    wgpuDevicePoll(device.get(), true, &slot.submission);
+    implementation::wait(device.instance(), device.get(), device.queue(), slot.submission);
     if (slot.map.requested()) {
       for (int i = 0; i < 100000 && !slot.map.done(); ++i) {
         wgpuInstanceProcessEvents(device.instance());
-        if (!slot.map.done()) wgpuDevicePoll(device.get(), true, nullptr);
+        if (!slot.map.done()) device.poll(true);
       }
       device.check();
       if (!slot.map.succeeded())
@@ -389,11 +389,11 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     gpu::CommandBuffer commands =
         gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     WGPUCommandBuffer cmd = commands.get();
-    // An invalid command buffer must not reach wgpuQueueSubmitForIndex, which aborts the process
-    // on a validation error instead of reporting it.
+    // An invalid command buffer must not reach the submit (wgpu-native's wgpuQueueSubmitForIndex
+    // aborts the process on a validation error instead of reporting it).
     with_context(fmt::format("recording frame {} ({} strategy)", f, options.strategy),
                  [&] { device.check(); });
-    slot.submission = wgpuQueueSubmitForIndex(device.queue(), 1, &cmd);
+    slot.submission = implementation::submit(device.instance(), device.queue(), 1, &cmd);
     slot.frame = f;
     strategy->after_submit();
     if (slot.readback) slot.map.request(slot.readback.get(), slot_bytes);
