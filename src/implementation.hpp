@@ -76,6 +76,14 @@ void wait(WGPUInstance instance, WGPUDevice device, WGPUQueue queue, const Submi
 /// Runs ready callbacks; with `wait`, first blocks until all submitted work is done.
 void poll(WGPUInstance instance, WGPUDevice device, WGPUQueue queue, bool wait);
 
+/// Whether the implementation's WGSL compiler leaves @align out of a struct's alignment
+/// (gfx-rs/wgpu#4377: naga, wgpu-native) instead of following WGSL §14.4.1 (Dawn's Tint).
+bool struct_align_ignores_member_align();
+/// Whether the WGSL language extensions the implementation supports apply to every module, with or
+/// without a `requires` directive (WGSL §4.1.3; Dawn: e.g. uniform_buffer_standard_layout), rather
+/// than only where the module names them (wgpu-native).
+bool applies_language_extensions_without_requires();
+
 /// The objects the implementation holds now, per type (wgpu-native: wgpuGenerateReport); nullopt
 /// where the implementation has no such report (Dawn).
 std::optional<ObjectCounts> live_objects(WGPUInstance instance);

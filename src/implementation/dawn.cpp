@@ -100,6 +100,14 @@ void poll(WGPUInstance instance, WGPUDevice, WGPUQueue queue, bool wait) {
     wgpuInstanceProcessEvents(instance);
 }
 
+bool struct_align_ignores_member_align() {
+  return false;
+}
+
+bool applies_language_extensions_without_requires() {
+  return true;
+}
+
 std::optional<ObjectCounts> live_objects(WGPUInstance) {
   return std::nullopt;  // Dawn has no report of the objects it holds
 }

@@ -84,6 +84,14 @@ void poll(WGPUInstance, WGPUDevice device, WGPUQueue, bool wait) {
   wgpuDevicePoll(device, wait, nullptr);
 }
 
+bool struct_align_ignores_member_align() {
+  return true;
+}
+
+bool applies_language_extensions_without_requires() {
+  return false;
+}
+
 std::optional<ObjectCounts> live_objects(WGPUInstance instance) {
   // One registry per object type in the instance's hub; numAllocated is the number of objects it
   // holds now (created and not yet freed by the implementation).
