@@ -65,8 +65,9 @@ TEST(CrossImplementation, SameImageForEveryStrategyBothRun) {
   const std::string dir = ::testing::TempDir() + "bindery_cross_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   // 300 cubes (several batches, every object visible somewhere), one frame frozen at t = 1.25 s.
-  const std::string scene = "render --scene cubes --objects 300 --seed 11 --time 1.25 --frames 1 "
-                            "--size 160x120 --quiet";
+  const std::string scene =
+      "render --scene cubes --objects 300 --seed 11 --time 1.25 --frames 1 "
+      "--size 160x120 --quiet";
   std::vector<std::string> compared, unavailable;
   for (const StrategyInfo& s : strategy_catalog()) {
     const std::string name(s.name);

@@ -138,8 +138,7 @@ std::string uniform_binding_error(const std::string& decls, const std::string& t
                            ";\n@group(0) @binding(1) var<storage, read_write> o: vec4f;\n"
                            "@compute @workgroup_size(1) fn main() { o = " +
                            use + "; }\n";
-  const Rig rig(d, wgsl,
-                {{0, WGPUBufferBindingType_Uniform}, {1, WGPUBufferBindingType_Storage}});
+  const Rig rig(d, wgsl, {{0, WGPUBufferBindingType_Uniform}, {1, WGPUBufferBindingType_Storage}});
   const gpu::Buffer u = d.create_buffer("case uniform", 256, kUniform);
   const gpu::Buffer o = d.create_buffer("case output", 16, kStorage);
   std::string e = error_of(d, [&] {
@@ -163,8 +162,8 @@ std::string uniform_binding_error_auto(const std::string& decls, const std::stri
   cd.compute.entryPoint = gpu::sv("main");
   const auto pipeline =
       gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(d.get(), &cd));
-  const auto layout = gpu::BindGroupLayout::acquire(
-      wgpuComputePipelineGetBindGroupLayout(pipeline.get(), 0));
+  const auto layout =
+      gpu::BindGroupLayout::acquire(wgpuComputePipelineGetBindGroupLayout(pipeline.get(), 0));
   const gpu::Buffer u = d.create_buffer("case uniform", 256, kUniform);
   const gpu::Buffer o = d.create_buffer("case output", 16, kStorage);
   return error_of(d, [&] {
@@ -222,8 +221,8 @@ TEST(ImplementationCases, D01DynamicOffsetNotAMultipleOf256) {
   // D01: a device created without requiredLimits keeps minUniformBufferOffsetAlignment 256 (D02
   // (a)); a dynamic offset of 64 for a 64-byte mat4x4f binding is a setBindGroup error, 256 and
   // 1024 are fine (the per-object stride roundUp(256, 64) = 256, 5 objects need 1088 bytes).
-  const Device d = Device::create({.limits = LimitsRequest::spec_default,
-                                   .want_timestamp_query = false});
+  const Device d =
+      Device::create({.limits = LimitsRequest::spec_default, .want_timestamp_query = false});
   ASSERT_EQ(d.limits().minUniformBufferOffsetAlignment, 256u);
   const std::string wgsl =
       "@group(0) @binding(0) var<uniform> model: mat4x4<f32>;\n"
@@ -261,9 +260,8 @@ TEST(ImplementationCases, D06OffsetCountIsPerSetBindGroup) {
                  {3, WGPUBufferBindingType_Storage}});
   const gpu::Buffer u = d.create_buffer("D06 uniforms", 2048, kUniform);
   const gpu::Buffer o = d.create_buffer("D06 output", 16, kStorage);
-  const gpu::BindGroup g =
-      rig.group(d, {entry(0, u.get(), 0, 16), entry(1, u.get(), 0, 16), entry(2, u.get(), 0, 16),
-                    entry(3, o.get(), 0, 16)});
+  const gpu::BindGroup g = rig.group(d, {entry(0, u.get(), 0, 16), entry(1, u.get(), 0, 16),
+                                         entry(2, u.get(), 0, 16), entry(3, o.get(), 0, 16)});
   d.check();
   const std::string one = error_of(d, [&] { rig.dispatch(d, g.get(), {0}); });
   EXPECT_NE(one.find("1"), std::string::npos) << one;

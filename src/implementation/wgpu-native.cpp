@@ -29,8 +29,8 @@ std::vector<BackendTry> backend_tries(Backend backend) {
 gpu::Instance create_instance(const BackendTry& attempt) {
   WGPUInstanceExtras extras = {};
   extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
-  extras.backends =
-      attempt.backend == WGPUBackendType_OpenGL ? WGPUInstanceBackend_GL : WGPUInstanceBackend_Vulkan;
+  extras.backends = attempt.backend == WGPUBackendType_OpenGL ? WGPUInstanceBackend_GL
+                                                              : WGPUInstanceBackend_Vulkan;
   extras.flags = WGPUInstanceFlag_Validation;
   WGPUInstanceDescriptor desc = WGPU_INSTANCE_DESCRIPTOR_INIT;
   desc.nextInChain = &extras.chain;
