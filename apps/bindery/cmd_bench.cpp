@@ -99,10 +99,10 @@ int run_bench(const BenchCli& o) {
   Device device = Device::create(to_device_options(o.device));
   fmt::print(stderr,
              "bindery bench: budget {:.2f} ms (throughput, {} frame{} in flight), {}x{}, spread "
-             "{}, {} frame{} per probe, on {} ({})\n",
+             "{}, {} frame{} per probe, on {} ({}, {})\n",
              o.budget_ms, mo.frames_in_flight, mo.frames_in_flight == 1 ? "" : "s", mo.width,
              mo.height, o.spread, o.frames, o.frames == 1 ? "" : "s", device.adapter().name,
-             device.adapter().backend);
+             device.adapter().backend, device.adapter().implementation);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",

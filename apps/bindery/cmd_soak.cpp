@@ -91,9 +91,10 @@ int run_soak(const SoakCli& o) {
                             o.size, max_dim));
   fmt::print(stderr,
              "bindery soak: {} cubes, {}x{}, {} frames per strategy, a sample every {} after {} "
-             "warm-up frames, tolerance {:g}%, on {} ({})\n",
+             "warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
              o.objects, size.first, size.second, o.frames, o.check_every, o.warmup,
-             o.tolerance * 100, device.adapter().name, device.adapter().backend);
+             o.tolerance * 100, device.adapter().name, device.adapter().backend,
+             device.adapter().implementation);
 
   fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames",
              "floor MiB", "floor change", "objects", "implementation", "fps", "flat");
