@@ -48,9 +48,9 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 work="$dest.work"
 rm -rf "$work" "$dest"
-mkdir -p "$work"/{apt,lists/partial,cache/archives/partial,debs} "$dest/root" \
+mkdir -p "$work"/{apt,lists/partial,cache/archives/partial,debs} \
   || die "cannot create $work"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ -f "$stamp" ] || rm -rf "$dest"' EXIT
 echo "deb [signed-by=$keyring] http://deb.debian.org/debian forky main" > "$work/apt/sources.list"
 apto=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
       -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache"
@@ -78,7 +78,11 @@ for d in "${debs[@]}"; do
   [ "$got_version" = "$version" ] || die "$name: got version $got_version, want $version"
   got=$(sha256sum "$file" | cut -d' ' -f1)
   [ "$got" = "$sha" ] || die "sha256 mismatch for $(basename "$file"): got $got, want $sha"
-  dpkg-deb -x "$file" "$dest/root" || die "cannot unpack $(basename "$file")"
+done
+# Unpacked only once every .deb is checked (a failure above leaves no sysroot behind).
+mkdir -p "$dest/root" || die "cannot create $dest"
+for f in "$work/debs"/*.deb; do
+  dpkg-deb -x "$f" "$dest/root" || die "cannot unpack $(basename "$f")"
 done
 
 lib="$dest/root/usr/lib/x86_64-linux-gnu"
