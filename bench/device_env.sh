@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Sourced by the device-machine scripts (render_sweep_device.sh, bench_device.sh): sets up
-# headless Vulkan on a bare NVIDIA machine from carried files and checks that `bindery info` sees
-# the NVIDIA adapter. Run from the repository root with carry [".gl", ".benchcarry"]:
+# Sourced by the device-machine scripts (render_sweep_device.sh, bench_device.sh, dawn_device.sh):
+# sets up headless Vulkan on a bare NVIDIA machine from carried files and checks that
+# `bindery info` sees the NVIDIA adapter. Run from the repository root with carry
+# [".gl", ".benchcarry"]:
 #   .gl/*.deb          Vulkan loader + GLVND debs (device README), unpacked into /
 #   .benchcarry/bin/bindery, .benchcarry/lib/*.so (wgpu-native, fmt, spng, tinygltf, stb),
 #   .benchcarry/lib-fallback/*.so (zlib, used only where the image has none),

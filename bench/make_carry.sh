@@ -5,6 +5,11 @@
 # library they load that is not part of the C/C++ runtime (wgpu-native, fmt, spng, tinygltf,
 # stb, oneTBB), zlib as a fallback for images without it, and the glTF model of the sweep.
 # Usage: bash bench/make_carry.sh   (then carry [".gl", ".benchcarry"]; bench/device_env.sh)
+# With BINDERY_CARRY_DAWN=<the Dawn build folder, e.g. build-dawn> it also fills .benchcarry/dawn/
+# (issue 13): that build's bindery as bin/bindery.bin, run by the wrapper bin/bindery under the
+# carried Debian forky loader with every library it loads (Dawn, abseil, glibc 2.43, libstdc++ 16,
+# the Vulkan loader it opens, and the bookworm libraries), since its PT_INTERP and RPATH name this
+# machine's third_party/dawn-sysroot. bench/dawn_device.sh runs both binaries.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BINDERY_BUILD_DIR:-$root/build}
@@ -28,6 +33,27 @@ done | sort -u | while read -r lib; do
     *) cp -L "$lib" "$dest/lib/" ;;
   esac
 done
+if [ -n "${BINDERY_CARRY_DAWN:-}" ]; then
+  dawn_build=$(cd "$BINDERY_CARRY_DAWN" && pwd)
+  sysroot_lib=$root/third_party/dawn-sysroot/root/usr/lib/x86_64-linux-gnu
+  ldso=$sysroot_lib/ld-linux-x86-64.so.2
+  [ -x "$ldso" ] || { echo "make_carry: $ldso missing (scripts/setup_dawn.sh)" >&2; exit 1; }
+  mkdir -p "$dest/dawn/bin" "$dest/dawn/lib"
+  cp "$dawn_build/bindery" "$dest/dawn/bin/bindery.bin"
+  strip --strip-debug "$dest/dawn/bin/bindery.bin"
+  # Every library the forky loader resolves for it (through its RPATH into the sysroot), the
+  # loader itself, and the Vulkan loader Dawn opens at run time.
+  "$ldso" --list "$dawn_build/bindery" | awk '$3 ~ /^\// {print $3}' | sort -u |
+    while read -r lib; do cp -L "$lib" "$dest/dawn/lib/"; done
+  cp -L "$ldso" "$sysroot_lib/libvulkan.so.1" "$dest/dawn/lib/"
+  cat >"$dest/dawn/bin/bindery" <<'WRAPPER'
+#!/bin/sh
+# The Dawn build's bindery under the carried forky loader (bench/make_carry.sh).
+d=$(cd "$(dirname "$0")/.." && pwd)
+exec "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" "$d/bin/bindery.bin" "$@"
+WRAPPER
+  chmod +x "$dest/dawn/bin/bindery"
+fi
 model=/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb
 [ -f "$model" ] && cp "$model" "$dest/models/"
 du -sh "$dest"

@@ -19,11 +19,26 @@ if(BINDERY_BUILD_CLI)
   find_package(CLI11 REQUIRED)
 endif()
 
-include(${CMAKE_CURRENT_LIST_DIR}/BinderyWebGPU.cmake)
-bindery_find_webgpu(webgpu_error DEFAULT_DIR ${PROJECT_SOURCE_DIR}/third_party/wgpu-native
-                    NEED_WGPU_H)
-if(webgpu_error)
-  message(FATAL_ERROR "bindery: ${webgpu_error}")
+# The WebGPU implementation, chosen at configure time (one build folder per implementation):
+# wgpu-native (default) or dawn (cmake/BinderyDawn.cmake). Only src/implementation/<name>.cpp
+# differs between the two builds; it sets BINDERY_WEBGPU_REVISION for `bindery info` and reports.
+set(BINDERY_WEBGPU "wgpu-native" CACHE STRING "WebGPU implementation: wgpu-native or dawn")
+set_property(CACHE BINDERY_WEBGPU PROPERTY STRINGS wgpu-native dawn)
+if(BINDERY_WEBGPU STREQUAL "dawn")
+  include(${CMAKE_CURRENT_LIST_DIR}/BinderyDawn.cmake)
+elseif(BINDERY_WEBGPU STREQUAL "wgpu-native")
+  include(${CMAKE_CURRENT_LIST_DIR}/BinderyWebGPU.cmake)
+  bindery_find_webgpu(webgpu_error DEFAULT_DIR ${PROJECT_SOURCE_DIR}/third_party/wgpu-native
+                      NEED_WGPU_H)
+  if(webgpu_error)
+    message(FATAL_ERROR "bindery: ${webgpu_error}")
+  endif()
+  # The PyPI wheel version scripts/setup.sh pins (the library's own version is read at run time).
+  file(STRINGS ${PROJECT_SOURCE_DIR}/scripts/setup.sh _wgpu_line REGEX "^WGPU_PY_VERSION=")
+  string(REGEX REPLACE "^WGPU_PY_VERSION=" "" _wgpu_py "${_wgpu_line}")
+  set(BINDERY_WEBGPU_REVISION "PyPI wheel wgpu==${_wgpu_py}")
+else()
+  message(FATAL_ERROR "bindery: BINDERY_WEBGPU is '${BINDERY_WEBGPU}'; use wgpu-native or dawn")
 endif()
 
 # stb_image (libstb-dev), which tinygltf decodes images with: bindery reads image headers with it

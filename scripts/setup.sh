@@ -13,6 +13,8 @@
 #   - wgpu-native: the shared library and its matching webgpu.h / wgpu.h, taken from the PyPI
 #     wheel `wgpu` at one pinned version and checked against its sha256, unpacked into the
 #     git-ignored third_party/wgpu-native/. The API header is never copied into the repo.
+#   - Dawn, only when the Dawn build is asked for (BINDERY_CMAKE_ARGS holds -DBINDERY_WEBGPU=dawn,
+#     or BINDERY_SETUP_DAWN=1): scripts/setup_dawn.sh, Debian forky's packages in a private sysroot.
 #
 # A failure stops with one line that says what to install or what went wrong.
 set -euo pipefail
@@ -87,6 +89,14 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$WGPU_PY_VERSION $WGPU_WHEEL_SHA256" ]; t
   cp "$tmp/x/wgpu/resources/libwgpu_native-release.so" "$dest/lib/libwgpu_native.so"
   cp "$tmp/x/wgpu/resources/webgpu.h" "$tmp/x/wgpu/resources/wgpu.h" "$dest/include/webgpu/"
   echo "$WGPU_PY_VERSION $WGPU_WHEEL_SHA256" > "$stamp"
+fi
+
+# --- Dawn (only for the -DBINDERY_WEBGPU=dawn build) ------------------------------------------
+case " ${BINDERY_CMAKE_ARGS:-} " in
+  *"BINDERY_WEBGPU=dawn"*) BINDERY_SETUP_DAWN=1 ;;
+esac
+if [ "${BINDERY_SETUP_DAWN:-0}" = 1 ]; then
+  bash "$root/scripts/setup_dawn.sh" || exit 1
 fi
 
 say "ready (Mesa $mesa_version, wgpu-native from wgpu==$WGPU_PY_VERSION)"

@@ -3,8 +3,7 @@
 #include "bindery/device.hpp"
 
 #include "bindery/validation.hpp"
-
-#include <webgpu/wgpu.h>
+#include "implementation.hpp"
 
 #include <fmt/format.h>
 
@@ -154,7 +153,7 @@ struct Device::State {
 
 namespace {
 
-gpu::Adapter request_adapter(WGPUInstance instance) {
+gpu::Adapter request_adapter(WGPUInstance instance, const implementation::BackendTry& attempt) {
   struct Result {
     bool done = false;
     WGPUAdapter adapter = nullptr;
@@ -162,6 +161,7 @@ gpu::Adapter request_adapter(WGPUInstance instance) {
   } result;
   WGPURequestAdapterOptions options = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
   options.powerPreference = WGPUPowerPreference_HighPerformance;
+  implementation::adapter_options(attempt, options);
   WGPURequestAdapterCallbackInfo cb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
   cb.mode = WGPUCallbackMode_AllowProcessEvents;
   cb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
@@ -182,35 +182,22 @@ gpu::Adapter request_adapter(WGPUInstance instance) {
   return gpu::Adapter::acquire(result.adapter);
 }
 
-gpu::Instance create_instance(WGPUInstanceBackend backends) {
-  WGPUInstanceExtras extras = {};
-  extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
-  extras.backends = backends;
-  extras.flags = WGPUInstanceFlag_Validation;
-  WGPUInstanceDescriptor desc = WGPU_INSTANCE_DESCRIPTOR_INIT;
-  desc.nextInChain = &extras.chain;
-  return gpu::Instance::acquire(wgpuCreateInstance(&desc));
-}
-
 }  // namespace
 
 Device Device::create(const DeviceOptions& options) {
   auto s = std::make_unique<State>();
 
   // Adapter: Vulkan first (lavapipe on CPU-only machines), then GL (llvmpipe) when allowed.
-  std::vector<WGPUInstanceBackend> tries;
-  if (options.backend != Backend::gl) tries.push_back(WGPUInstanceBackend_Vulkan);
-  if (options.backend != Backend::vulkan) tries.push_back(WGPUInstanceBackend_GL);
   std::string failures;
-  for (WGPUInstanceBackend b : tries) {
-    s->instance = create_instance(b);
+  for (const implementation::BackendTry& attempt : implementation::backend_tries(options.backend)) {
+    s->instance = implementation::create_instance(attempt);
     if (!s->instance) continue;
     try {
-      s->adapter = request_adapter(s->instance.get());
+      s->adapter = request_adapter(s->instance.get(), attempt);
       break;
     } catch (const Error& e) {
-      failures += std::string(failures.empty() ? "" : "; ") +
-                  (b == WGPUInstanceBackend_Vulkan ? "vulkan: " : "gl: ") + e.what();
+      failures += std::string(failures.empty() ? "" : "; ") + std::string(attempt.label) + ": " +
+                  e.what();
     }
   }
   if (!s->adapter)
@@ -226,6 +213,8 @@ Device Device::create(const DeviceOptions& options) {
   s->description.adapter_type = adapter_type_name(info.adapterType);
   s->description.vendor_id = info.vendorID;
   s->description.device_id = info.deviceID;
+  s->description.implementation = std::string(implementation::name());
+  s->description.implementation_revision = implementation::revision();
   wgpuAdapterInfoFreeMembers(info);
 
   WGPULimits adapter_raw = WGPU_LIMITS_INIT;
@@ -256,15 +245,9 @@ Device Device::create(const DeviceOptions& options) {
   // GPU-driven draws write firstInstance into indirect arguments (gpu-culling strategy).
   if (wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_IndirectFirstInstance))
     features.push_back(WGPUFeatureName_IndirectFirstInstance);
-  // wgpu-native's multiDrawIndexedIndirectCount (wgpu.h): one call for every batch's indirect
-  // draw, the count read from a buffer (gpu-driven strategy).
-  const auto multi_draw = static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount);
-  if (wgpuAdapterHasFeature(s->adapter.get(), multi_draw)) features.push_back(multi_draw);
-  // wgpu-native's Immediates (wgpu.h): per-draw data set with setImmediates, read as WGSL
-  // var<immediate> (immediates strategy). Its size limit, maxImmediateSize, is required with the
-  // other limits above; without the feature the device's maxImmediateSize stays 0.
-  const auto immediates = static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates);
-  if (wgpuAdapterHasFeature(s->adapter.get(), immediates)) features.push_back(immediates);
+  // The implementation's multi-draw-indirect-count and immediates features, where it has them
+  // (implementation.hpp).
+  implementation::optional_features(s->adapter.get(), features);
   if (options.want_shader_f16 && wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_ShaderF16))
     features.push_back(WGPUFeatureName_ShaderF16);
 
@@ -325,11 +308,10 @@ Device Device::create(const DeviceOptions& options) {
   s->timestamp_query = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_TimestampQuery);
   s->indirect_first_instance =
       wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_IndirectFirstInstance);
-  s->multi_draw_indirect_count = wgpuDeviceHasFeature(
-      s->device.get(), static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount));
+  s->multi_draw_indirect_count =
+      implementation::has_multi_draw_indirect_count(s->instance.get(), s->device.get());
   s->shader_f16 = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_ShaderF16);
-  s->immediates = wgpuDeviceHasFeature(s->device.get(),
-                                       static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
+  s->immediates = implementation::has_immediates(s->instance.get(), s->device.get(), s->limits);
   return Device(std::move(s));
 }
 
@@ -340,7 +322,7 @@ Device::~Device() {
   if (!s_) return;
   s_->destroying = true;
   if (s_->device && !s_->lost) {
-    wgpuDevicePoll(s_->device.get(), true, nullptr);
+    implementation::poll(s_->instance.get(), s_->device.get(), s_->queue.get(), true);
   }
   // Members release in reverse order: queue, device, adapter, instance.
 }
@@ -395,7 +377,7 @@ void Device::check() const {
 
 void Device::poll(bool wait) const {
   // A lost device finishes nothing: waiting on it could block for ever.
-  wgpuDevicePoll(s_->device.get(), wait && !s_->lost, nullptr);
+  implementation::poll(s_->instance.get(), s_->device.get(), s_->queue.get(), wait && !s_->lost);
 }
 
 bool Device::is_lost() const {

@@ -8,6 +8,7 @@
 #include <bindery/wgsl_layout.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -53,6 +54,17 @@ TEST(LayoutVerifyCli, DisagreementExitsOne) {
       std::string(BINDERY_SOURCE_DIR) + "/tests/data/wgsl/cases/L06_array_in_uniform.wgsl";
   const test::CliResult plain = test::run_cli("layout " + path + " --verify");
   EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  const test::CliResult info = test::run_cli("info");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  if (nlohmann::json::parse(info.out)["implementation"]["name"] == "dawn") {
+    // Dawn applies its uniform_buffer_standard_layout to every module (WGSL §4.1.3): L06 is valid
+    // there with or without the switch, bindery predicts so, and both runs agree.
+    const test::CliResult s = test::run_cli("layout " + path + " --verify --standard-layout");
+    EXPECT_EQ(s.exit_code, 0) << s.out << s.err;
+    EXPECT_EQ(s.out.find("DISAGREE"), std::string::npos) << s.out;
+    GTEST_SKIP() << "Dawn agrees with bindery on L06 both ways; the disagreement exit needs an "
+                    "implementation without uniform_buffer_standard_layout (wgpu-native)";
+  }
   const test::CliResult r = test::run_cli("layout " + path + " --verify --standard-layout");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("DISAGREE"), std::string::npos) << r.out;

@@ -67,8 +67,13 @@ TEST(Soak, SamplesEveryCheckAndFindsDynamicOffsetsFlat) {
     EXPECT_EQ(r.samples[i].calls.draws, 40u);  // one draw per cube, every frame
     EXPECT_GT(r.samples[i].resident_bytes, 0u);
     EXPECT_GT(count_of(r.samples[i].live_objects, "Buffer"), 0);
-    ASSERT_TRUE(r.samples[i].implementation_objects.has_value());  // wgpu-native reports
-    EXPECT_GT(count_of(*r.samples[i].implementation_objects, "buffers"), 0);
+    // wgpu-native reports its live objects (wgpuGenerateReport); Dawn has no such report.
+    if (shared_device().adapter().implementation == "dawn") {
+      EXPECT_FALSE(r.samples[i].implementation_objects.has_value());
+    } else {
+      ASSERT_TRUE(r.samples[i].implementation_objects.has_value());
+      EXPECT_GT(count_of(*r.samples[i].implementation_objects, "buffers"), 0);
+    }
   }
   // Objects and per-frame work must be exactly flat. Memory is not asserted: 60 frames are too
   // few for the allocator to settle (under ASan its quarantine holds every freed block), so
@@ -101,9 +106,16 @@ TEST(Soak, APlantedLeakIsADriftInBinderysAndTheImplementationsCount) {
   EXPECT_EQ(live->baseline_frames_done, 20u);
   EXPECT_EQ(live->frames_done, 60u);
   EXPECT_EQ(live->value - live->baseline, 40);
+  // The implementation's own count sees the same 40 buffers where it reports one (wgpu-native);
+  // Dawn reports none, so no implementation quantity can drift there.
   const auto implementation = drift("implementation buffers");
-  ASSERT_NE(implementation, r.drifts.end());
-  EXPECT_EQ(implementation->value - implementation->baseline, 40);
+  if (device.adapter().implementation == "dawn") {
+    EXPECT_EQ(implementation, r.drifts.end());
+    for (const SoakSample& s : r.samples) EXPECT_FALSE(s.implementation_objects.has_value());
+  } else {
+    ASSERT_NE(implementation, r.drifts.end());
+    EXPECT_EQ(implementation->value - implementation->baseline, 40);
+  }
 }
 
 TEST(Soak, TheReportKeepsOneTimingPerFrameInFlightWhenAsked) {

@@ -46,7 +46,6 @@ nlohmann::ordered_json calls_json(const Counters& c) {
           {"bytesUploaded", c.bytes_uploaded}};
 }
 
-
 int run_bench(const BenchCli& o) {
   // Every option is checked before the device is created.
   const std::vector<std::string> names = parse_strategy_list(o.strategies, "bench");
@@ -67,12 +66,12 @@ int run_bench(const BenchCli& o) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
   if (o.frames_in_flight > 1 && o.frames < o.frames_in_flight + 1)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("bench: --frames {} with --frames-in-flight {}: the last {} frames "
-                            "finish with no CPU work between them, so their intervals undercount "
-                            "the frame; measure at least --frames-in-flight + 1 = {} frames",
-                            o.frames, o.frames_in_flight, o.frames_in_flight,
-                            o.frames_in_flight + 1));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("bench: --frames {} with --frames-in-flight {}: the last {} frames "
+                    "finish with no CPU work between them, so their intervals undercount "
+                    "the frame; measure at least --frames-in-flight + 1 = {} frames",
+                    o.frames, o.frames_in_flight, o.frames_in_flight, o.frames_in_flight + 1));
   if (o.threads < 0 || o.threads > 1024)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --threads {} is outside 0..1024", o.threads));
@@ -106,10 +105,11 @@ int run_bench(const BenchCli& o) {
   Device device = Device::create(to_device_options(o.device));
   fmt::print(stderr,
              "bindery bench: budget {:.2f} ms (throughput, {} frame{} in flight), {}x{}, spread "
-             "{}, {} frame{} per probe, {} encoding thread{}, on {} ({})\n",
+             "{}, {} frame{} per probe, {} encoding thread{}, on {} ({}, {})\n",
              o.budget_ms, mo.frames_in_flight, mo.frames_in_flight == 1 ? "" : "s", mo.width,
              mo.height, o.spread, o.frames, o.frames == 1 ? "" : "s", mo.encode_threads,
-             mo.encode_threads == 1 ? "" : "s", device.adapter().name, device.adapter().backend);
+             mo.encode_threads == 1 ? "" : "s", device.adapter().name, device.adapter().backend,
+             device.adapter().implementation);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
@@ -188,9 +188,9 @@ int run_bench(const BenchCli& o) {
     }
     nlohmann::ordered_json probes = nlohmann::ordered_json::array();
     for (const BudgetProbe& p : r.probes) {
-      nlohmann::ordered_json pj = {{"objects", p.objects},     {"frame_ms", p.frame_ms},
-                                   {"cpu_ms", p.cpu_ms},       {"math_ms", p.math_ms},
-                                   {"gpu_ms", p.gpu_ms},       {"latency_ms", p.latency_ms}};
+      nlohmann::ordered_json pj = {{"objects", p.objects}, {"frame_ms", p.frame_ms},
+                                   {"cpu_ms", p.cpu_ms},   {"math_ms", p.math_ms},
+                                   {"gpu_ms", p.gpu_ms},   {"latency_ms", p.latency_ms}};
       if (p.culling)
         pj["culling"] = {{"afterFrustum", p.culling->after_frustum},
                          {"afterOcclusion", p.culling->after_occlusion},
@@ -226,6 +226,7 @@ int run_bench(const BenchCli& o) {
   j["encode_threads"] = mo.encode_threads;
   j["occlusion"] = mo.occlusion;
   j["frames_per_probe"] = o.frames;
+  j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
   j["results"] = results;

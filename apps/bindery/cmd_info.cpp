@@ -19,6 +19,7 @@ Registration reg{"info", "print the WebGPU adapter, backend and device limits as
                    return [opts] {
                      Device device = Device::create(to_device_options(*opts));
                      nlohmann::ordered_json j;
+                     j["implementation"] = implementation_json(device.adapter());
                      j["adapter"] = adapter_json(device.adapter());
                      j["device_limits"] = limits_json(device.limits());
                      j["adapter_limits"] = limits_json(device.adapter_limits());

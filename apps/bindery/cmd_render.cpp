@@ -120,9 +120,10 @@ int run_render(const RenderCli& o) {
   const bool tty = isatty(fileno(stderr));
   if (!o.quiet) {
     fmt::print(stderr,
-               "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frame{} on {} ({})\n",
+               "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frame{} on {} ({}, {})\n",
                scene.name, scene.objects.size(), o.strategy, width, height, ro.frames,
-               ro.frames == 1 ? "" : "s", device.adapter().name, device.adapter().backend);
+               ro.frames == 1 ? "" : "s", device.adapter().name, device.adapter().backend,
+               device.adapter().implementation);
     ro.on_frame = [tty](uint32_t f, uint32_t n) {
       if (tty)
         fmt::print(stderr, "\rframe {}/{}", f + 1, n);
@@ -193,6 +194,7 @@ int run_render(const RenderCli& o) {
   j["materials"] = r.materials;
   j["size"] = {r.width, r.height};
   j["frames"] = r.frames.size();
+  j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
   j["objectStrideBytes"] = r.object_stride_bytes;

@@ -31,7 +31,9 @@ struct SoakCli {
   uint64_t seed = 1;
 };
 
-double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+double mib(double bytes) {
+  return bytes / (1024.0 * 1024.0);
+}
 
 int64_t total(const ObjectCounts& counts) {
   int64_t n = 0;
@@ -54,9 +56,9 @@ int run_soak(const SoakCli& o) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("soak: --frames {} is outside 1..10000000", o.frames));
   if (o.check_every < 1 || o.check_every > o.frames)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("soak: --check-every {} is outside 1..--frames ({})", o.check_every,
-                            o.frames));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("soak: --check-every {} is outside 1..--frames ({})", o.check_every, o.frames));
   if (o.warmup < 0 || o.warmup > o.frames)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("soak: --warmup {} is outside 0..--frames ({})", o.warmup, o.frames));
@@ -98,12 +100,13 @@ int run_soak(const SoakCli& o) {
                             o.size, max_dim));
   fmt::print(stderr,
              "bindery soak: {} cubes, {}x{}, {} frames per strategy, a sample every {} after {} "
-             "warm-up frames, tolerance {:g}%, on {} ({})\n",
+             "warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
              o.objects, size.first, size.second, o.frames, o.check_every, o.warmup,
-             o.tolerance * 100, device.adapter().name, device.adapter().backend);
+             o.tolerance * 100, device.adapter().name, device.adapter().backend,
+             device.adapter().implementation);
 
-  fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames",
-             "floor MiB", "floor change", "objects", "implementation", "fps", "flat");
+  fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames", "floor MiB",
+             "floor change", "objects", "implementation", "fps", "flat");
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::vector<std::string> drifted;
   for (const std::string& name : names) {
@@ -145,9 +148,8 @@ int run_soak(const SoakCli& o) {
     }
 
     // The table compares the baseline (first sample after the warm-up) with the last sample.
-    const auto base = std::find_if(r.samples.begin(), r.samples.end(), [&](const SoakSample& s) {
-      return s.frames_done >= so.warmup;
-    });
+    const auto base = std::find_if(r.samples.begin(), r.samples.end(),
+                                   [&](const SoakSample& s) { return s.frames_done >= so.warmup; });
     const SoakSample& last = r.samples.back();
     const double rss_change =
         double(r.memory_floor_end) / double(std::max<uint64_t>(1, r.memory_floor_baseline)) - 1.0;
@@ -204,6 +206,7 @@ int run_soak(const SoakCli& o) {
   j["memory_window"] = o.memory_window;
   j["frames_in_flight"] = o.frames_in_flight;
   j["encode_threads"] = o.encode_threads;
+  j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["results"] = results;
   fmt::print("{}\n", j.dump());

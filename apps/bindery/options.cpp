@@ -63,6 +63,10 @@ DeviceOptions to_device_options(const DeviceCliOptions& o) {
   return d;
 }
 
+nlohmann::ordered_json implementation_json(const AdapterDescription& a) {
+  return {{"name", a.implementation}, {"revision", a.implementation_revision}};
+}
+
 nlohmann::ordered_json adapter_json(const AdapterDescription& a) {
   return {{"name", a.name},         {"backend", a.backend},     {"driver", a.driver},
           {"type", a.adapter_type}, {"vendor_id", a.vendor_id}, {"device_id", a.device_id}};

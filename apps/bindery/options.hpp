@@ -30,6 +30,8 @@ void add_device_options(CLI::App& sub, DeviceCliOptions& o);
 /// the message. Range checks against maxTextureDimension2D happen with the device.
 std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view command);
 DeviceOptions to_device_options(const DeviceCliOptions& o);
+/// {"name": "wgpu-native" | "dawn", "revision": ...}: the WebGPU implementation of this build.
+nlohmann::ordered_json implementation_json(const AdapterDescription& a);
 nlohmann::ordered_json adapter_json(const AdapterDescription& a);
 nlohmann::ordered_json limits_json(const Limits& l);
 /// Whether `kind` is a capacity of the device reached at some object count (bind groups lavapipe

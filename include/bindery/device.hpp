@@ -8,8 +8,11 @@
 /// defaults (minUniformBufferOffsetAlignment 256) even where the adapter offers 16 or 64
 /// (through wgpu-native, lavapipe offers 32 and the H200 64). Everything after creation reads
 /// Device::limits(), the DEVICE's limits. The features "timestamp-query" and
-/// "indirect-first-instance", and wgpu-native's MultiDrawIndirectCount and Immediates, are
-/// requested wherever the adapter has them.
+/// "indirect-first-instance", and the implementation's multi-draw-indirect-count and immediates
+/// (wgpu-native: its native features in wgpu.h; Dawn: immediates through maxImmediateSize, no
+/// multi-draw-indirect-count without its unsafe-API toggle), are requested wherever the adapter has
+/// them. The implementation (wgpu-native or Dawn) is chosen when bindery is built (CMake option
+/// BINDERY_WEBGPU); AdapterDescription names it.
 ///
 /// Errors: uncaptured validation / out-of-memory errors and device loss are recorded by callbacks
 /// and thrown as bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by
@@ -30,7 +33,7 @@
 
 namespace bindery {
 
-/// Which backend wgpu-native may use. `any` tries Vulkan, then GL.
+/// Which backend the WebGPU implementation may use. `any` tries Vulkan, then GL.
 enum class Backend { any, vulkan, gl };
 
 /// Which limits to require when creating the device.
@@ -41,7 +44,7 @@ enum class LimitsRequest {
 
 /// Options for Device::create(). Zero-initialised means "the defaults".
 struct DeviceOptions {
-  Backend backend = Backend::any;                      ///< which backend wgpu-native may use
+  Backend backend = Backend::any;                      ///< which backend the implementation may use
   LimitsRequest limits = LimitsRequest::adapter_best;  ///< which limits to require
   /// If set, require exactly this minUniformBufferOffsetAlignment (power of two, not better than
   /// the adapter's: DeviceCreation error otherwise, spec "requestDevice" limit checks).
@@ -63,6 +66,12 @@ struct AdapterDescription {
   std::string adapter_type;  ///< "cpu", "discrete-gpu", ...
   uint32_t vendor_id = 0;    ///< WGPUAdapterInfo.vendorID (a PCI vendor id on GPUs)
   uint32_t device_id = 0;    ///< WGPUAdapterInfo.deviceID
+  /// The WebGPU implementation bindery was built with: "wgpu-native" or "dawn" (CMake option
+  /// BINDERY_WEBGPU).
+  std::string implementation;
+  /// Its revision: wgpu-native's wgpuGetVersion() and the pinned PyPI wheel, or Dawn's pinned
+  /// Debian package version and commit.
+  std::string implementation_revision;
 };
 
 /// A headless WebGPU device. Move-only; owns instance, adapter, device and queue.
@@ -97,15 +106,17 @@ class Device {
   /// Whether the device has "indirect-first-instance" (requested whenever the adapter offers
   /// it): indirect draws may then start at a non-zero firstInstance.
   bool has_indirect_first_instance() const;
-  /// Whether the device has wgpu-native's MultiDrawIndirectCount feature (wgpu.h; requested
-  /// whenever the adapter offers it): wgpuRenderPassEncoderMultiDrawIndexedIndirectCount.
+  /// Whether the device can draw many indexed-indirect draws with one call, the count read from a
+  /// buffer: wgpu-native's MultiDrawIndirectCount feature (wgpu.h; requested whenever the adapter
+  /// offers it). Always false on Dawn (its multi-draw-indirect needs the allow_unsafe_apis toggle).
   bool has_multi_draw_indirect_count() const;
   /// Whether the device has "shader-f16" (requested with DeviceOptions::want_shader_f16 when the
   /// adapter offers it): WGSL modules may then `enable f16;`.
   bool has_shader_f16() const;
 
-  /// Whether the device has wgpu-native's Immediates feature (wgpu.h WGPUNativeFeature_Immediates;
-  /// requested whenever the adapter offers it): pipeline layouts may then declare up to
+  /// Whether the device takes immediate data: wgpu-native's Immediates feature (wgpu.h
+  /// WGPUNativeFeature_Immediates; requested whenever the adapter offers it), on Dawn a non-zero
+  /// maxImmediateSize and WGSL's immediate_address_space. Pipeline layouts may then declare up to
   /// limits().maxImmediateSize bytes of immediate data, set per draw with
   /// wgpuRenderPassEncoderSetImmediates and read in WGSL as `var<immediate>`.
   bool has_immediates() const;

@@ -7,7 +7,8 @@
 /// handing it back (release_to_c()). get() lends the raw handle without touching ownership.
 /// Pattern: Dawn's generated C++ wrapper (Acquire / MoveToCHandle).
 ///
-/// The API header comes from the installed wgpu-native package (scripts/setup.sh), never a copy.
+/// The API header comes from the implementation's own package (wgpu-native: scripts/setup.sh;
+/// Dawn: scripts/setup_dawn.sh), never a copy.
 #pragma once
 
 #include <webgpu/webgpu.h>

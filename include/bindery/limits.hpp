@@ -41,7 +41,8 @@ struct Limits {
   uint32_t maxComputeWorkgroupsPerDimension = 65535;  ///< dispatchWorkgroups count per dimension
   /// Bytes of immediate data (WGSL `var<immediate>`, setImmediates) a pipeline layout may declare.
   /// 0 without wgpu-native's Immediates feature (WGPUNativeFeature_Immediates, wgpu.h), the value
-  /// a device has unless the feature and the limit were both required (lavapipe offers 256).
+  /// a device has unless the feature and the limit were both required (lavapipe offers 256). Dawn
+  /// has no feature for it: the limit alone, required like the others (lavapipe offers 64).
   uint32_t maxImmediateSize = 0;
 
   /// The spec defaults for core WebGPU (the member initialisers above).

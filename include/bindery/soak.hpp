@@ -7,7 +7,8 @@
 /// every `check_every` frames once the frame is done on the GPU: the process's resident memory,
 /// the webgpu.h objects bindery owns per type (gpu::live_handles: creates minus releases), the
 /// implementation's own live objects per type where it reports them (wgpu-native's
-/// wgpuGenerateReport), and the frame's calls and bytes (Counters). find_drifts() compares every
+/// wgpuGenerateReport; Dawn has no such report, so there only bindery's own counts are compared),
+/// and the frame's calls and bytes (Counters). find_drifts() compares every
 /// sample after the warm-up with the first one after it: a quantity that moves by more than the
 /// tolerance (5% by default) is a drift, i.e. a leak or unbounded growth. Issue 9, part 3.
 #pragma once
@@ -84,7 +85,7 @@ struct SoakReport {
 uint64_t resident_bytes();
 
 /// Objects alive inside the WebGPU implementation of `device`, per type, when it reports them
-/// (wgpu-native: wgpuGenerateReport, each registry's numAllocated); nullopt otherwise.
+/// (wgpu-native: wgpuGenerateReport, each registry's numAllocated); nullopt otherwise (Dawn).
 std::optional<ObjectCounts> implementation_objects(const Device& device);
 
 /// Finds what did not stay flat after the warm-up. The baseline is the first sample with

@@ -11,8 +11,8 @@
 ///   ... finish the encoder, queue.submit ...
 ///   ring.after_submit();                    // mapAsync(WRITE) on every block copied this frame
 /// The mapAsync callback puts the block back in the pool once the GPU is done with it; it fires
-/// inside Device::poll() (callback mode AllowProcessEvents; wgpu-native's wgpuDevicePoll drives
-/// it). acquire() never blocks: when no mapped block fits it polls once without waiting and
+/// inside Device::poll() (callback mode AllowProcessEvents; wgpu-native's wgpuDevicePoll or
+/// Dawn's wgpuInstanceProcessEvents drives it). acquire() never blocks: when no mapped block fits it polls once without waiting and
 /// otherwise creates a new block, so the pool grows to the number of frames in flight.
 ///
 /// Counters (Device::counters()): buffers_created (through Device::create_buffer),

@@ -143,9 +143,11 @@ std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts,
 //   (wgpuDeviceCreateCommandEncoder and wgpuCommandEncoderFinish may run on several threads at
 //   once, each on its own encoder), while its render pass / compute pass / render bundle encoders
 //   are deliberately not thread-safe (wgpu-native PR #354): one encoder, one thread at a time.
+//   Dawn's device is thread-safe only with its ImplicitDeviceSynchronization feature (a lock per
+//   device), which bindery requests where offered and requires for more than one thread.
 //   Here each oneTBB task creates, records and finishes its own command encoder and the passes
 //   begun from it; no other thread touches them until the join.
-// - queue.submit() runs its command buffers in array order: the one wgpuQueueSubmitForIndex, on
+// - queue.submit() runs its command buffers in array order: the one submit, on
 //   the recording thread after the join, lists the uploads, then the ranges in draw order, so
 //   range i's passes load what range i-1's stored.
 // - Error scopes are thread-local in webgpu.h; bindery uses none on this path: errors reach

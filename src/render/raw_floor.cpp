@@ -21,7 +21,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include <webgpu/wgpu.h>
+#include "implementation.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -63,7 +63,8 @@ class RawFloor {
                          .extra_depth_usage = WGPUTextureUsage_TextureBinding,
                          .label = "raw floor target"}),
         arena_(o.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(o.threads)) {
-    if (o.encode_threads > 1) encode_arena_.emplace(strategies::encode_arena_slots(o.encode_threads));
+    if (o.encode_threads > 1)
+      encode_arena_.emplace(strategies::encode_arena_slots(o.encode_threads));
     strategies::StrategyOptions so;
     so.width = o.width;
     so.height = o.height;
@@ -98,10 +99,10 @@ class RawFloor {
   /// options.frames frames (ns) and leaves the last frame's calls in `tally`.
   double run(Counters& tally) {
     const uint32_t n = static_cast<uint32_t>(scene_.objects.size());
-    std::optional<WGPUSubmissionIndex> previous;
+    implementation::Submission previous;
     std::vector<double> ns_per_draw;
     for (uint32_t f = 0; f < options_.frames + 1; ++f) {
-      if (previous) wgpuDevicePoll(device_.get(), true, &*previous);
+      wait(previous);
       animate(float(f) / 60.0f);
       const Clock::time_point t1 = Clock::now();
       tally = {};
@@ -110,7 +111,7 @@ class RawFloor {
       if (f > 0 && n > 0)
         ns_per_draw.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / n);
     }
-    if (previous) wgpuDevicePoll(device_.get(), true, &*previous);
+    wait(previous);
     with_context("raw floor loop", [&] { device_.check(); });
     return median(ns_per_draw);
   }
@@ -129,7 +130,11 @@ class RawFloor {
   }
 
   // One frame, every object moved: pack, upload, encode, finish, submit.
-  WGPUSubmissionIndex frame(uint32_t n, Counters& tally) {
+  void wait(const implementation::Submission& submission) const {
+    implementation::wait(device_.instance(), device_.get(), device_.queue(), submission);
+  }
+
+  implementation::Submission frame(uint32_t n, Counters& tally) {
     const WGPUQueue queue = device_.queue();
     wgpuQueueWriteBuffer(queue, view_.frame_buffer, 0, view_.frame_bytes.data(),
                          view_.frame_bytes.size());
@@ -175,8 +180,8 @@ class RawFloor {
       });
       for (const TaskTally& t : tallies) tally += t.counters;
     }
-    const WGPUSubmissionIndex index =
-        wgpuQueueSubmitForIndex(queue, commands.size(), commands.data());
+    const implementation::Submission index =
+        implementation::submit(device_.instance(), queue, commands.size(), commands.data());
     for (WGPUCommandBuffer c : commands) wgpuCommandBufferRelease(c);
     return index;
   }

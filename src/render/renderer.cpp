@@ -14,7 +14,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include <webgpu/wgpu.h>
+#include "implementation.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -32,7 +32,6 @@ double ms_since(Clock::time_point t0, Clock::time_point t1) {
 }
 
 constexpr uint32_t kMaxFramesInFlight = 8;
-
 
 // A Scene is a public struct: check every index and texture before any GPU object is made from
 // it, so a bad one is a SceneInput error naming the element instead of a crash or a raw
@@ -120,6 +119,13 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
                             kMaxFramesInFlight));
   const strategies::StrategyRow& row = strategies::find_strategy_row(o.strategy);
   check_encode_threads(o.strategy, o.encode_threads, "render");
+  if (o.encode_threads > 1 && !implementation::multithreaded_encoding(device.get()))
+    throw Error(ErrorKind::ImplementationLimit,
+                fmt::format("render: --encode-threads {} needs command encoders recorded on "
+                            "several threads at once, which this {} device does not allow "
+                            "(Dawn: the adapter does not offer ImplicitDeviceSynchronization); "
+                            "use --encode-threads 1",
+                            o.encode_threads, implementation::name()));
   validate_scene(scene, device.limits());
   if (row.unavailable)
     if (std::optional<std::string> why = row.unavailable(device, scene))
@@ -163,7 +169,6 @@ uint64_t default_max_bind_groups(const AdapterDescription& adapter) {
   std::ifstream("/proc/sys/vm/max_map_count") >> max_map_count;
   return max_map_count > kReservedMappings ? max_map_count - kReservedMappings : 0;
 }
-
 
 namespace {
 
@@ -224,7 +229,7 @@ struct FrameSlot {
   gpu::Buffer readback;
   PendingMap map;
   std::vector<std::string> span_names;
-  WGPUSubmissionIndex submission = 0;
+  implementation::Submission submission;
   uint32_t frame = 0;
   Counters calls;  // the calls and bytes of the frame recorded into this slot
 };
@@ -266,13 +271,12 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   const Counters start = device.counters();
 
   // Colour (copied out for the last frame) and depth (also sampled by depth-pyramid builders).
-  const OffscreenTarget offscreen(
-      device, {.width = options.width,
-               .height = options.height,
-               .color_format = strategies::kColorFormat,
-               .depth_format = strategies::kDepthFormat,
-               .extra_depth_usage = WGPUTextureUsage_TextureBinding,
-               .label = "render target"});
+  const OffscreenTarget offscreen(device, {.width = options.width,
+                                           .height = options.height,
+                                           .color_format = strategies::kColorFormat,
+                                           .depth_format = strategies::kDepthFormat,
+                                           .extra_depth_usage = WGPUTextureUsage_TextureBinding,
+                                           .label = "render target"});
   strategies::FrameTarget target;
   target.color = offscreen.color_view();
   target.depth = offscreen.depth_view();
@@ -318,9 +322,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   // is complete, its timing handed to on_frame_done, before frame f is recorded).
   const bool keep = options.keep_frame_timings;
   report.frames.resize(keep ? options.frames : std::min(options.frames, k));
-  auto timing_of = [&](uint32_t f) -> FrameTiming& {
-    return report.frames[keep ? f : f % k];
-  };
+  auto timing_of = [&](uint32_t f) -> FrameTiming& { return report.frames[keep ? f : f % k]; };
   report.frames_rendered = options.frames;
   const uint32_t max_draws = options.max_draws_per_pass
                                  ? options.max_draws_per_pass
@@ -350,11 +352,11 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   // Waits until frame `f` is done on the GPU, then reads its spans and statistics.
   auto complete = [&](uint32_t f) {
     FrameSlot& slot = slots[f % k];
-    wgpuDevicePoll(device.get(), true, &slot.submission);
+    implementation::wait(device.instance(), device.get(), device.queue(), slot.submission);
     if (slot.map.requested()) {
       for (int i = 0; i < 100000 && !slot.map.done(); ++i) {
         wgpuInstanceProcessEvents(device.instance());
-        if (!slot.map.done()) wgpuDevicePoll(device.get(), true, nullptr);
+        if (!slot.map.done()) device.poll(true);
       }
       device.check();
       if (!slot.map.succeeded())
@@ -364,8 +366,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
           wgpuBufferGetConstMappedRange(slot.readback.get(), 0, slot_bytes));
       FrameTiming& timing = timing_of(f);
       if (timer.enabled() && !slot.span_names.empty()) {
-        timing.gpu_spans =
-            timer.spans(slot.span_names, reinterpret_cast<const uint64_t*>(bytes));
+        timing.gpu_spans = timer.spans(slot.span_names, reinterpret_cast<const uint64_t*>(bytes));
         double total = 0;
         for (const GpuSpan& span : timing.gpu_spans) total += span.ms;
         timing.gpu_ms = total;
@@ -432,13 +433,14 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
     cmds.reserve(ahead.size() + 1);
     for (const gpu::CommandBuffer& c : ahead) cmds.push_back(c.get());
     cmds.push_back(commands.get());
-    // An invalid command buffer must not reach wgpuQueueSubmitForIndex, which aborts the process
-    // on a validation error instead of reporting it.
+    // An invalid command buffer must not reach the submit (wgpu-native's wgpuQueueSubmitForIndex
+    // aborts the process on a validation error instead of reporting it).
     with_context(fmt::format("recording frame {} ({} strategy)", f, options.strategy),
                  [&] { device.check(); });
     // One submit, in order: queue.submit() runs the command buffers in array order, so each
     // draw range loads what the one before stored.
-    slot.submission = wgpuQueueSubmitForIndex(device.queue(), cmds.size(), cmds.data());
+    slot.submission =
+        implementation::submit(device.instance(), device.queue(), cmds.size(), cmds.data());
     slot.frame = f;
     strategy->after_submit();
     if (slot.readback) slot.map.request(slot.readback.get(), slot_bytes);

@@ -5,7 +5,7 @@
 #include "bindery/error.hpp"
 #include "bindery/gpu.hpp"
 
-#include <webgpu/wgpu.h>
+#include "implementation.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -30,34 +30,7 @@ uint64_t resident_bytes() {
 }
 
 std::optional<ObjectCounts> implementation_objects(const Device& device) {
-  // wgpu-native (wgpu.h): one registry per object type in the instance's hub; numAllocated is
-  // the number of objects it holds now (created and not yet freed by the implementation).
-  WGPUGlobalReport report{};
-  wgpuGenerateReport(device.instance(), &report);
-  const WGPUHubReport& hub = report.hub;
-  const std::pair<const char*, const WGPURegistryReport*> registries[] = {
-      {"adapters", &hub.adapters},
-      {"devices", &hub.devices},
-      {"queues", &hub.queues},
-      {"pipelineLayouts", &hub.pipelineLayouts},
-      {"shaderModules", &hub.shaderModules},
-      {"bindGroupLayouts", &hub.bindGroupLayouts},
-      {"bindGroups", &hub.bindGroups},
-      {"commandBuffers", &hub.commandBuffers},
-      {"renderBundles", &hub.renderBundles},
-      {"renderPipelines", &hub.renderPipelines},
-      {"computePipelines", &hub.computePipelines},
-      {"pipelineCaches", &hub.pipelineCaches},
-      {"querySets", &hub.querySets},
-      {"buffers", &hub.buffers},
-      {"textures", &hub.textures},
-      {"textureViews", &hub.textureViews},
-      {"samplers", &hub.samplers}};
-  ObjectCounts counts;
-  for (const auto& [name, registry] : registries)
-    if (registry->numAllocated > 0)
-      counts.emplace_back(name, static_cast<int64_t>(registry->numAllocated));
-  return counts;
+  return implementation::live_objects(device.instance());
 }
 
 namespace {

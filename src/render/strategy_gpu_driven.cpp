@@ -28,7 +28,7 @@
 #include "bindery_shaders.hpp"
 
 #include <fmt/format.h>
-#include <webgpu/wgpu.h>
+#include "implementation.hpp"
 
 #include <cstring>
 
@@ -161,8 +161,8 @@ class GpuDrivenStrategy final : public Strategy {
     c.set_vertex_buffer++;
     c.set_index_buffer++;
     if (device_.has_multi_draw_indirect_count() && first == 0 && last == batches_.size()) {
-      wgpuRenderPassEncoderMultiDrawIndexedIndirectCount(pass, draws_.get(), 0, draw_count_.get(),
-                                                         0, last);
+      implementation::multi_draw_indexed_indirect_count(pass, draws_.get(), 0, draw_count_.get(), 0,
+                                                        last);
       c.draws++;
       return;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // --strategy immediates: per-draw data as immediate data (wgpu-native's Immediates feature,
-// wgpu.h WGPUNativeFeature_Immediates; WGSL `var<immediate>`; on Vulkan a push constant range).
+// wgpu.h WGPUNativeFeature_Immediates, or Dawn's core maxImmediateSize; WGSL `var<immediate>`; on
+// Vulkan a push constant range).
 //   group 0 (frame):    GlobalUniforms, one writeBuffer per frame, bound once per pass.
 //   group 1 (material): texture + sampler + MaterialUniforms, one bind group per material, bound
 //                       once per material (draws sorted by material, like dynamic-offsets).
@@ -54,8 +55,9 @@ const ImmediateInfo& immediate_of(const Reflection& reflection) {
 std::optional<std::string> unavailable_on(const Device& device, const Reflection& reflection) {
   if (!device.has_immediates())
     return fmt::format(
-        "the device lacks wgpu-native's Immediates feature (the {} adapter does not offer it)",
-        device.adapter().backend);
+        "the device takes no immediate data ({} on the {} adapter: wgpu-native needs its "
+        "Immediates feature, Dawn a non-zero maxImmediateSize)",
+        device.adapter().implementation, device.adapter().backend);
   const uint64_t size = immediate_of(reflection).size;
   if (size > device.limits().maxImmediateSize)
     return fmt::format(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The layout verifier (layout_verify.hpp): compile verdicts through error scopes and GPU round
 // trips of every scalar leaf of reflected structs, many structs per generated compute module.
+#include "implementation.hpp"
 #include "wgsl/parser.hpp"
 
 #include <bindery/layout_verify.hpp>
@@ -620,6 +621,8 @@ std::string first_difference(const StructLayout& a, const StructLayout& b,
 std::string naga_deviation(const StructLayout& s, NagaModel& spec, NagaModel& naga,
                            std::shared_ptr<const StructLayout>& model) {
   model = naga.layout(s);
+  // Only naga (wgpu-native) has it; Dawn's Tint follows the spec (implementation.hpp).
+  if (!implementation::struct_align_ignores_member_align()) return {};
   if (!first_difference(s, *spec.layout(s), "").empty()) return {};
   return first_difference(s, *model, "");
 }
@@ -1019,6 +1022,22 @@ bool implementation_has_uniform_buffer_standard_layout(const Device& device) {
   return compile_verdict(device, "requires uniform_buffer_standard_layout;\n").valid;
 }
 
+namespace {
+
+// The options bindery's verdicts use for this implementation: where it applies the language
+// extensions it supports without a `requires` directive (Dawn: WGSL §4.1.3), a supported
+// uniform_buffer_standard_layout is in force for every module.
+VerifyOptions effective_options(const Device& device, const VerifyOptions& options) {
+  VerifyOptions o = options;
+  if (!o.reflect.uniform_buffer_standard_layout &&
+      implementation::applies_language_extensions_without_requires() &&
+      implementation_has_uniform_buffer_standard_layout(device))
+    o.reflect.uniform_buffer_standard_layout = true;
+  return o;
+}
+
+}  // namespace
+
 std::string layout_declarations(std::string_view source) {
   std::vector<ReflectionError> errors;
   wgsl::ModuleAst m = wgsl::parse_module(source, errors);
@@ -1037,7 +1056,8 @@ std::string layout_declarations(std::string_view source) {
 std::vector<StructVerification> verify_structs(const Device& device, std::string_view source,
                                                const Reflection& reflection,
                                                std::span<const StructLayout* const> structs,
-                                               const VerifyOptions& options) {
+                                               const VerifyOptions& requested) {
+  const VerifyOptions options = effective_options(device, requested);
   std::vector<StructVerification> results(structs.size());
   Verifier v(device, source, options);
   const Limits& lim = device.limits();
@@ -1191,7 +1211,8 @@ bool ModuleVerification::ok() const noexcept {
 }
 
 ModuleVerification verify_module(const Device& device, std::string_view source,
-                                 const VerifyOptions& options) {
+                                 const VerifyOptions& requested) {
+  const VerifyOptions options = effective_options(device, requested);
   ModuleVerification out;
   Reflection r = reflect_wgsl(source, options.reflect);
   out.bindery_valid = r.ok();
