@@ -95,7 +95,11 @@ TEST(EncodeThreads, SameImageAndSameCallsWithTwoAndThreeThreads) {
   const Device& device = shared_device();
   for (const std::string& name : kParallel) {
     if (std::optional<std::string> why = strategy_unavailable(device, scene, name)) {
-      ADD_FAILURE() << name << " unavailable here: " << *why;  // lavapipe offers all of them
+      // lavapipe offers all of them on wgpu-native; on Dawn its maxImmediateSize (64) is below
+      // the immediates strategy's 112 bytes per draw.
+      const bool expected = name == "immediates" && device.adapter().implementation == "dawn" &&
+                            device.limits().maxImmediateSize < 112;
+      if (!expected) ADD_FAILURE() << name << " unavailable here: " << *why;
       continue;
     }
     const RenderReport one = render(device, scene, options(name, 1));
