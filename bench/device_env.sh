@@ -27,7 +27,7 @@ B=.benchcarry/bin/bindery
   echo "== ldd"; ldd "$B"
 } >"$ENVLOG" 2>&1
 
-adapter() { "$B" info --backend vulkan 2>>"$ENVLOG" | grep -m1 '"name"'; }
+adapter() { "$B" info --backend vulkan 2>>"$ENVLOG" | grep -A1 '"adapter"' | grep -m1 '"name"'; }
 A=$(adapter)
 echo "== info without VK_DRIVER_FILES: $A" >>"$ENVLOG"
 if ! echo "$A" | grep -q NVIDIA && [ -f "$ICD" ]; then
