@@ -22,16 +22,16 @@ struct CliResult {
   std::string err;  ///< stderr
 };
 
-/// Runs `bindery <args>` through the shell (arguments are not quoted for you). With
-/// `timeout_s` > 0 the process is killed after that many seconds (coreutils `timeout`, exit 124),
-/// so a hang fails the test instead of stalling it.
-inline CliResult run_cli(const std::string& args, int timeout_s = 0) {
+/// Runs the executable `cli` with `args` through the shell (arguments are not quoted for you).
+/// With `timeout_s` > 0 the process is killed after that many seconds (coreutils `timeout`, exit
+/// 124), so a hang fails the test instead of stalling it.
+inline CliResult run_program(const std::string& cli, const std::string& args, int timeout_s = 0) {
   // One stderr file per process: CTest runs the tests of one file in parallel processes.
   const std::string err_file =
       ::testing::TempDir() + "bindery_cli_stderr_" + std::to_string(getpid()) + ".txt";
   const std::string prefix =
       timeout_s > 0 ? "timeout -k 5 " + std::to_string(timeout_s) + " " : std::string();
-  const std::string cmd = prefix + std::string(BINDERY_CLI) + " " + args + " 2>" + err_file;
+  const std::string cmd = prefix + cli + " " + args + " 2>" + err_file;
   CliResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -45,6 +45,11 @@ inline CliResult run_cli(const std::string& args, int timeout_s = 0) {
   ss << e.rdbuf();
   r.err = ss.str();
   return r;
+}
+
+/// Runs this build's `bindery <args>` (BINDERY_CLI), as run_program().
+inline CliResult run_cli(const std::string& args, int timeout_s = 0) {
+  return run_program(BINDERY_CLI, args, timeout_s);
 }
 
 /// Number of '\n'-terminated lines in `s`.

@@ -23,24 +23,9 @@ namespace {
 
 using test::CliResult;
 
-// Runs `cli <args>` (cli_runner.hpp runs this build's CLI; the other one is run the same way).
+// Runs `cli <args>`: this build's CLI or the other implementation's, the same way.
 CliResult run_with(const std::string& cli, const std::string& args) {
-  const std::string err_file =
-      ::testing::TempDir() + "bindery_cross_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = "timeout -k 5 300 " + cli + " " + args + " 2>" + err_file;
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
+  return test::run_program(cli, args, 300);
 }
 
 std::string implementation_of(const std::string& cli) {
