@@ -63,6 +63,17 @@ TEST(PlanDrawPasses, EachRangeIsCutAtTheLimit) {
   EXPECT_EQ(plan_draw_passes(3, 1, 0), (Passes{{0, 0, 1}, {0, 1, 2}, {0, 2, 3}}));
 }
 
+TEST(RangeStarts, EachRangesFirstPassThenTheEnd) {
+  using S = std::vector<size_t>;
+  // Two ranges of 300 in passes of 250: range 0 is passes 0-1, range 1 passes 2-3.
+  EXPECT_EQ(range_starts(plan_draw_passes(600, 2, 250)), (S{0, 2, 4}));
+  // Three ranges, one pass each.
+  EXPECT_EQ(range_starts(plan_draw_passes(600, 3, kNoLimit)), (S{0, 1, 2, 3}));
+  // No draws: one range of one empty pass.
+  EXPECT_EQ(range_starts(plan_draw_passes(0, 4, 10)), (S{0, 1}));
+  EXPECT_EQ(range_starts({}), (S{0}));
+}
+
 TEST(PlanDrawPasses, ZeroPartsCountAsOne) {
   EXPECT_EQ(split_draw_ranges(10, 0), (std::vector<std::pair<uint32_t, uint32_t>>{{0, 10}}));
   EXPECT_EQ(plan_draw_passes(10, 0, 5), (Passes{{0, 0, 5}, {0, 5, 10}}));

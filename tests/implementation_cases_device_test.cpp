@@ -130,14 +130,21 @@ const Device& device() {
 constexpr WGPUBufferUsage kUniform = WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst;
 constexpr WGPUBufferUsage kStorage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
 
+// `decls` + `var<uniform> u: type` at binding 0 and a compute entry point writing `use` to a
+// storage output at binding 1.
+std::string uniform_case_wgsl(const std::string& decls, const std::string& type,
+                              const std::string& use) {
+  return decls + "@group(0) @binding(0) var<uniform> u: " + type +
+         ";\n@group(0) @binding(1) var<storage, read_write> o: vec4f;\n"
+         "@compute @workgroup_size(1) fn main() { o = " +
+         use + "; }\n";
+}
+
 // The verdict of one uniform binding of `bytes` bytes for `decls` + `var<uniform> u: T`.
 std::string uniform_binding_error(const std::string& decls, const std::string& type,
                                   const std::string& use, uint64_t bytes) {
   const Device& d = device();
-  const std::string wgsl = decls + "@group(0) @binding(0) var<uniform> u: " + type +
-                           ";\n@group(0) @binding(1) var<storage, read_write> o: vec4f;\n"
-                           "@compute @workgroup_size(1) fn main() { o = " +
-                           use + "; }\n";
+  const std::string wgsl = uniform_case_wgsl(decls, type, use);
   const Rig rig(d, wgsl, {{0, WGPUBufferBindingType_Uniform}, {1, WGPUBufferBindingType_Storage}});
   const gpu::Buffer u = d.create_buffer("case uniform", 256, kUniform);
   const gpu::Buffer o = d.create_buffer("case output", 16, kStorage);
@@ -152,10 +159,7 @@ std::string uniform_binding_error(const std::string& decls, const std::string& t
 std::string uniform_binding_error_auto(const std::string& decls, const std::string& type,
                                        const std::string& use, uint64_t bytes) {
   const Device& d = device();
-  const std::string wgsl = decls + "@group(0) @binding(0) var<uniform> u: " + type +
-                           ";\n@group(0) @binding(1) var<storage, read_write> o: vec4f;\n"
-                           "@compute @workgroup_size(1) fn main() { o = " +
-                           use + "; }\n";
+  const std::string wgsl = uniform_case_wgsl(decls, type, use);
   const gpu::ShaderModule m = d.create_shader_module("implementation case", wgsl);
   WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
   cd.compute.module = m.get();

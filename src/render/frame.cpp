@@ -111,6 +111,13 @@ std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uin
   return out;
 }
 
+std::vector<size_t> range_starts(const std::vector<DrawPass>& passes) {
+  const size_t ranges = passes.empty() ? 0 : passes.back().range + 1;
+  std::vector<size_t> starts(ranges + 1, passes.size());
+  for (size_t p = passes.size(); p-- > 0;) starts[passes[p].range] = p;
+  return starts;
+}
+
 int encode_arena_slots(uint32_t encode_threads) {
   const uint32_t cores = static_cast<uint32_t>(std::max(1, tbb::info::default_concurrency()));
   return static_cast<int>(std::clamp(encode_threads, 1u, cores));
@@ -165,10 +172,8 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
                                                             uint32_t threads) {
   const std::vector<DrawPass> passes =
       plan_draw_passes(strategy.draw_count(), threads, ctx.max_draws_per_pass);
-  const size_t n = passes.back().range + 1;
-  // Each range's passes are consecutive: range i's are passes [starts[i], starts[i + 1]).
-  std::vector<size_t> starts(n + 1, passes.size());
-  for (size_t p = passes.size(); p-- > 0;) starts[passes[p].range] = p;
+  const std::vector<size_t> starts = range_starts(passes);
+  const size_t n = starts.size() - 1;
   const size_t total = passes.size();
   const uint32_t span = ctx.timer.open("render");
   const WGPUPassTimestampWrites* first_writes = ctx.timer.writes(span, true, total == 1);
@@ -176,11 +181,6 @@ std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
       total > 1 ? ctx.timer.writes(span, false, true) : nullptr;
 
   std::vector<gpu::CommandBuffer> commands(n);
-  // One cache line (or more) per task's Counters: the tracker increments them on every call, and
-  // neighbours in one line would bounce it between the cores (false sharing).
-  struct alignas(64) TaskCounters {
-    Counters counters;
-  };
   std::vector<TaskCounters> counts(n);
   arena.execute([&] {
     tbb::parallel_for(

@@ -163,12 +163,8 @@ class RawFloor {
     if (ranges == 1) {
       commands[0] = record(passes, 0, passes.size(), tally);
     } else {
-      std::vector<size_t> starts(ranges + 1, passes.size());
-      for (size_t p = passes.size(); p-- > 0;) starts[passes[p].range] = p;
-      struct alignas(64) TaskTally {
-        Counters counters;
-      };
-      std::vector<TaskTally> tallies(ranges);
+      const std::vector<size_t> starts = strategies::range_starts(passes);
+      std::vector<strategies::TaskCounters> tallies(ranges);
       encode_arena_->execute([&] {
         tbb::parallel_for(
             tbb::blocked_range<size_t>(0, ranges, 1),
@@ -178,7 +174,7 @@ class RawFloor {
             },
             tbb::simple_partitioner());
       });
-      for (const TaskTally& t : tallies) tally += t.counters;
+      for (const strategies::TaskCounters& t : tallies) tally += t.counters;
     }
     const implementation::Submission index =
         implementation::submit(device_.instance(), queue, commands.size(), commands.data());

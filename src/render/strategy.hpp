@@ -239,6 +239,16 @@ struct DrawPass {
 /// max_draws_per_pass = UINT32_MAX ("no limit", the default off lavapipe). parts 0 counts as 1.
 std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts, uint32_t max_draws_per_pass);
 
+/// Where each draw range's passes begin in `passes` (plan_draw_passes() order, whose ranges are
+/// consecutive), then passes.size(): range i's passes are [starts[i], starts[i + 1]).
+std::vector<size_t> range_starts(const std::vector<DrawPass>& passes);
+
+/// One encoding task's Counters, alone on its cache line(s): the tracker increments them on every
+/// call, and neighbours in one line would bounce it between the cores (false sharing).
+struct alignas(64) TaskCounters {
+  Counters counters;
+};
+
 /// Slots of the arena that encodes `encode_threads` draw ranges: encode_threads, at most oneTBB's
 /// default concurrency (the machine's cores; asking oneTBB for more workers only prints a
 /// warning), at least 1. The ranges stay encode_threads; the slots take them in turn.
