@@ -97,6 +97,13 @@ class Error : public std::runtime_error {
   ErrorKind kind_;
 };
 
+/// `text` made safe to quote inside a one-line error message: every control byte (0x00-0x1f,
+/// 0x7f) and the backslash are escaped, as C writes them (`\n`, `\t`, `\r`, `\\`, else
+/// `\xHH`), so no input can break the line, move the cursor or print an ANSI escape sequence.
+/// Other bytes (UTF-8 included) are kept. Every value an input file supplies (a name, a URI, a
+/// path) goes through this before it is quoted into an Error.
+std::string escape_for_message(std::string_view text);
+
 /// Rethrows `e` with "while <context>: " in front of its message, keeping the kind.
 [[noreturn]] void rethrow_with_context(const Error& e, std::string_view context);
 
