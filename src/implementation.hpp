@@ -67,6 +67,15 @@ void multi_draw_indexed_indirect_count(WGPURenderPassEncoder pass, WGPUBuffer in
                                        uint64_t offset, WGPUBuffer count_buffer,
                                        uint64_t count_offset, uint32_t max_count);
 
+/// Whether multi_draw_indexed_indirect() can be called on `device` (wgpu-native: always, a loop
+/// inside wgpu-core where the adapter lacks multi-draw; Dawn: only behind its unsafe APIs, which
+/// bindery does not enable, so never).
+bool has_multi_draw_indirect(WGPUDevice device);
+/// Draws `count` indexed-indirect draws from `indirect` at `offset` (20 bytes apart). Only where
+/// has_multi_draw_indirect().
+void multi_draw_indexed_indirect(WGPURenderPassEncoder pass, WGPUBuffer indirect, uint64_t offset,
+                                 uint32_t count);
+
 /// A submitted batch of command buffers that can be waited for.
 struct Submission {
   uint64_t id = 0;  ///< wgpu-native: the submission index; Dawn: the work-done future's id

@@ -87,6 +87,11 @@ struct RenderOptions {
   uint32_t frames_in_flight = 2;
   /// Occlusion culling with a depth pyramid (two-phase; strategies that cull on the GPU only).
   bool occlusion = true;
+  /// The GPU-driven strategies' draw path (bindery/gpu_driven/indirect_draws.hpp):
+  /// "multi-draw-indirect-count", "multi-draw-indirect", "bundle" or "loop"; empty: the best
+  /// the device offers. A path the device lacks throws StrategyUnavailable; another name,
+  /// InvalidArgument.
+  std::string draw_path;
   /// CPU threads for the per-object matrices (0 = every core; 1 = serial).
   uint32_t threads = 0;
   /// Threads that encode the frame's draws, 1..64 (issue 10 part 4). 1: one command encoder, as
@@ -126,6 +131,9 @@ struct CullingCounts {
   ///@{
   uint32_t objects = 0, after_frustum = 0, after_occlusion = 0, drawn = 0;
   ///@}
+  /// Indirect draws that drew something (non-empty bins), summed over the frame's phases; 0
+  /// for strategies that do not count them.
+  uint32_t sub_draws = 0;
 };
 
 /// GPU time of one named pass of a frame ("render", "cull", "pyramid", ...), by timestamp queries.

@@ -71,6 +71,15 @@ void multi_draw_indexed_indirect_count(WGPURenderPassEncoder pass, WGPUBuffer in
                                                 count_offset);
 }
 
+bool has_multi_draw_indirect(WGPUDevice) { return false; }
+
+void multi_draw_indexed_indirect(WGPURenderPassEncoder pass, WGPUBuffer indirect, uint64_t offset,
+                                 uint32_t count) {
+  // Never reached while has_multi_draw_indirect() is false (Dawn's MultiDrawIndirect feature
+  // needs the allow_unsafe_apis toggle); Dawn's call, should it be.
+  wgpuRenderPassEncoderMultiDrawIndexedIndirect(pass, indirect, offset, count, nullptr, 0);
+}
+
 namespace {
 
 // A future completed when everything submitted to `queue` so far is done; waited for with

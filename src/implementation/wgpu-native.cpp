@@ -75,6 +75,13 @@ void multi_draw_indexed_indirect_count(WGPURenderPassEncoder pass, WGPUBuffer in
                                                      count_offset, max_count);
 }
 
+bool has_multi_draw_indirect(WGPUDevice) { return true; }
+
+void multi_draw_indexed_indirect(WGPURenderPassEncoder pass, WGPUBuffer indirect, uint64_t offset,
+                                 uint32_t count) {
+  wgpuRenderPassEncoderMultiDrawIndexedIndirect(pass, indirect, offset, count);
+}
+
 Submission submit(WGPUInstance, WGPUQueue queue, uint32_t count,
                   const WGPUCommandBuffer* commands) {
   return {wgpuQueueSubmitForIndex(queue, count, commands), true};

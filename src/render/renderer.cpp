@@ -4,6 +4,7 @@
 // timestamp queries read back without stalling, readback of the last frame (rows padded to the
 // copy alignment, wgpu-native examples/capture).
 #include "bindery/renderer.hpp"
+#include "bindery/gpu_driven/indirect_draws.hpp"
 
 #include "bindery/offscreen.hpp"
 
@@ -101,6 +102,11 @@ void validate_scene(const Scene& scene, const Limits& limits) {
 }
 
 void validate_options(const Device& device, const Scene& scene, const RenderOptions& o) {
+  if (!o.draw_path.empty() && !gpu_driven::parse_draw_path(o.draw_path))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::draw_path = \"{}\"; valid: multi-draw-indirect-count, "
+                            "multi-draw-indirect, bundle, loop (or empty: the best the device offers)",
+                            escape_for_message(o.draw_path)));
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (o.width == 0 || o.height == 0 || o.width > max_dim || o.height > max_dim)
     throw Error(ErrorKind::TextureSizeOutOfRange,
@@ -292,6 +298,7 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   strategies::GpuScene gpu_scene = strategies::upload_scene(device, scene);
   strategies::StrategyOptions so;
   so.occlusion = options.occlusion;
+  so.draw_path = options.draw_path;
   so.width = options.width;
   so.height = options.height;
   so.depth_texture = target.depth_texture;

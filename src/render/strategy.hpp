@@ -160,6 +160,7 @@ struct StrategyOptions {
   bool occlusion = true;
   uint32_t width = 0, height = 0;  ///< the target size
   WGPUTexture depth_texture = nullptr;
+  std::string draw_path;  ///< RenderOptions::draw_path
 };
 
 /// One way of getting per-draw data to the shader. Created once per run. Each frame the renderer

@@ -1,390 +1,317 @@
 // SPDX-License-Identifier: MIT
-// --strategy gpu-driven: the article's animation, frustum culling, two-phase occlusion culling
-// and indirect draws, all on the GPU (seed 003's "further ideas": GPU culling, indirect draws,
-// double buffering; the GPU-driven pipelines of Haar & Aaltonen, SIGGRAPH 2015, and Wihlidal,
-// GDC 2016). Shaders: shaders/gpu_driven_cull.wgsl, depth_pyramid.wgsl, cubes_gpu_driven.wgsl.
+// --strategy gpu-driven: any scene drawn through bindery's GPU-driven parts
+// (include/bindery/gpu_driven/): every mesh once in the mesh pool, every object a record of the
+// object table, materials and textures in the material table (2D arrays by size class), frustum
+// and two-phase occlusion culling on the GPU into (pipeline, mesh) bins, and the bins' indirect
+// draws emitted through the best draw path of the device (multi-draw-indirect-count,
+// multi-draw-indirect, a render bundle, or a loop of drawIndexedIndirect; --draw-path forces one).
+// The further ideas of the webgpufundamentals optimization article (GPU culling, indirect draws);
+// the GPU-driven pipelines of Haar & Aaltonen (SIGGRAPH 2015) and Wihlidal (GDC 2016).
 //
-// Once, at creation: every object's animation inputs (ObjectInput: axis, speeds, radius, scale,
-// the reduced phases, material, batch) into a storage buffer; every mesh into one merged vertex +
-// index buffer, each mesh one batch (= one indirect draw) with its bounds; materials into a
-// storage array; textures into one 2D array texture. Per frame the CPU writes one DrivenFrame
-// uniform (time, view-projection, light, eye, counts) and nothing per object, then records:
-//   compute "cull":    begin_frame (reset draws and counters), cull_phase1 (animate, frustum,
-//                      compact the objects visible last frame into per-batch instance windows)
-//   render  "phase1":  one multiDrawIndexedIndirectCount (wgpu-native's MultiDrawIndirectCount
-//                      feature) or one drawIndexedIndirect per batch
+// Who moves the objects:
+//   - the article's cubes: the GPU. Their animation inputs are uploaded once; each frame a compute
+//     pass (shaders/object_animate.wgsl) writes every record's world matrix, and nothing per
+//     object crosses from the CPU;
+//   - any other scene (glTF, city): the application, through ObjectTable::set_transform for the
+//     objects whose transform changed this frame (FrameInputs' changed range), flushed once.
+// A frame:
+//   compute "cull":    [animate]; Culling::phase1 (counts reset, bins reset, frustum test,
+//                      IndirectDraws::build)
+//   render  "phase1":  IndirectDraws::draw
 // and with occlusion culling:
-//   compute "pyramid": the depth buffer's max-reduction mip chain
-//   compute "cull2":   begin_phase2, cull_phase2 (indirect dispatch over the phase 1 candidates:
-//                      test against the pyramid, remember visibility, compact the new ones)
-//   render  "phase2":  the same draws again (loads colour and depth)
-// Nothing is read back per frame except the statistics the renderer copies without waiting.
+//   compute "pyramid": DepthPyramid::build
+//   compute "cull2":   Culling::phase2
+//   render  "phase2":  IndirectDraws::draw (loads colour and depth)
 #include "object_animation.hpp"
 #include "strategy.hpp"
 
+#include "bindery/gpu_driven/culling.hpp"
+#include "bindery/gpu_driven/depth_pyramid.hpp"
+#include "bindery/gpu_driven/indirect_draws.hpp"
+#include "bindery/gpu_driven/material_table.hpp"
+#include "bindery/gpu_driven/mesh_pool.hpp"
+#include "bindery/gpu_driven/object_table.hpp"
 #include "bindery/layout_builder.hpp"
-#include "bindery/struct_check.hpp"
 #include "bindery/struct_view.hpp"
 #include "bindery_shaders.hpp"
 
 #include <fmt/format.h>
-#include "implementation.hpp"
 
-#include <cstring>
+#include <bit>
+#include <memory>
 
 namespace bindery::strategies {
 namespace {
 
-constexpr uint32_t kWorkgroupSize = kAnimateWorkgroupSize;  // @workgroup_size of the entries
-constexpr uint32_t kPyramidWorkgroup = 8;       // @workgroup_size(8, 8) of depth_pyramid.wgsl
-constexpr uint64_t kIndirectArgsBytes = 5 * 4;  // GPUDrawIndexedIndirect: five 32-bit values
-constexpr uint64_t kStatsOffset = 4;            // Counters.afterFrustum, after `candidates`
-constexpr uint64_t kStatsBytes = 12;            // afterFrustum, afterOcclusion, drawn
+using namespace bindery::gpu_driven;
+
+// Bind group indices of the render pipeline (shaders/gpu_driven_draw.wgsl).
+constexpr uint32_t kObjectGroup = 0;    // frame uniform, object table, instance remap
+constexpr uint32_t kMaterialGroup = 1;  // MaterialTable::wgsl(kMaterialGroup, 0)
 
 // Why the strategy cannot run on this device and scene, or nullopt.
 std::optional<std::string> unavailable(const Device& device, const Scene& scene) {
-  const Limits& limits = device.limits();
   if (device.adapter().backend == "gl")
     return "its compute shaders do not translate to wgpu-native's OpenGL backend (the GLSL "
            "generated for the occlusion test calls textureSize with an unsigned level); use "
            "--backend vulkan";
-  if (!device.has_indirect_first_instance())
-    return "needs the indirect-first-instance feature (each batch's instances start at its "
-           "firstInstance)";
-  if (std::optional<std::string> why = gpu_animation_unavailable(device, scene)) return why;
-  if (!scene.textures.empty()) {
-    const TextureData& t0 = scene.textures.front();
-    for (const TextureData& t : scene.textures)
-      if (t.width != t0.width || t.height != t0.height || t.mips.size() != t0.mips.size())
-        return "keeps every texture in one 2D array texture, which needs equal texture sizes";
-    if (scene.textures.size() > limits.maxTextureArrayLayers)
-      return fmt::format("{} textures exceed maxTextureArrayLayers ({})", scene.textures.size(),
-                         limits.maxTextureArrayLayers);
-  }
-  const uint64_t n = std::max<uint64_t>(scene.objects.size(), 1);
-  const uint64_t biggest = n * 64;  // instances: 64 bytes per object (Instance)
-  if (biggest > limits.maxStorageBufferBindingSize || biggest > limits.maxBufferSize)
+  if (std::optional<std::string> why = draw_path_unavailable(device, DrawPath::loop)) return why;
+  const Limits& limits = device.limits();
+  const uint64_t records = std::max<uint64_t>(scene.objects.size(), 1) * kObjectRecordBytes;
+  if (records > limits.maxStorageBufferBindingSize || records > limits.maxBufferSize)
     return fmt::format(
-        "{} objects need {} bytes of instances in one binding; "
+        "{} objects need {} bytes of object records in one binding; "
         "maxStorageBufferBindingSize is {}, maxBufferSize {}",
-        scene.objects.size(), biggest, limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+        scene.objects.size(), records, limits.maxStorageBufferBindingSize, limits.maxBufferSize);
   return std::nullopt;
 }
 
-WGPUBindGroupLayoutEntry buffer_entry(uint32_t binding, WGPUBufferBindingType type,
-                                      WGPUShaderStage visibility) {
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = binding;
-  e.visibility = visibility;
-  e.buffer.type = type;
-  return e;
+// shaders/gpu_driven_draw.wgsl with its stand-in material table replaced by `materials`' own.
+std::string draw_shader(const MaterialTable& materials) {
+  std::string source(shaders::gpu_driven_draw);
+  const size_t begin = source.find("// BEGIN material table");
+  const std::string end_marker = "// END material table";
+  const size_t end = source.find(end_marker);
+  if (begin == std::string::npos || end == std::string::npos)
+    throw Error(ErrorKind::Internal, "gpu_driven_draw.wgsl: the material table markers are gone");
+  source.replace(begin, end + end_marker.size() - begin, materials.wgsl(kMaterialGroup, 0));
+  return source;
 }
 
-WGPUBindGroupLayoutEntry texture_entry(uint32_t binding, WGPUTextureSampleType type,
-                                       WGPUTextureViewDimension dimension,
-                                       WGPUShaderStage visibility) {
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = binding;
-  e.visibility = visibility;
-  e.texture.sampleType = type;
-  e.texture.viewDimension = dimension;
-  return e;
+bool all_animated(const Scene& scene) {
+  if (scene.objects.empty()) return false;
+  for (const Object& o : scene.objects)
+    if (!o.animated) return false;
+  return true;
 }
 
-WGPUBindGroupEntry buffer_binding(uint32_t binding, WGPUBuffer buffer) {
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = binding;
-  e.buffer = buffer;
-  e.size = WGPU_WHOLE_SIZE;
-  return e;
-}
-
-WGPUBindGroupEntry texture_binding(uint32_t binding, WGPUTextureView view) {
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = binding;
-  e.textureView = view;
-  return e;
+MeshPoolDesc pool_desc(const Scene& scene) {
+  MeshPoolDesc d;
+  d.label = "gpu-driven meshes";
+  uint64_t vertices = 0, indices = 0;
+  for (const Mesh& m : scene.meshes) {
+    vertices += m.vertices.size();
+    indices += m.indices.size();
+  }
+  d.initial_vertices = std::max<uint64_t>(vertices, 1);
+  d.initial_indices = std::max<uint64_t>(indices, 1);
+  return d;
 }
 
 class GpuDrivenStrategy final : public Strategy {
  public:
-  GpuDrivenStrategy(const Device& device, const Scene& scene, const GpuScene& gpu,
-                    const StrategyOptions& options)
+  GpuDrivenStrategy(const Device& device, const Scene& scene, const StrategyOptions& options)
       : device_(device),
-        gpu_(gpu),
+        object_count_(static_cast<uint32_t>(scene.objects.size())),
+        gpu_animation_(all_animated(scene)),
         occlusion_(options.occlusion),
-        width_(options.width),
-        height_(options.height),
-        cull_reflection_(reflect_checked(shaders::gpu_driven_cull)),
-        render_reflection_(reflect_checked(shaders::cubes_gpu_driven)),
-        frame_layout_(cull_reflection_.struct_layout("DrivenFrame")) {
-    object_count_ = static_cast<uint32_t>(scene.objects.size());
-    upload_meshes(scene);
-    objects_ = upload_object_inputs(device, scene, cull_reflection_.struct_layout("ObjectInput"),
-                                    "gpu-driven");
-    upload_materials(scene, gpu);
-    create_buffers();
-    create_pyramid(options.depth_texture);
-    create_pipelines();
+        meshes_(device, pool_desc(scene)),
+        materials_(device, scene.materials, scene.textures, scene.samplers),
+        objects_(device, ObjectTableDesc{"gpu-driven objects", std::max(object_count_, 1u)}) {
+    add_meshes(scene);
+    add_objects(scene);
+    if (occlusion_)
+      pyramid_ = std::make_unique<DepthPyramid>(device, options.depth_texture, options.width,
+                                                options.height);
+    IndirectDrawsDesc dd;
+    dd.label = "gpu-driven draws";
+    if (!options.draw_path.empty()) dd.path = parse_draw_path(options.draw_path);
+    draws_ = std::make_unique<IndirectDraws>(device, objects_, meshes_, dd);
+    culling_ = std::make_unique<Culling>(device, objects_, meshes_, *draws_, pyramid_.get(),
+                                         CullingDesc{true, occlusion_});
+    if (gpu_animation_) create_animation(scene);
+    create_render_pipeline();
     with_context("creating the gpu-driven strategy", [&] { device.check(); });
   }
 
-  bool needs_cpu_transforms() const override { return false; }
-  uint64_t object_stride() const override { return sizeof(ObjectInputGpu); }
-  uint32_t draw_count() const override { return static_cast<uint32_t>(batches_.size()); }
-  uint64_t stats_bytes() const override { return kStatsBytes; }
+  bool needs_cpu_transforms() const override { return !gpu_animation_; }
+  uint64_t object_stride() const override { return kObjectRecordBytes; }
+  uint32_t draw_count() const override { return 1; }
+  uint64_t stats_bytes() const override { return Culling::kStatsBytes; }
 
-  void upload(const FrameInputs& in, WGPUCommandEncoder) override {
-    StructView v(frame_layout_, std::span<std::byte>(frame_bytes_));
-    v.set(frame_layout_.field("viewProjection"), in.values.view_projection);
-    v.set(frame_layout_.field("lightWorldPosition"), in.values.light_world_position);
-    v.set(frame_layout_.field("time"), in.time_s);
-    v.set(frame_layout_.field("viewWorldPosition"), in.values.view_world_position);
-    v.set(frame_layout_.field("objectCount"), object_count_);
-    v.set(frame_layout_.field("targetSize"), glm::vec2(float(width_), float(height_)));
-    v.set(frame_layout_.field("batchCount"), static_cast<uint32_t>(batches_.size()));
-    v.set(frame_layout_.field("occlusion"), occlusion_ ? 1u : 0u);
-    v.set(frame_layout_.field("pyramidLevels"), pyramid_levels_);
-    device_.write_buffer(frame_.get(), 0, frame_bytes_.data(), frame_bytes_.size());
+  void upload(const FrameInputs& in, WGPUCommandEncoder encoder) override {
+    if (gpu_animation_) {
+      const uint32_t values[2] = {std::bit_cast<uint32_t>(in.time_s), object_count_};
+      device_.write_buffer(animate_frame_.get(), 0, values, sizeof(values));
+    } else {
+      const uint32_t end = std::min<uint32_t>(in.changed_end, object_count_);
+      for (uint32_t i = in.changed_begin; i < end; ++i)
+        objects_.set_transform(i, in.transforms[i].world);
+    }
+    const FlushStats flushed = objects_.flush(encoder);
+    records_uploaded_ += flushed.records_uploaded;
+    write_frame(in.values);
+    const bool rebuilt = culling_->prepare(in.values.view_projection);
+    if (rebuilt || objects_.generation() != render_generation_) create_object_group();
   }
 
-  void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
-              Counters& counters) override {
-    wgpuRenderPassEncoderSetPipeline(pass, render_pipeline_.get());
-    wgpuRenderPassEncoderSetBindGroup(pass, 0, render_group_.get(), 0, nullptr);
-    wgpuRenderPassEncoderSetVertexBuffer(pass, 0, vertices_.get(), 0, WGPU_WHOLE_SIZE);
-    wgpuRenderPassEncoderSetIndexBuffer(pass, indices_.get(), WGPUIndexFormat_Uint32, 0,
-                                        WGPU_WHOLE_SIZE);
-    Counters& c = counters;
-    c.set_pipeline++;
-    c.set_bind_group++;
-    c.set_vertex_buffer++;
-    c.set_index_buffer++;
-    if (device_.has_multi_draw_indirect_count() && first == 0 && last == batches_.size()) {
-      implementation::multi_draw_indexed_indirect_count(pass, draws_.get(), 0, draw_count_.get(), 0,
-                                                        last);
-      c.draws++;
-      return;
-    }
-    for (uint32_t b = first; b < last; ++b) {
-      wgpuRenderPassEncoderDrawIndexedIndirect(pass, draws_.get(),
-                                               uint64_t(b) * kIndirectArgsBytes);
-      c.draws++;
-    }
+  void after_submit() override { objects_.after_submit(); }
+
+  void encode(WGPURenderPassEncoder pass, uint32_t, uint32_t, Counters& counters) override {
+    const WGPUBindGroup groups[] = {object_group_.get(), material_group_.get()};
+    draws_->draw(pass, 0, DrawState{render_pipeline_.get(), groups}, counters);
   }
 
   void record_frame(FrameContext& ctx) override {
     upload(ctx.in, ctx.encoder);
-    const uint32_t batches = static_cast<uint32_t>(batches_.size());
-    const uint32_t reset_groups = std::max(1u, (batches + kWorkgroupSize - 1) / kWorkgroupSize);
     {
       TimedComputePass pass(ctx, "cull");
-      pass.dispatch(begin_frame_.get(), cull_group_.get(), reset_groups, 1);
-      if (const AnimateGrid grid = animate_grid(object_count_); grid.x > 0)
-        pass.dispatch(cull_phase1_.get(), cull_group_.get(), grid.x, grid.y);
+      if (gpu_animation_) {
+        const AnimateGrid grid = animate_grid(object_count_);
+        if (grid.x > 0) pass.dispatch(animate_.get(), animate_group_.get(), grid.x, grid.y);
+      }
+      culling_->phase1(pass.get());
     }
     render_pass(ctx, "phase1", true);
     if (!occlusion_) return;
     {
       TimedComputePass pass(ctx, "pyramid");
-      for (uint32_t level = 0; level < pyramid_levels_; ++level) {
-        const uint32_t w = std::max(1u, width_ >> level), h = std::max(1u, height_ >> level);
-        pass.dispatch(level == 0 ? from_depth_.get() : reduce_.get(), pyramid_groups_[level].get(),
-                      (w + kPyramidWorkgroup - 1) / kPyramidWorkgroup,
-                      (h + kPyramidWorkgroup - 1) / kPyramidWorkgroup);
-      }
+      pyramid_->build(pass.get());
     }
     {
       TimedComputePass pass(ctx, "cull2");
-      wgpuComputePassEncoderSetBindGroup(pass.get(), 1, dispatch_group_.get(), 0, nullptr);
-      pass.dispatch(begin_phase2_.get(), cull_group_.get(), reset_groups, 1);
-      wgpuComputePassEncoderSetPipeline(pass.get(), cull_phase2_.get());
-      wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass.get(), dispatch_.get(), 0);
+      culling_->phase2(pass.get());
     }
     render_pass(ctx, "phase2", false);
   }
 
   void copy_stats(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset) override {
-    wgpuCommandEncoderCopyBufferToBuffer(encoder, counters_.get(), kStatsOffset, dst, offset,
-                                         kStatsBytes);
+    culling_->copy_stats(encoder, dst, offset);
   }
 
   std::optional<CullingCounts> read_stats(const std::byte* bytes) const override {
-    uint32_t v[3];
-    std::memcpy(v, bytes, sizeof(v));
-    return CullingCounts{object_count_, v[0], v[1], v[2]};
+    const CullingStats s = Culling::read_stats(bytes, object_count_);
+    return CullingCounts{s.objects, s.after_frustum, s.after_occlusion, s.drawn, s.sub_draws};
   }
 
   std::vector<std::pair<std::string, std::string>> notes() const override {
-    return {{"drawPath", device_.has_multi_draw_indirect_count() ? "multiDrawIndexedIndirectCount"
-                                                                 : "drawIndexedIndirect per batch"},
-            {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"}};
+    return {{"drawPath", std::string(to_string(draws_->path()))},
+            {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"},
+            {"textureArrays", std::to_string(materials_.classes().size())},
+            {"movedBy", gpu_animation_ ? "GPU (the article's animation)" : "application"}};
   }
 
  private:
-  struct Batch {
-    uint32_t mesh, first_instance, capacity;
-  };
-
   void render_pass(FrameContext& ctx, std::string_view name, bool clear) {
     const uint32_t span = ctx.timer.open(name);
     gpu::RenderPassEncoder pass =
         ctx.target.begin_pass(ctx.encoder, clear, ctx.timer.writes(span, true, true));
-    encode(pass.get(), 0, static_cast<uint32_t>(batches_.size()), ctx.counters);
+    encode(pass.get(), 0, 1, ctx.counters);
     wgpuRenderPassEncoderEnd(pass.get());
     ctx.passes++;
   }
 
-  // Every mesh into one vertex + one uint32 index buffer (one draw stream for
-  // multiDrawIndexedIndirectCount); each mesh one batch whose instance window holds all of its
-  // objects.
-  void upload_meshes(const Scene& scene) {
-    std::vector<Vertex> vertices;
-    std::vector<uint32_t> indices;
-    std::vector<uint32_t> objects_per_mesh(scene.meshes.size(), 0);
-    for (const Object& o : scene.objects) objects_per_mesh[o.mesh]++;
-    const StructLayout& info = cull_reflection_.struct_layout("BatchInfo");
-    batch_bytes_.resize(std::max<size_t>(scene.meshes.size(), 1) * info.size);
-    uint32_t first_instance = 0;
-    for (uint32_t m = 0; m < scene.meshes.size(); ++m) {
-      const Mesh& mesh = scene.meshes[m];
-      StructView v(info, std::span<std::byte>(batch_bytes_).subspan(m * info.size, info.size));
-      const glm::vec3 center = (mesh.bounds_min + mesh.bounds_max) * 0.5f;
-      v.set(info.field("sphere"),
-            glm::vec4(center, glm::length(mesh.bounds_max - mesh.bounds_min) * 0.5f));
-      v.set(info.field("boxMin"), glm::vec4(mesh.bounds_min, 0.0f));
-      v.set(info.field("boxMax"), glm::vec4(mesh.bounds_max, 0.0f));
-      v.set(info.field("indexCount"), static_cast<uint32_t>(mesh.indices.size()));
-      v.set(info.field("firstIndex"), static_cast<uint32_t>(indices.size()));
-      v.set(info.field("baseVertex"), static_cast<int32_t>(vertices.size()));
-      v.set(info.field("firstInstance"), first_instance);
-      batches_.push_back({m, first_instance, objects_per_mesh[m]});
-      first_instance += objects_per_mesh[m];
-      vertices.insert(vertices.end(), mesh.vertices.begin(), mesh.vertices.end());
-      indices.insert(indices.end(), mesh.indices.begin(), mesh.indices.end());
-    }
-    vertices.resize(std::max<size_t>(vertices.size(), 1));
-    indices.resize(std::max<size_t>(indices.size(), 1));
-    vertices_ = device_.create_buffer("merged vertices", vertices.size() * sizeof(Vertex),
-                                      WGPUBufferUsage_Vertex | WGPUBufferUsage_CopyDst);
-    device_.write_buffer(vertices_.get(), 0, vertices.data(), vertices.size() * sizeof(Vertex));
-    indices_ = device_.create_buffer("merged indices", indices.size() * 4,
-                                     WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst);
-    device_.write_buffer(indices_.get(), 0, indices.data(), indices.size() * 4);
-    batch_info_ = device_.create_buffer("batches", batch_bytes_.size(),
-                                        WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
-    device_.write_buffer(batch_info_.get(), 0, batch_bytes_.data(), batch_bytes_.size());
+  // Every mesh once, into the pool: a fresh pool hands out ids 0, 1, ... in order, so a scene's
+  // mesh index is its id.
+  void add_meshes(const Scene& scene) {
+    for (uint32_t m = 0; m < scene.meshes.size(); ++m)
+      if (meshes_.add(scene.meshes[m]) != m)
+        throw Error(ErrorKind::Internal, "gpu-driven: a fresh mesh pool handed out ids out of order");
   }
 
-  void upload_materials(const Scene& scene, const GpuScene& gpu) {
-    const StructLayout& layout = render_reflection_.struct_layout("MaterialData");
-    std::vector<std::byte> bytes(std::max<size_t>(scene.materials.size(), 1) * layout.size);
-    for (size_t m = 0; m < scene.materials.size(); ++m) {
-      StructView v(layout, std::span<std::byte>(bytes).subspan(m * layout.size, layout.size));
-      v.set(layout.field("color"), scene.materials[m].color);
-      v.set(layout.field("shininess"), scene.materials[m].shininess);
-      v.set(layout.field("alphaCutoff"), alpha_cutoff_uniform(scene.materials[m]));
-      v.set(layout.field("layer"), scene.materials[m].texture);
+  // Every object once, into the table (ids 0, 1, ... like the meshes); transforms follow with the
+  // first frame's changed range, or from the GPU animation.
+  void add_objects(const Scene& scene) {
+    for (uint32_t i = 0; i < scene.objects.size(); ++i) {
+      const Object& o = scene.objects[i];
+      if (objects_.add(o.animated ? glm::mat4(1.0f) : o.placement, o.mesh, o.material) != i)
+        throw Error(ErrorKind::Internal, "gpu-driven: a fresh object table handed out ids out of order");
     }
-    materials_ = device_.create_buffer("materials", bytes.size(),
-                                       WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
-    device_.write_buffer(materials_.get(), 0, bytes.data(), bytes.size());
-
-    // Every texture (equal sizes: see unavailable()) one layer of a 2D array, with its mips.
-    const uint32_t layers = std::max<uint32_t>(static_cast<uint32_t>(scene.textures.size()), 1);
-    const uint32_t w = scene.textures.empty() ? 1 : scene.textures[0].width;
-    const uint32_t h = scene.textures.empty() ? 1 : scene.textures[0].height;
-    const uint32_t mips =
-        scene.textures.empty() ? 1 : static_cast<uint32_t>(scene.textures[0].mips.size());
-    WGPUTextureDescriptor td = WGPU_TEXTURE_DESCRIPTOR_INIT;
-    td.label = gpu::sv("texture array");
-    td.size = {w, h, layers};
-    td.format = WGPUTextureFormat_RGBA8Unorm;
-    td.mipLevelCount = mips;
-    td.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
-    textures_ = gpu::Texture::acquire(wgpuDeviceCreateTexture(device_.get(), &td));
-    for (uint32_t layer = 0; layer < scene.textures.size(); ++layer) {
-      uint32_t lw = w, lh = h;
-      for (uint32_t level = 0; level < mips; ++level) {
-        WGPUTexelCopyTextureInfo dst = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
-        dst.texture = textures_.get();
-        dst.mipLevel = level;
-        dst.origin = {0, 0, layer};
-        WGPUTexelCopyBufferLayout tl = WGPU_TEXEL_COPY_BUFFER_LAYOUT_INIT;
-        tl.bytesPerRow = lw * 4;
-        tl.rowsPerImage = lh;
-        WGPUExtent3D size = {lw, lh, 1};
-        const std::vector<uint8_t>& data = scene.textures[layer].mips[level];
-        wgpuQueueWriteTexture(device_.queue(), &dst, data.data(), data.size(), &tl, &size);
-        lw = std::max(1u, lw / 2);
-        lh = std::max(1u, lh / 2);
-      }
-    }
-    WGPUTextureViewDescriptor vd = WGPU_TEXTURE_VIEW_DESCRIPTOR_INIT;
-    vd.dimension = WGPUTextureViewDimension_2DArray;
-    textures_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(textures_.get(), &vd));
-    (void)gpu;
   }
 
-  void create_buffers() {
-    frame_bytes_.resize(frame_layout_.size);
-    frame_ = device_.create_buffer("driven frame", frame_layout_.size,
-                                   WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
-    const uint64_t n = std::max<uint64_t>(object_count_, 1);
-    draws_ = device_.create_buffer("indirect draws",
-                                   std::max<size_t>(batches_.size(), 1) * kIndirectArgsBytes,
-                                   WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
-    instances_ =
-        device_.create_buffer("instances", n * render_reflection_.struct_layout("Instance").size,
-                              WGPUBufferUsage_Storage);
-    // The visibility of every object in the last frame (0 at first: phase 2 draws them all).
-    visible_ = device_.create_buffer("visible last frame", n * 4, WGPUBufferUsage_Storage);
-    candidates_ = device_.create_buffer("phase 2 candidates", n * 4, WGPUBufferUsage_Storage);
-    const uint64_t counters_size = cull_reflection_.struct_layout("Counters").size;
-    if (counters_size != kStatsOffset + kStatsBytes)
-      throw Error(ErrorKind::StructMismatch,
-                  fmt::format("gpu_driven_cull.wgsl: Counters is {} bytes, bindery reads {}",
-                              counters_size, kStatsOffset + kStatsBytes));
-    counters_ = device_.create_buffer("counters", counters_size,
-                                      WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
-    dispatch_ = device_.create_buffer("phase 2 dispatch", 12,
-                                      WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
-    const uint32_t count = static_cast<uint32_t>(batches_.size());
-    draw_count_ =
-        device_.create_buffer("draw count", 4, WGPUBufferUsage_Indirect | WGPUBufferUsage_CopyDst);
-    device_.write_buffer(draw_count_.get(), 0, &count, 4);
-  }
-
-  // The depth pyramid: r32float, level 0 the target's size, floor-halved to 1 x 1.
-  void create_pyramid(WGPUTexture depth) {
-    uint32_t levels = 1;
-    while ((std::max(width_, height_) >> levels) > 0) ++levels;
-    pyramid_levels_ = levels;
-    WGPUTextureDescriptor td = WGPU_TEXTURE_DESCRIPTOR_INIT;
-    td.label = gpu::sv("depth pyramid");
-    td.size = {width_, height_, 1};
-    td.format = WGPUTextureFormat_R32Float;
-    td.mipLevelCount = levels;
-    td.usage = WGPUTextureUsage_StorageBinding | WGPUTextureUsage_TextureBinding;
-    pyramid_ = gpu::Texture::acquire(wgpuDeviceCreateTexture(device_.get(), &td));
-    pyramid_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(pyramid_.get(), nullptr));
-    for (uint32_t level = 0; level < levels; ++level) {
-      WGPUTextureViewDescriptor vd = WGPU_TEXTURE_VIEW_DESCRIPTOR_INIT;
-      vd.baseMipLevel = level;
-      vd.mipLevelCount = 1;
-      level_views_.push_back(gpu::TextureView::acquire(wgpuTextureCreateView(pyramid_.get(), &vd)));
+  void create_animation(const Scene& scene) {
+    using namespace gpu_driven;
+    const Reflection reflection = reflect_checked(shaders::object_animate);
+    inputs_ = upload_object_inputs(device_, scene, reflection.struct_layout("ObjectInput"),
+                                   "gpu-driven");
+    animate_frame_ = device_.create_buffer("gpu-driven animate frame", 8,
+                                           WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+    WGPUBindGroupLayoutEntry entries[3];
+    const WGPUBufferBindingType types[3] = {WGPUBufferBindingType_Uniform,
+                                            WGPUBufferBindingType_ReadOnlyStorage,
+                                            WGPUBufferBindingType_Storage};
+    for (uint32_t b = 0; b < 3; ++b) {
+      entries[b] = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+      entries[b].binding = b;
+      entries[b].visibility = WGPUShaderStage_Compute;
+      entries[b].buffer.type = types[b];
     }
-    depth_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(depth, nullptr));
-  }
-
-  gpu::ComputePipeline compute_pipeline(WGPUShaderModule module, WGPUPipelineLayout layout,
-                                        const char* entry) {
+    WGPUBindGroupLayoutDescriptor ld = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+    ld.label = gpu::sv("gpu-driven animate");
+    ld.entryCount = 3;
+    ld.entries = entries;
+    animate_layout_ =
+        gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device_.get(), &ld));
+    WGPUBindGroupLayout layouts[] = {animate_layout_.get()};
+    animate_pipeline_layout_ = create_pipeline_layout(device_, layouts, "gpu-driven animate");
+    animate_module_ = device_.create_shader_module("object_animate.wgsl", shaders::object_animate);
     WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
-    cd.label = gpu::sv(entry);
-    cd.layout = layout;
-    cd.compute.module = module;
-    cd.compute.entryPoint = gpu::sv(entry);
-    return gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(device_.get(), &cd));
+    cd.label = gpu::sv("animate_objects");
+    cd.layout = animate_pipeline_layout_.get();
+    cd.compute.module = animate_module_.get();
+    cd.compute.entryPoint = gpu::sv("animate_objects");
+    animate_ = gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(device_.get(), &cd));
+    create_animate_group();
+  }
+
+  void create_animate_group() {
+    WGPUBindGroupEntry e[3];
+    const WGPUBuffer buffers[3] = {animate_frame_.get(), inputs_.get(), objects_.buffer()};
+    for (uint32_t b = 0; b < 3; ++b) {
+      e[b] = WGPU_BIND_GROUP_ENTRY_INIT;
+      e[b].binding = b;
+      e[b].buffer = buffers[b];
+      e[b].size = WGPU_WHOLE_SIZE;
+    }
+    animate_group_ = create_bind_group(device_, "gpu-driven animate", animate_layout_.get(), e);
+  }
+
+  void create_render_pipeline() {
+    const Reflection reflection = reflect_checked(shaders::gpu_driven_draw);
+    frame_layout_ = reflection.struct_layout("DrawFrame");
+    frame_bytes_.resize(frame_layout_.size);
+    frame_ = device_.create_buffer("gpu-driven frame", frame_layout_.size,
+                                   WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+    WGPUBindGroupLayoutEntry object_entries[3];
+    const WGPUBufferBindingType types[3] = {WGPUBufferBindingType_Uniform,
+                                            WGPUBufferBindingType_ReadOnlyStorage,
+                                            WGPUBufferBindingType_ReadOnlyStorage};
+    for (uint32_t b = 0; b < 3; ++b) {
+      object_entries[b] = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+      object_entries[b].binding = b;
+      object_entries[b].visibility = b == 0 ? WGPUShaderStage_Vertex | WGPUShaderStage_Fragment
+                                            : WGPUShaderStage_Vertex;
+      object_entries[b].buffer.type = types[b];
+    }
+    object_layout_ = raw_layout("gpu-driven objects", object_entries);
+    const std::vector<WGPUBindGroupLayoutEntry> material_entries = materials_.layout_entries(0);
+    material_layout_ = raw_layout("gpu-driven materials", material_entries);
+    const std::vector<WGPUBindGroupEntry> material_bindings = materials_.group_entries(0);
+    material_group_ = create_bind_group(device_, "gpu-driven materials", material_layout_.get(),
+                                        material_bindings);
+    create_object_group();
+    WGPUBindGroupLayout layouts[2];
+    layouts[kObjectGroup] = object_layout_.get();
+    layouts[kMaterialGroup] = material_layout_.get();
+    render_pipeline_layout_ = create_pipeline_layout(device_, layouts, "gpu-driven render");
+    const std::string source = draw_shader(materials_);
+    render_module_ = device_.create_shader_module("gpu_driven_draw.wgsl", source);
+    render_pipeline_ = create_scene_pipeline(device_, render_module_.get(),
+                                             render_pipeline_layout_.get(), "gpu-driven");
+  }
+
+  void create_object_group() {
+    WGPUBindGroupEntry e[3];
+    const WGPUBuffer buffers[3] = {frame_.get(), objects_.buffer(), draws_->remap_buffer()};
+    for (uint32_t b = 0; b < 3; ++b) {
+      e[b] = WGPU_BIND_GROUP_ENTRY_INIT;
+      e[b].binding = b;
+      e[b].buffer = buffers[b];
+      e[b].size = WGPU_WHOLE_SIZE;
+    }
+    object_group_ = create_bind_group(device_, "gpu-driven objects", object_layout_.get(), e);
+    if (gpu_animation_ && animate_layout_) create_animate_group();
+    render_generation_ = objects_.generation();
   }
 
   gpu::BindGroupLayout raw_layout(const char* label, std::span<const WGPUBindGroupLayoutEntry> e) {
@@ -395,150 +322,46 @@ class GpuDrivenStrategy final : public Strategy {
     return gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device_.get(), &d));
   }
 
-  void create_pipelines() {
-    const WGPUShaderStage cs = WGPUShaderStage_Compute;
-    // Culling: one group, nine bindings (gpu_driven_cull.wgsl).
-    const WGPUBindGroupLayoutEntry cull_entries[] = {
-        buffer_entry(0, WGPUBufferBindingType_Uniform, cs),
-        buffer_entry(1, WGPUBufferBindingType_ReadOnlyStorage, cs),
-        buffer_entry(2, WGPUBufferBindingType_ReadOnlyStorage, cs),
-        buffer_entry(3, WGPUBufferBindingType_Storage, cs),
-        buffer_entry(4, WGPUBufferBindingType_Storage, cs),
-        buffer_entry(5, WGPUBufferBindingType_Storage, cs),
-        buffer_entry(6, WGPUBufferBindingType_Storage, cs),
-        buffer_entry(7, WGPUBufferBindingType_Storage, cs),
-        texture_entry(8, WGPUTextureSampleType_UnfilterableFloat, WGPUTextureViewDimension_2D, cs),
-    };
-    cull_layout_ = raw_layout("gpu-driven cull", cull_entries);
-    const WGPUBindGroupEntry cull_bindings[] = {
-        buffer_binding(0, frame_.get()),         buffer_binding(1, objects_.get()),
-        buffer_binding(2, batch_info_.get()),    buffer_binding(3, draws_.get()),
-        buffer_binding(4, instances_.get()),     buffer_binding(5, visible_.get()),
-        buffer_binding(6, candidates_.get()),    buffer_binding(7, counters_.get()),
-        texture_binding(8, pyramid_view_.get()),
-    };
-    cull_group_ = create_bind_group(device_, "gpu-driven cull", cull_layout_.get(), cull_bindings);
-    WGPUBindGroupLayout cull_layouts[] = {cull_layout_.get()};
-    cull_pipeline_layout_ = create_pipeline_layout(device_, cull_layouts, "gpu-driven cull");
-    cull_module_ = device_.create_shader_module("gpu_driven_cull.wgsl", shaders::gpu_driven_cull);
-    begin_frame_ = compute_pipeline(cull_module_.get(), cull_pipeline_layout_.get(), "begin_frame");
-    cull_phase1_ = compute_pipeline(cull_module_.get(), cull_pipeline_layout_.get(), "cull_phase1");
-    const WGPUBindGroupLayoutEntry dispatch_entry[] = {
-        buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
-    dispatch_layout_ = raw_layout("phase 2 dispatch", dispatch_entry);
-    const WGPUBindGroupEntry dispatch_binding[] = {buffer_binding(0, dispatch_.get())};
-    dispatch_group_ = create_bind_group(
-        device_, "phase 2 dispatch", dispatch_layout_.get(), dispatch_binding);
-    WGPUBindGroupLayout begin_phase2_layouts[] = {cull_layout_.get(), dispatch_layout_.get()};
-    begin_phase2_pipeline_layout_ =
-        create_pipeline_layout(device_, begin_phase2_layouts, "gpu-driven begin phase 2");
-    begin_phase2_ =
-        compute_pipeline(cull_module_.get(), begin_phase2_pipeline_layout_.get(), "begin_phase2");
-    cull_phase2_ = compute_pipeline(cull_module_.get(), cull_pipeline_layout_.get(), "cull_phase2");
-
-    // Depth pyramid: level 0 from the depth texture, then each level from the one before.
-    WGPUBindGroupLayoutEntry from_depth[2] = {
-        texture_entry(0, WGPUTextureSampleType_Depth, WGPUTextureViewDimension_2D, cs),
-        WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT};
-    WGPUBindGroupLayoutEntry reduce[2] = {
-        texture_entry(2, WGPUTextureSampleType_UnfilterableFloat, WGPUTextureViewDimension_2D, cs),
-        WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT};
-    for (auto [entries, binding] : {std::pair{from_depth, 1u}, std::pair{reduce, 3u}}) {
-      entries[1].binding = binding;
-      entries[1].visibility = cs;
-      entries[1].storageTexture.access = WGPUStorageTextureAccess_WriteOnly;
-      entries[1].storageTexture.format = WGPUTextureFormat_R32Float;
-      entries[1].storageTexture.viewDimension = WGPUTextureViewDimension_2D;
-    }
-    from_depth_layout_ = raw_layout("pyramid from depth", from_depth);
-    reduce_layout_ = raw_layout("pyramid reduce", reduce);
-    pyramid_module_ = device_.create_shader_module("depth_pyramid.wgsl", shaders::depth_pyramid);
-    WGPUBindGroupLayout fl[] = {from_depth_layout_.get()};
-    WGPUBindGroupLayout rl[] = {reduce_layout_.get()};
-    from_depth_pipeline_layout_ = create_pipeline_layout(device_, fl, "pyramid from depth");
-    reduce_pipeline_layout_ = create_pipeline_layout(device_, rl, "pyramid reduce");
-    from_depth_ =
-        compute_pipeline(pyramid_module_.get(), from_depth_pipeline_layout_.get(), "from_depth");
-    reduce_ = compute_pipeline(pyramid_module_.get(), reduce_pipeline_layout_.get(), "reduce");
-    for (uint32_t level = 0; level < pyramid_levels_; ++level) {
-      if (level == 0) {
-        const WGPUBindGroupEntry e[] = {texture_binding(0, depth_view_.get()),
-                                        texture_binding(1, level_views_[0].get())};
-        pyramid_groups_.push_back(create_bind_group(
-            device_, "pyramid level 0", from_depth_layout_.get(), e));
-      } else {
-        const WGPUBindGroupEntry e[] = {texture_binding(2, level_views_[level - 1].get()),
-                                        texture_binding(3, level_views_[level].get())};
-        pyramid_groups_.push_back(create_bind_group(
-            device_, "pyramid level", reduce_layout_.get(), e));
-      }
-    }
-
-    // Rendering: one group for the frame (gpu_driven.wgsl's bindings 0..4).
-    const WGPUShaderStage vf = WGPUShaderStage_Vertex | WGPUShaderStage_Fragment;
-    WGPUBindGroupLayoutEntry render_entries[] = {
-        buffer_entry(0, WGPUBufferBindingType_Uniform, vf),
-        buffer_entry(1, WGPUBufferBindingType_ReadOnlyStorage, WGPUShaderStage_Vertex),
-        buffer_entry(2, WGPUBufferBindingType_ReadOnlyStorage, WGPUShaderStage_Fragment),
-        texture_entry(3, WGPUTextureSampleType_Float, WGPUTextureViewDimension_2DArray,
-                      WGPUShaderStage_Fragment),
-        WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT};
-    render_entries[4].binding = 4;
-    render_entries[4].visibility = WGPUShaderStage_Fragment;
-    render_entries[4].sampler.type = WGPUSamplerBindingType_Filtering;
-    render_layout_ = raw_layout("gpu-driven render", render_entries);
-    WGPUBindGroupEntry render_bindings[] = {
-        buffer_binding(0, frame_.get()), buffer_binding(1, instances_.get()),
-        buffer_binding(2, materials_.get()), texture_binding(3, textures_view_.get()),
-        WGPU_BIND_GROUP_ENTRY_INIT};
-    render_bindings[4].binding = 4;
-    render_bindings[4].sampler = gpu_.samplers[0].get();
-    render_group_ = create_bind_group(
-        device_, "gpu-driven render", render_layout_.get(), render_bindings);
-    WGPUBindGroupLayout render_layouts[] = {render_layout_.get()};
-    render_pipeline_layout_ = create_pipeline_layout(device_, render_layouts, "gpu-driven render");
-    render_module_ =
-        device_.create_shader_module("cubes_gpu_driven.wgsl", shaders::cubes_gpu_driven);
-    render_pipeline_ = create_scene_pipeline(device_, render_module_.get(),
-                                             render_pipeline_layout_.get(), "gpu-driven");
+  void write_frame(const FrameValues& values) {
+    StructView v(frame_layout_, std::span<std::byte>(frame_bytes_));
+    v.set(frame_layout_.field("viewProjection"), values.view_projection);
+    v.set(frame_layout_.field("lightWorldPosition"), values.light_world_position);
+    v.set(frame_layout_.field("viewWorldPosition"), values.view_world_position);
+    device_.write_buffer(frame_.get(), 0, frame_bytes_.data(), frame_bytes_.size());
   }
 
   const Device& device_;
-  const GpuScene& gpu_;
-  bool occlusion_;
-  uint32_t width_, height_;
-  Reflection cull_reflection_, render_reflection_;
-  const StructLayout& frame_layout_;
-  uint32_t object_count_ = 0, pyramid_levels_ = 1;
-  std::vector<Batch> batches_;
-  std::vector<std::byte> batch_bytes_, frame_bytes_;
-  gpu::Buffer vertices_, indices_, batch_info_, objects_, materials_, frame_, draws_, instances_,
-      visible_, candidates_, counters_, dispatch_, draw_count_;
-  gpu::Texture textures_, pyramid_;
-  gpu::TextureView textures_view_, pyramid_view_, depth_view_;
-  std::vector<gpu::TextureView> level_views_;
-  gpu::BindGroupLayout cull_layout_, dispatch_layout_, from_depth_layout_, reduce_layout_,
-      render_layout_;
-  gpu::BindGroup cull_group_, dispatch_group_, render_group_;
-  std::vector<gpu::BindGroup> pyramid_groups_;
-  gpu::PipelineLayout cull_pipeline_layout_, begin_phase2_pipeline_layout_,
-      from_depth_pipeline_layout_, reduce_pipeline_layout_, render_pipeline_layout_;
-  gpu::ShaderModule cull_module_, pyramid_module_, render_module_;
-  gpu::ComputePipeline begin_frame_, cull_phase1_, begin_phase2_, cull_phase2_, from_depth_,
-      reduce_;
+  uint32_t object_count_;
+  bool gpu_animation_, occlusion_;
+  MeshPool meshes_;
+  MaterialTable materials_;
+  ObjectTable objects_;
+  std::unique_ptr<DepthPyramid> pyramid_;
+  std::unique_ptr<IndirectDraws> draws_;
+  std::unique_ptr<Culling> culling_;
+  uint64_t render_generation_ = 0, records_uploaded_ = 0;
+  StructLayout frame_layout_;
+  std::vector<std::byte> frame_bytes_;
+  gpu::Buffer frame_, inputs_, animate_frame_;
+  gpu::BindGroupLayout object_layout_, material_layout_, animate_layout_;
+  gpu::BindGroup object_group_, material_group_, animate_group_;
+  gpu::PipelineLayout render_pipeline_layout_, animate_pipeline_layout_;
+  gpu::ShaderModule render_module_, animate_module_;
   gpu::RenderPipeline render_pipeline_;
+  gpu::ComputePipeline animate_;
 };
 
 }  // namespace
 
 extern const StrategyRow gpu_driven_row{
     {"gpu-driven",
-     "objects uploaded once; the GPU animates, frustum- and occlusion-culls (depth pyramid, two "
-     "phases) and fills indirect draws; nothing per object on the CPU",
+     "meshes in one pool, objects in a GPU table, materials indexed, textures in 2D arrays by "
+     "size; the GPU frustum- and occlusion-culls (depth pyramid, two phases) into (pipeline, "
+     "mesh) bins and draws them with multi-draw-indirect where the device has it",
      "003: further ideas (GPU-driven culling, indirect draws, double buffering)"},
-    [](const Device& device, const Scene& scene, const GpuScene& gpu,
+    [](const Device& device, const Scene& scene, const GpuScene&,
        const StrategyOptions& options) -> std::unique_ptr<Strategy> {
-      return std::make_unique<GpuDrivenStrategy>(device, scene, gpu, options);
+      return std::make_unique<GpuDrivenStrategy>(device, scene, options);
     },
     unavailable};
 

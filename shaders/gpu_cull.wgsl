@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// GPU culling over the object table (bindery/gpu_driven/culling.hpp): frustum culling by each
+// mesh's bounding sphere and two-phase occlusion culling by its box against a depth pyramid
+// (Haar & Aaltonen, SIGGRAPH 2015; Wihlidal, GDC 2016; docs/REFERENCES.md). Visible objects are
+// appended to their (pipeline, mesh) bin of the indirect draws (indirect_draws.wgsl).
+//
+// Per frame:  begin_frame -> cull_phase1 -> [indirect draws: scan, args, scatter; render phase 1]
+//             occlusion on: [depth pyramid] -> begin_phase2 -> cull_phase2 -> [indirect draws;
+//             render phase 2]
+// Phase 1 appends the objects inside the frustum that were visible last frame (all of them
+// inside the frustum when occlusion culling is off). Phase 2 tests every object inside the
+// frustum against the pyramid of phase 1's depth, records its visibility for the next frame, and
+// appends the visible ones phase 1 did not. An object is culled only when its nearest depth is
+// behind the farthest depth under its screen rectangle, so the image equals the one without
+// occlusion culling.
+// @include object_record.wgsl
+// @include mesh_record.wgsl
+
+struct CullFrame {
+  viewProjection: mat4x4f,
+  targetSize: vec2f,    // pixels
+  objectEnd: u32,       // one past the highest object id
+  binStride: u32,       // mesh ids: bin = pipeline * binStride + mesh
+  pyramidLevels: u32,
+  flags: u32,           // bit 0: frustum culling, bit 1: occlusion culling
+  candidateBase: u32,   // where the phase 2 candidates start in `state`
+  pad: u32,
+};
+
+// The frame's counts: phase 2 candidates, inside the frustum, not occluded, appended (drawn).
+struct CullCounters {
+  candidates: atomic<u32>,
+  afterFrustum: atomic<u32>,
+  afterOcclusion: atomic<u32>,
+  drawn: atomic<u32>,
+};
+
+// indirect_draws.wgsl's Bin and DrawCounters, with the fields this shader appends through atomic.
+struct Bin {
+  count: atomic<u32>,
+  first: u32,
+  draw: u32,
+  pad: u32,
+};
+struct DrawCounters {
+  entries: atomic<u32>,
+  subDraws: atomic<u32>,
+  pad0: u32,
+  pad1: u32,
+  drawCounts: array<u32>,
+};
+
+struct DispatchArgs {
+  x: u32,
+  y: u32,
+  z: u32,
+};
+
+const kGroup = 64u;
+const kMaxGroupsX = 65535u;
+const kFrustum = 1u;
+const kOcclusion = 2u;
+
+@group(0) @binding(0) var<uniform> frame: CullFrame;
+@group(0) @binding(1) var<storage, read> objects: array<ObjectRecord>;
+@group(0) @binding(2) var<storage, read> meshes: array<MeshRecord>;
+// [0, candidateBase): each object's visibility in the last frame (0 at first: phase 2 draws
+// them all); [candidateBase, ...): the phase 2 candidates.
+@group(0) @binding(3) var<storage, read_write> state: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counters: CullCounters;
+@group(0) @binding(5) var<storage, read_write> bins: array<Bin>;
+@group(0) @binding(6) var<storage, read_write> entries: array<vec2u>;
+@group(0) @binding(7) var<storage, read_write> draws: DrawCounters;
+@group(0) @binding(8) var pyramid: texture_2d<f32>;
+// Phase 2's indirect dispatch, written by begin_phase2 alone (see indirect_draws.wgsl's note on
+// usage scopes).
+@group(1) @binding(0) var<storage, read_write> phase2Dispatch: DispatchArgs;
+
+fn linear(id: vec3u, groups: vec3u) -> u32 {
+  return id.x + id.y * groups.x * kGroup;
+}
+
+fn row(m: mat4x4f, r: u32) -> vec4f {
+  return vec4f(m[0][r], m[1][r], m[2][r], m[3][r]);
+}
+
+// Whether the world-space sphere is at least partly inside the six planes of the view-projection
+// (WebGPU clip space: -w <= x, y <= w and 0 <= z <= w).
+fn in_frustum(center: vec3f, radius: f32) -> bool {
+  let m = frame.viewProjection;
+  let r0 = row(m, 0u);
+  let r1 = row(m, 1u);
+  let r2 = row(m, 2u);
+  let r3 = row(m, 3u);
+  let planes = array<vec4f, 6>(r3 + r0, r3 - r0, r3 + r1, r3 - r1, r2, r3 - r2);
+  for (var p = 0u; p < 6u; p++) {
+    let plane = planes[p];
+    if (dot(plane.xyz, center) + plane.w < -radius * length(plane.xyz)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Appends object i to its bin.
+fn append(i: u32, o: ObjectRecord) {
+  let b = object_pipeline(o) * frame.binStride + o.mesh;
+  let slot = atomicAdd(&bins[b].count, 1u);
+  entries[atomicAdd(&draws.entries, 1u)] = vec2u(i, slot);
+  atomicAdd(&counters.drawn, 1u);
+}
+
+// Resets the frame's counts (before the indirect draws' own reset of the bins).
+@compute @workgroup_size(1)
+fn begin_frame() {
+  atomicStore(&counters.candidates, 0u);
+  atomicStore(&counters.afterFrustum, 0u);
+  atomicStore(&counters.afterOcclusion, 0u);
+  atomicStore(&counters.drawn, 0u);
+  atomicStore(&draws.subDraws, 0u);
+}
+
+// Whether object i can be drawn at all: live, with a live mesh, inside the frustum (when frustum
+// culling is on). Counts the ones inside.
+fn frustum_visible(i: u32, o: ObjectRecord) -> bool {
+  if ((o.flags & kObjectLive) == 0u) {
+    return false;
+  }
+  let mesh = meshes[o.mesh];
+  if (mesh.indexCount == 0u) {
+    return false;
+  }
+  if ((frame.flags & kFrustum) != 0u &&
+      !in_frustum(object_transform(o, mesh.sphere.xyz), mesh.sphere.w * object_max_scale(o))) {
+    return false;
+  }
+  atomicAdd(&counters.afterFrustum, 1u);
+  return true;
+}
+
+// Phase 1: frustum-cull every object; append those visible last frame (every one inside the
+// frustum without occlusion culling).
+@compute @workgroup_size(64)
+fn cull_phase1(@builtin(global_invocation_id) id: vec3u,
+               @builtin(num_workgroups) groups: vec3u) {
+  let i = linear(id, groups);
+  if (i >= frame.objectEnd) {
+    return;
+  }
+  let o = objects[i];
+  if (!frustum_visible(i, o)) {
+    state[i] = 0u;
+    return;
+  }
+  if ((frame.flags & kOcclusion) == 0u) {
+    atomicAdd(&counters.afterOcclusion, 1u);
+    append(i, o);
+    return;
+  }
+  state[frame.candidateBase + atomicAdd(&counters.candidates, 1u)] = i;
+  if (state[i] != 0u) {
+    append(i, o);
+  }
+}
+
+// Between the phases: phase 2's dispatch size from the candidate count.
+@compute @workgroup_size(1)
+fn begin_phase2() {
+  let groups = (atomicLoad(&counters.candidates) + kGroup - 1u) / kGroup;
+  phase2Dispatch.x = min(groups, kMaxGroupsX);
+  phase2Dispatch.y = (groups + kMaxGroupsX - 1u) / kMaxGroupsX;
+  phase2Dispatch.z = 1u;
+}
+
+// The farthest depth of phase 1 under pixels [lo, hi] (inclusive), from the smallest pyramid
+// level where that rectangle spans at most 4 x 4 texels. Level L's texel t covers the pixels
+// whose index shifted right by L is t (the last texel of a row also covers an odd remainder).
+fn farthest_depth(lo: vec2u, hi: vec2u) -> f32 {
+  var level = 0u;
+  loop {
+    if (level + 1u >= frame.pyramidLevels) {
+      break;
+    }
+    let span = (hi >> vec2u(level)) - (lo >> vec2u(level));
+    if (span.x <= 3u && span.y <= 3u) {
+      break;
+    }
+    level += 1u;
+  }
+  // Level L is max(1, size >> L) texels wide and high (as created); computed rather than asked
+  // with textureDimensions(pyramid, level), which lavapipe (Mesa 25.0) answered wrongly for a
+  // level that differs between invocations.
+  let size = max(vec2u(frame.targetSize) >> vec2u(level), vec2u(1u));
+  let a = min(lo >> vec2u(level), size - 1u);
+  let b = min(hi >> vec2u(level), size - 1u);
+  var depth = 0.0;
+  for (var y = a.y; y <= b.y; y++) {
+    for (var x = a.x; x <= b.x; x++) {
+      depth = max(depth, textureLoad(pyramid, vec2u(x, y), level).r);
+    }
+  }
+  return depth;
+}
+
+// Whether the object's box is certainly hidden behind phase 1's depth.
+fn occluded(o: ObjectRecord, mesh: MeshRecord) -> bool {
+  var ndcMin = vec3f(1e30);
+  var ndcMax = vec3f(-1e30);
+  for (var c = 0u; c < 8u; c++) {
+    let corner = select(mesh.boxMin.xyz, mesh.boxMax.xyz,
+                        vec3<bool>((c & 1u) != 0u, (c & 2u) != 0u, (c & 4u) != 0u));
+    let clip = frame.viewProjection * vec4f(object_transform(o, corner), 1.0);
+    if (clip.w <= 1e-5 || clip.z < 0.0) {
+      return false;  // reaches the near plane or behind the eye: keep it
+    }
+    let ndc = clip.xyz / clip.w;
+    ndcMin = min(ndcMin, ndc);
+    ndcMax = max(ndcMax, ndc);
+  }
+  // NDC to pixels (y down), widened by a pixel on each side for rasterization rounding.
+  let size = frame.targetSize;
+  let pxMin = vec2f((ndcMin.x * 0.5 + 0.5) * size.x, (0.5 - ndcMax.y * 0.5) * size.y) - 1.0;
+  let pxMax = vec2f((ndcMax.x * 0.5 + 0.5) * size.x, (0.5 - ndcMin.y * 0.5) * size.y) + 1.0;
+  let limit = size - 1.0;
+  let lo = vec2u(clamp(floor(pxMin), vec2f(0.0), limit));
+  let hi = vec2u(clamp(floor(pxMax), vec2f(0.0), limit));
+  // Hidden only when strictly behind, by more than depth24plus's resolution and the difference
+  // between this arithmetic and the vertex stage's, so that no depth tie is culled.
+  return ndcMin.z > farthest_depth(lo, hi) + 1e-5;
+}
+
+// Phase 2: every candidate against the pyramid; remember visibility for the next frame; append
+// the visible ones phase 1 did not.
+@compute @workgroup_size(64)
+fn cull_phase2(@builtin(global_invocation_id) id: vec3u,
+               @builtin(num_workgroups) groups: vec3u) {
+  let c = linear(id, groups);
+  if (c >= atomicLoad(&counters.candidates)) {
+    return;
+  }
+  let i = state[frame.candidateBase + c];
+  let o = objects[i];
+  let wasDrawn = state[i] != 0u;
+  if (occluded(o, meshes[o.mesh])) {
+    state[i] = 0u;
+    return;
+  }
+  state[i] = 1u;
+  atomicAdd(&counters.afterOcclusion, 1u);
+  if (!wasDrawn) {
+    append(i, o);
+  }
+}

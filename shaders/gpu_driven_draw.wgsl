@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// The render pipeline of the GPU-driven parts (--strategy gpu-driven, and any application that
+// draws through bindery/gpu_driven/): the indirect draws' firstInstance points each (pipeline,
+// mesh) bin at its window of `remap`, which the culling passes filled with the ids of the bin's
+// visible objects; the vertex stage reads the object's record (world matrix rows, material) from
+// the object table, the fragment stage the material from the material table, whose textures are
+// grouped by size into 2D arrays. One bind group per frame for the objects, one for the
+// materials: draws of any mesh and material need no bind group change.
+// @include cubes_common.wgsl
+// @include object_record.wgsl
+
+struct DrawFrame {
+  viewProjection: mat4x4f,
+  lightWorldPosition: vec3f,
+  pad0: f32,
+  viewWorldPosition: vec3f,
+  pad1: f32,
+};
+
+@group(0) @binding(0) var<uniform> frame: DrawFrame;
+@group(0) @binding(1) var<storage, read> objects: array<ObjectRecord>;
+@group(0) @binding(2) var<storage, read> remap: array<u32>;
+
+struct DrawVSOutput {
+  @builtin(position) position: vec4f,
+  @location(0) normal: vec3f,
+  @location(1) surfaceToLight: vec3f,
+  @location(2) surfaceToView: vec3f,
+  @location(3) texcoord: vec2f,
+  @location(4) @interpolate(flat) material: u32,
+  @location(5) color: vec4f,
+};
+
+@vertex fn vs(vert: Vertex, @builtin(instance_index) instance: u32) -> DrawVSOutput {
+  let o = objects[remap[instance]];
+  let world = object_transform(o, vert.position.xyz);
+  // The normal matrix inverse(transpose(M)) is cofactor(M) / det(M) for the 3x3 part M: the
+  // cofactor matrix's columns are the cross products of M's columns, and the fragment stage's
+  // normalize() leaves only det's sign (a mirrored object).
+  let c0 = vec3f(o.world0.x, o.world1.x, o.world2.x);
+  let c1 = vec3f(o.world0.y, o.world1.y, o.world2.y);
+  let c2 = vec3f(o.world0.z, o.world1.z, o.world2.z);
+  let x01 = cross(c0, c1);
+  let x12 = cross(c1, c2);
+  let x20 = cross(c2, c0);
+  let det = dot(c0, x12);
+  let n = vert.normal;
+  var out: DrawVSOutput;
+  out.position = frame.viewProjection * vec4f(world, 1.0);
+  out.normal = select(1.0, -1.0, det < 0.0) * (x12 * n.x + x20 * n.y + x01 * n.z);
+  out.surfaceToLight = frame.lightWorldPosition - world;
+  out.surfaceToView = frame.viewWorldPosition - world;
+  out.texcoord = vert.texcoord;
+  out.material = o.material;
+  out.color = vert.color;
+  return out;
+}
+
+@fragment fn fs(in: DrawVSOutput) -> @location(0) vec4f {
+  // Derivatives in uniform control flow: material_texel samples with textureSampleGrad, since
+  // which array and sampler it reads differs between the fragments of one draw.
+  let ddx = dpdx(in.texcoord);
+  let ddy = dpdy(in.texcoord);
+  let material = materialRecords[in.material];
+  let texel = material_texel(material, in.texcoord, ddx, ddy);
+  var v: VSOutput;
+  v.position = in.position;
+  v.normal = in.normal;
+  v.surfaceToLight = in.surfaceToLight;
+  v.surfaceToView = in.surfaceToView;
+  v.texcoord = in.texcoord;
+  v.color = in.color;
+  return shade(v, material.color, material.shininess, texel, material.alphaCutoff);
+}
+// @include material_table_default.wgsl

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+#include "bindery/gpu_driven/indirect_draws.hpp"
+
+#include "binding_helpers.hpp"
+#include "implementation.hpp"
+
+#include "bindery/error.hpp"
+#include "bindery/gpu_driven/mesh_pool.hpp"
+#include "bindery/gpu_driven/object_table.hpp"
+#include "bindery/layout_builder.hpp"
+#include "bindery_shaders.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace bindery::gpu_driven {
+namespace {
+
+constexpr uint32_t kGroup = 64;            // @workgroup_size of reset, write_args, scatter
+constexpr uint64_t kArgsBytes = 5 * 4;     // GPUDrawIndexedIndirect
+constexpr uint64_t kBinBytes = 16;         // struct Bin
+constexpr uint64_t kEntryBytes = 8;        // vec2u (object, slot)
+constexpr uint64_t kCountersHeader = 16;   // DrawCounters before drawCounts
+constexpr std::array<std::pair<DrawPath, std::string_view>, 4> kNames{{
+    {DrawPath::multi_draw_indirect_count, "multi-draw-indirect-count"},
+    {DrawPath::multi_draw_indirect, "multi-draw-indirect"},
+    {DrawPath::bundle, "bundle"},
+    {DrawPath::loop, "loop"},
+}};
+
+}  // namespace
+
+std::string_view to_string(DrawPath path) {
+  for (const auto& [p, name] : kNames)
+    if (p == path) return name;
+  return "unknown";
+}
+
+std::optional<DrawPath> parse_draw_path(std::string_view name) {
+  for (const auto& [p, n] : kNames)
+    if (n == name) return p;
+  return std::nullopt;
+}
+
+std::optional<std::string> draw_path_unavailable(const Device& device, DrawPath path) {
+  if (!device.has_indirect_first_instance())
+    return "needs the indirect-first-instance feature (each bin's instances start at its "
+           "firstInstance), which " + device.adapter().name + " does not offer";
+  switch (path) {
+    case DrawPath::multi_draw_indirect_count:
+      if (!device.has_multi_draw_indirect_count())
+        return std::string(implementation::name()) +
+               " on this adapter offers no multi-draw-indirect-count (wgpu-native's "
+               "MultiDrawIndirectCount feature)";
+      return std::nullopt;
+    case DrawPath::multi_draw_indirect:
+      if (!implementation::has_multi_draw_indirect(device.get()))
+        return std::string(implementation::name()) +
+               " offers multi-draw-indirect only behind unsafe APIs, which bindery does not "
+               "enable";
+      return std::nullopt;
+    case DrawPath::bundle:
+    case DrawPath::loop:
+      return std::nullopt;
+  }
+  return "unknown draw path";
+}
+
+DrawPath best_draw_path(const Device& device) {
+  for (const auto& [p, name] : kNames)
+    if (!draw_path_unavailable(device, p)) return p;
+  return DrawPath::loop;
+}
+
+IndirectDraws::IndirectDraws(const Device& device, const ObjectTable& objects,
+                             const MeshPool& meshes, const IndirectDrawsDesc& desc)
+    : device_(device), objects_(objects), meshes_(meshes), desc_(desc), pipelines_(desc.pipelines) {
+  using namespace detail;
+  if (desc.pipelines == 0 || desc.pipelines > 256)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("IndirectDrawsDesc::pipelines = {}, valid 1..256 (ObjectRecord flags "
+                            "bits 8..15)",
+                            desc.pipelines));
+  path_ = desc.path ? *desc.path : best_draw_path(device);
+  if (std::optional<std::string> why = draw_path_unavailable(device, path_))
+    throw Error(ErrorKind::StrategyUnavailable,
+                fmt::format("draw path {}: {}", to_string(path_), *why));
+  const WGPUShaderStage cs = WGPUShaderStage_Compute;
+  const WGPUBindGroupLayoutEntry entries[] = {
+      buffer_entry(0, WGPUBufferBindingType_Uniform, cs),
+      buffer_entry(1, WGPUBufferBindingType_ReadOnlyStorage, cs),
+      buffer_entry(2, WGPUBufferBindingType_ReadOnlyStorage, cs),
+      buffer_entry(3, WGPUBufferBindingType_Storage, cs),
+      buffer_entry(4, WGPUBufferBindingType_Storage, cs),
+      buffer_entry(5, WGPUBufferBindingType_ReadOnlyStorage, cs),
+      buffer_entry(6, WGPUBufferBindingType_Storage, cs),
+      buffer_entry(7, WGPUBufferBindingType_Storage, cs),
+  };
+  layout_ = make_layout(device, "indirect draws", entries);
+  const WGPUBindGroupLayoutEntry dispatch[] = {buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
+  dispatch_layout_ = make_layout(device, "indirect draws: scatter dispatch", dispatch);
+  WGPUBindGroupLayout one[] = {layout_.get()};
+  WGPUBindGroupLayout two[] = {layout_.get(), dispatch_layout_.get()};
+  pipeline_layout_ = create_pipeline_layout(device, one, "indirect draws");
+  scan_pipeline_layout_ = create_pipeline_layout(device, two, "indirect draws: scan");
+  module_ = device.create_shader_module("indirect_draws.wgsl", shaders::indirect_draws);
+  reset_ = make_compute(device, module_.get(), pipeline_layout_.get(), "reset");
+  scan_ = make_compute(device, module_.get(), scan_pipeline_layout_.get(), "scan");
+  args_pipeline_ = make_compute(device, module_.get(), pipeline_layout_.get(), "write_args");
+  scatter_ = make_compute(device, module_.get(), pipeline_layout_.get(), "scatter");
+  params_ = device.create_buffer("indirect draws: params", 16,
+                                 WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  scatter_dispatch_ = device.create_buffer("indirect draws: scatter dispatch", 12,
+                                           WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
+  counters_ = device.create_buffer(
+      "indirect draws: counters", kCountersHeader + 4ull * pipelines_,
+      WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect | WGPUBufferUsage_CopySrc);
+  prepare();
+  with_context("creating the indirect draws", [&] { device.check(); });
+}
+
+bool IndirectDraws::prepare() {
+  const uint32_t stride = std::max(meshes_.id_capacity(), 1u);
+  const uint32_t capacity = std::max(objects_.capacity(), 1u);
+  const bool resized = stride != stride_ || capacity != object_capacity_;
+  const bool moved = objects_.generation() != objects_generation_ ||
+                     meshes_.generation() != meshes_generation_;
+  if (!resized && !moved && group_) return false;
+  if (resized || !bins_) {
+    stride_ = stride;
+    object_capacity_ = capacity;
+    create_buffers();
+  }
+  objects_generation_ = objects_.generation();
+  meshes_generation_ = meshes_.generation();
+  create_groups();
+  return true;
+}
+
+void IndirectDraws::create_buffers() {
+  const uint64_t bins = uint64_t(pipelines_) * stride_;
+  bins_ = device_.create_buffer(desc_.label + ": bins", (bins + 1) * kBinBytes,
+                                WGPUBufferUsage_Storage);
+  args_ = device_.create_buffer(desc_.label + ": arguments", 2 * bins * kArgsBytes,
+                                WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
+  entries_ = device_.create_buffer(desc_.label + ": entries", object_capacity_ * kEntryBytes,
+                                   WGPUBufferUsage_Storage);
+  remap_ = device_.create_buffer(desc_.label + ": instance remap", object_capacity_ * 4ull,
+                                 WGPUBufferUsage_Storage);
+  const uint32_t params[4] = {static_cast<uint32_t>(bins), stride_, pipelines_, 0};
+  device_.write_buffer(params_.get(), 0, params, sizeof(params));
+}
+
+void IndirectDraws::create_groups() {
+  using namespace detail;
+  const WGPUBindGroupEntry e[] = {
+      buffer_binding(0, params_.get()),   buffer_binding(1, objects_.buffer()),
+      buffer_binding(2, meshes_.mesh_table()), buffer_binding(3, bins_.get()),
+      buffer_binding(4, args_.get()),     buffer_binding(5, entries_.get()),
+      buffer_binding(6, remap_.get()),    buffer_binding(7, counters_.get()),
+  };
+  group_ = make_group(device_, "indirect draws", layout_.get(), e);
+  const WGPUBindGroupEntry d[] = {buffer_binding(0, scatter_dispatch_.get())};
+  dispatch_group_ = make_group(device_, "indirect draws: scatter dispatch", dispatch_layout_.get(), d);
+}
+
+void IndirectDraws::reset(WGPUComputePassEncoder pass) const {
+  const detail::Grid grid = detail::grid_for(uint64_t(bins()) + 1, kGroup,
+                                             device_.limits().maxComputeWorkgroupsPerDimension);
+  detail::dispatch(pass, reset_.get(), group_.get(), grid);
+}
+
+void IndirectDraws::build(WGPUComputePassEncoder pass) const {
+  wgpuComputePassEncoderSetPipeline(pass, scan_.get());
+  wgpuComputePassEncoderSetBindGroup(pass, 0, group_.get(), 0, nullptr);
+  wgpuComputePassEncoderSetBindGroup(pass, 1, dispatch_group_.get(), 0, nullptr);
+  wgpuComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
+  const detail::Grid grid =
+      detail::grid_for(bins(), kGroup, device_.limits().maxComputeWorkgroupsPerDimension);
+  detail::dispatch(pass, args_pipeline_.get(), group_.get(), grid);
+  wgpuComputePassEncoderSetPipeline(pass, scatter_.get());
+  wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass, scatter_dispatch_.get(), 0);
+}
+
+namespace {
+
+// Sets the pipeline, the bind groups and the mesh pool's buffers on a pass or a bundle encoder.
+template <class Encoder, class SetPipeline, class SetGroup, class SetVertex, class SetIndex>
+void set_state(Encoder encoder, const DrawState& state, const MeshPool& meshes, Counters& c,
+               SetPipeline set_pipeline, SetGroup set_group, SetVertex set_vertex,
+               SetIndex set_index) {
+  set_pipeline(encoder, state.pipeline);
+  c.set_pipeline++;
+  for (uint32_t g = 0; g < state.groups.size(); ++g) {
+    set_group(encoder, g, state.groups[g], 0, nullptr);
+    c.set_bind_group++;
+  }
+  set_vertex(encoder, 0, meshes.vertex_buffer(), 0, WGPU_WHOLE_SIZE);
+  set_index(encoder, meshes.index_buffer(), WGPUIndexFormat_Uint32, 0, WGPU_WHOLE_SIZE);
+  c.set_vertex_buffer++;
+  c.set_index_buffer++;
+}
+
+}  // namespace
+
+void IndirectDraws::draw(WGPURenderPassEncoder pass, uint32_t pipeline, const DrawState& state,
+                         Counters& counters) {
+  if (pipeline >= pipelines_)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("IndirectDraws::draw: pipeline {} >= IndirectDrawsDesc::pipelines ({})",
+                            pipeline, pipelines_));
+  const uint64_t first_bin = uint64_t(pipeline) * stride_;
+  if (path_ == DrawPath::bundle) {
+    if (bundles_.size() < pipelines_) bundles_.resize(pipelines_);
+    const Bundle& b = bundles_[pipeline];
+    const bool stale = !b.bundle || b.pipeline != state.pipeline || b.stride != stride_ ||
+                       b.args != args_.get() || b.vertices != meshes_.vertex_buffer() ||
+                       b.indices != meshes_.index_buffer() ||
+                       !std::equal(b.groups.begin(), b.groups.end(), state.groups.begin(),
+                                   state.groups.end());
+    if (stale) record_bundle(pipeline, state);
+    WGPURenderBundle bundle = bundles_[pipeline].bundle.get();
+    wgpuRenderPassEncoderExecuteBundles(pass, 1, &bundle);
+    counters.execute_bundles++;
+    return;
+  }
+  set_state(pass, state, meshes_, counters, wgpuRenderPassEncoderSetPipeline,
+            wgpuRenderPassEncoderSetBindGroup, wgpuRenderPassEncoderSetVertexBuffer,
+            wgpuRenderPassEncoderSetIndexBuffer);
+  switch (path_) {
+    case DrawPath::multi_draw_indirect_count:
+      implementation::multi_draw_indexed_indirect_count(
+          pass, args_.get(), (uint64_t(bins()) + first_bin) * kArgsBytes, counters_.get(),
+          kCountersHeader + 4ull * pipeline, stride_);
+      counters.draws++;
+      break;
+    case DrawPath::multi_draw_indirect:
+      implementation::multi_draw_indexed_indirect(pass, args_.get(), first_bin * kArgsBytes,
+                                                  stride_);
+      counters.draws++;
+      break;
+    default:
+      for (uint32_t m = 0; m < stride_; ++m) {
+        if (!meshes_.contains(m)) continue;
+        wgpuRenderPassEncoderDrawIndexedIndirect(pass, args_.get(),
+                                                 (first_bin + m) * kArgsBytes);
+        counters.draws++;
+      }
+  }
+}
+
+void IndirectDraws::record_bundle(uint32_t pipeline, const DrawState& state) {
+  WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
+  d.label = gpu::sv(desc_.label);
+  d.colorFormatCount = 1;
+  d.colorFormats = &desc_.color_format;
+  d.depthStencilFormat = desc_.depth_format;
+  d.sampleCount = 1;
+  WGPURenderBundleEncoder encoder = wgpuDeviceCreateRenderBundleEncoder(device_.get(), &d);
+  Counters& c = device_.counters();
+  set_state(encoder, state, meshes_, c, wgpuRenderBundleEncoderSetPipeline,
+            wgpuRenderBundleEncoderSetBindGroup, wgpuRenderBundleEncoderSetVertexBuffer,
+            wgpuRenderBundleEncoderSetIndexBuffer);
+  const uint64_t first_bin = uint64_t(pipeline) * stride_;
+  // Every bin, removed meshes' too (their arguments draw nothing): the bundle then depends only
+  // on the buffers, the state and the bin count, not on which meshes are live.
+  for (uint32_t m = 0; m < stride_; ++m) {
+    wgpuRenderBundleEncoderDrawIndexedIndirect(encoder, args_.get(), (first_bin + m) * kArgsBytes);
+    c.draws++;
+  }
+  WGPURenderBundleDescriptor bd = WGPU_RENDER_BUNDLE_DESCRIPTOR_INIT;
+  Bundle& b = bundles_[pipeline];
+  b.bundle = gpu::RenderBundle::acquire(wgpuRenderBundleEncoderFinish(encoder, &bd));
+  wgpuRenderBundleEncoderRelease(encoder);
+  b.pipeline = state.pipeline;
+  b.groups.assign(state.groups.begin(), state.groups.end());
+  b.stride = stride_;
+  b.args = args_.get();
+  b.vertices = meshes_.vertex_buffer();
+  b.indices = meshes_.index_buffer();
+}
+
+}  // namespace bindery::gpu_driven
