@@ -142,13 +142,14 @@ bool IndirectDraws::prepare() {
 void IndirectDraws::create_buffers() {
   const uint64_t bins = uint64_t(pipelines_) * stride_;
   bins_ = device_.create_buffer(desc_.label + ": bins", (bins + 1) * kBinBytes,
-                                WGPUBufferUsage_Storage);
+                                WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
   args_ = device_.create_buffer(desc_.label + ": arguments", 2 * bins * kArgsBytes,
-                                WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
+                                WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect |
+                                    WGPUBufferUsage_CopySrc);
   entries_ = device_.create_buffer(desc_.label + ": entries", object_capacity_ * kEntryBytes,
                                    WGPUBufferUsage_Storage);
   remap_ = device_.create_buffer(desc_.label + ": instance remap", object_capacity_ * 4ull,
-                                 WGPUBufferUsage_Storage);
+                                 WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
   const uint32_t params[4] = {static_cast<uint32_t>(bins), stride_, pipelines_, 0};
   device_.write_buffer(params_.get(), 0, params, sizeof(params));
 }

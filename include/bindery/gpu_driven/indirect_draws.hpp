@@ -106,6 +106,12 @@ class IndirectDraws {
   /// Mesh ids per pipeline (the mesh pool's id capacity when prepare() last ran).
   uint32_t bin_stride() const { return stride_; }
 
+  /// The arguments: [0, bins()) every bin's DrawIndexedIndirect (20 bytes each), then
+  /// [bins(), 2 bins()) the non-empty ones compacted per pipeline (pipeline p's from
+  /// bins() + p * bin_stride()). STORAGE | INDIRECT | COPY_SRC.
+  WGPUBuffer args_buffer() const { return args_.get(); }
+  /// Byte offset of pipeline p's draw count (a u32) in counters_buffer().
+  static uint64_t draw_count_offset(uint32_t pipeline) { return 16 + 4ull * pipeline; }
   /// The buffers a producer appends into (shaders/gpu_cull.wgsl's bindings 5..7) and the remap
   /// the vertex stage reads.
   ///@{
