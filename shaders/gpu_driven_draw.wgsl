@@ -37,9 +37,10 @@ struct DrawVSOutput {
   // The normal matrix inverse(transpose(M)) is cofactor(M) / det(M) for the 3x3 part M: the
   // cofactor matrix's columns are the cross products of M's columns, and the fragment stage's
   // normalize() leaves only det's sign (a mirrored object).
-  let c0 = vec3f(o.world0.x, o.world1.x, o.world2.x);
-  let c1 = vec3f(o.world0.y, o.world1.y, o.world2.y);
-  let c2 = vec3f(o.world0.z, o.world1.z, o.world2.z);
+  let w = o.world_rows;
+  let c0 = vec3f(w[0].x, w[1].x, w[2].x);
+  let c1 = vec3f(w[0].y, w[1].y, w[2].y);
+  let c2 = vec3f(w[0].z, w[1].z, w[2].z);
   let x01 = cross(c0, c1);
   let x12 = cross(c1, c2);
   let x20 = cross(c2, c0);

@@ -22,8 +22,5 @@ fn animate_objects(@builtin(global_invocation_id) id: vec3u,
   if (i >= animate.objectCount) {
     return;
   }
-  let w = world_rows(inputs[i], animate.time);
-  objects[i].world0 = w[0];
-  objects[i].world1 = w[1];
-  objects[i].world2 = w[2];
+  objects[i].world_rows = world_rows(inputs[i], animate.time);
 }

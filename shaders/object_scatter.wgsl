@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// ObjectTable::flush()'s scatter (include/bindery/gpu_driven/object_table.hpp): the records that
+// changed since the last flush arrive packed (records[i] belongs to object indices[i]) and one
+// invocation per changed record writes it into the table. 64-wide workgroups in rows of at most
+// maxComputeWorkgroupsPerDimension workgroups, a second dimension for the rest; the invocation's
+// index is rebuilt from the grid (num_workgroups), and indices past `count` do nothing.
+
+// @include object_record.wgsl
+
+// The changed objects' ids: `count` of them (the rest of the buffer is stale).
+struct ScatterIndices {
+  count: u32,
+  ids: array<u32>,
+};
+
+@group(0) @binding(0) var<storage, read> indices: ScatterIndices;
+@group(0) @binding(1) var<storage, read> records: array<ObjectRecord>;
+@group(0) @binding(2) var<storage, read_write> table: array<ObjectRecord>;
+
+const kScatterWorkgroupSize = 64u;
+
+@compute @workgroup_size(64)
+fn scatter(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) groups: vec3u) {
+  let i = id.x + id.y * groups.x * kScatterWorkgroupSize;
+  if (i >= indices.count) {
+    return;
+  }
+  table[indices.ids[i]] = records[i];
+}
