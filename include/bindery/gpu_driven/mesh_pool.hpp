@@ -97,8 +97,11 @@ struct MeshRecord {
   int32_t baseVertex = 0;    ///< MeshRange::base_vertex
   uint32_t vertexCount = 0;  ///< MeshRange::vertex_count
 };
+/// @cond INTERNAL
+// The fields check_struct_matches<MeshRecord>() compares with the reflected WGSL struct.
 BINDERY_WGSL_STRUCT_CHECK(MeshRecord, sphere, boxMin, boxMax, indexCount, firstIndex, baseVertex,
                           vertexCount);
+/// @endcond
 
 /// Meshes packed into one vertex buffer and one uint32 index buffer, with their draw arguments and
 /// bounds in a storage buffer. Not thread-safe. Move-only. Reads Device::limits() maxBufferSize
