@@ -106,7 +106,7 @@ void register_all() {
         // Enough iterations for a stable mean, few enough that 1M-object cases end in seconds.
         const int64_t iterations = std::clamp<int64_t>(4'000'000 / (moved + objects / 8), 5, 2000);
         const std::string name = std::string("BM_MoveAndFlush/") + (whole ? "whole" : "scatter");
-        benchmark::RegisterBenchmark(name, [whole](benchmark::State& s) { BM_MoveAndFlush(s, whole); })
+        benchmark::RegisterBenchmark(name.c_str(), [whole](benchmark::State& s) { BM_MoveAndFlush(s, whole); })
             ->Args({objects, per_mille})
             ->ArgNames({"objects", "per_mille"})
             ->UseManualTime()
