@@ -5,7 +5,7 @@
 /// section 1 "Object table").
 ///
 /// A frame:
-///   table.set_transform(id, world);           // any number of objects, any thread-free order
+///   table.set_transform(id, world);           // any number of objects, in any order
 ///   table.flush(encoder);                      // before any pass that reads table.buffer()
 ///   ... finish the encoder, device.submit ...
 ///   table.after_submit();
