@@ -72,7 +72,7 @@ void world_to_rows(const glm::mat4& m, glm::vec4 rows[3]) {
 struct ObjectTable::State {
   const Device* device = nullptr;
   std::string label;
-  float whole_copy_share = 0.25f;
+  float whole_copy_share = 0.4f;
   uint32_t max_records = 0;  // min(maxStorageBufferBindingSize, maxBufferSize) / 64
 
   // CPU side. records.size() is the high-water mark of ids ever handed out: every one of them

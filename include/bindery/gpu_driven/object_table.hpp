@@ -5,7 +5,7 @@
 /// section 1 "Object table").
 ///
 /// A frame:
-///   table.set_transform(id, world);           // any number of objects, any thread-free order
+///   table.set_transform(id, world);           // any number of objects, in any order
 ///   table.flush(encoder);                      // before any pass that reads table.buffer()
 ///   ... finish the encoder, device.submit ...
 ///   table.after_submit();
@@ -19,10 +19,11 @@
 /// table are only written by commands recorded in the frame's encoder (queue-ordered), so any
 /// number of frames may be in flight.
 ///
-/// Measured CPU cost of set_transform + flush per moved object (bench/object_table_bench.cpp,
-/// lavapipe, one run; docs/BENCHMARKS.md "Object table: CPU per moved object"):
-///   build/object_table_bench --benchmark_min_time=0.2s
-/// see ObjectTableDesc::whole_copy_share for the figures and the threshold they gave.
+/// Measured CPU cost of set_transform + flush per moved object: bench/object_table_bench.cpp
+/// (`build/bench/object_table_bench --benchmark_counters_tabular=true`, lavapipe, one run;
+/// docs/BENCHMARKS.md "Object table: CPU per moved object"); ObjectTableDesc::whole_copy_share
+/// gives the figures and the threshold they set. About 13-25 ns when most objects move (in id
+/// order); 40-250 ns when a scattered 0.1-10% move in a large table (a cache miss per record).
 ///
 /// Limits read: maxStorageBufferBindingSize and maxBufferSize (the table's largest capacity:
 /// BufferTooLarge), maxComputeWorkgroupsPerDimension (the scatter's grid).
@@ -98,13 +99,22 @@ struct ObjectTableDesc {
   uint32_t initial_capacity = 1024;
   /// When more than this share of the records in use changed since the last flush, flush()
   /// uploads every record in one copy instead of scattering ("in use": every id handed out so far,
-  /// removed ones included, which is what the whole copy uploads; at most the capacity). Measured on lavapipe (bench/object_table_bench.cpp,
-  /// `build/object_table_bench --benchmark_min_time=0.2s`, one run; docs/BENCHMARKS.md): the
-  /// scatter path costs a roughly constant CPU time per moved record while the whole copy costs a
-  /// constant time per record of the table, so the whole copy wins once more than about a quarter
-  /// of the records moved (see BENCHMARKS.md for the per-size figures). 0: always a whole copy;
-  /// >= 1: never.
-  float whole_copy_share = 0.25f;
+  /// removed ones included, which is what the whole copy uploads; at most the capacity).
+  /// 0: always a whole copy; >= 1: never.
+  ///
+  /// Measured (CPU ns per moved object, set_transform + flush, one thread, lavapipe on a shared
+  /// 2-core AMD EPYC, one run at commit 866dc27 of
+  /// `build/bench/object_table_bench --benchmark_counters_tabular=true`; docs/BENCHMARKS.md
+  /// "Object table: CPU per moved object"), scatter / whole copy:
+  ///   moved      1k objects   10k          100k         1M
+  ///   10%        60 / 44      37 / 49      90 / 155     167 / 248
+  ///   25%        35 / 29      24 / 31      117 / 96     78 / 106
+  ///   50%        25 / 19      24 / 19      43 / 31      32 / 40
+  ///   100%       24 / 13      25 / 14      23 / 17      18 / 25
+  /// The whole copy wins from 50% moved at up to 100k objects, neither clearly at 25%, the scatter
+  /// below; at 1M the scatter stays ahead on the CPU (and it uploads ~68 bytes per moved record
+  /// instead of 64 per record of the table, which favours it on the GPU side too). Hence 0.4.
+  float whole_copy_share = 0.4f;
 };
 
 /// What one flush() uploaded.
