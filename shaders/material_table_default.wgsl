@@ -17,6 +17,6 @@ struct MaterialRecord {
 @group(1) @binding(2) var materialSampler0: sampler;
 
 fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {
-  return textureSampleGrad(materialArray0, materialSampler0, uv, m.layer, ddx, ddy);
+  return textureSample(materialArray0, materialSampler0, uv, m.layer);
 }
 // END material table

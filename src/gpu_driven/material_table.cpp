@@ -93,7 +93,27 @@ std::string declarations(uint32_t group, uint32_t first_binding, size_t arrays,
 
 // material_texel: an outer switch over samplers, an inner one over arrays; an index out of range
 // takes case 0 (the constructor and set_material never write one).
+// Up to this many (array, sampler) pairs material_texel samples them all in uniform control flow.
+constexpr size_t kMaxUniformSamples = 16;
+
 std::string texel_function(size_t arrays, size_t samplers) {
+  if (arrays > 0 && samplers > 0 && arrays * samplers <= kMaxUniformSamples) {
+    // Few (array, sampler) pairs: every pair sampled with textureSample in the caller's uniform
+    // control flow (no branch before the samples), the material's pair selected afterwards. The
+    // implicit derivatives then give exactly the texels of the CPU strategies' textureSample;
+    // textureSampleGrad with the same derivatives picks other mip levels on some devices
+    // (lavapipe: up to 4 levels off on 0.6% of a textured box's pixels).
+    std::string u =
+        "fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {\n"
+        "  var texel = vec4f(1.0);\n";
+    for (size_t i = 0; i < samplers; ++i)
+      for (size_t a = 0; a < arrays; ++a)
+        u += fmt::format(
+            "  let t{0}_{1} = textureSample(materialArray{1}, materialSampler{0}, uv, m.layer);\n"
+            "  texel = select(texel, t{0}_{1}, m.sampler == {0}u && m.textureArray == {1}u);\n",
+            i, a);
+    return u + "  return texel;\n}\n";
+  }
   std::string s =
       "fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {\n"
       "  var texel = vec4f(1.0);\n";
