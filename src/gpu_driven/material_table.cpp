@@ -239,7 +239,7 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
                             materials.size(), bytes, record.size,
                             limits.maxStorageBufferBindingSize));
   buffer_ = device.create_buffer(desc.label + " records", bytes,
-                                 WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
+                                 WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc);
   std::vector<std::byte> all(bytes);
   for (size_t i = 0; i < materials.size(); ++i) {
     const std::vector<std::byte> one = pack(materials[i]);

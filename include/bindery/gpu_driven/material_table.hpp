@@ -135,8 +135,9 @@ class MaterialTable {
   /// the call). Throws InvalidArgument when `index` >= material_count() or `m` names a texture or
   /// sampler that does not exist.
   void set_material(uint32_t index, const Material& m);
-  /// The material records: usage STORAGE | COPY_DST, one MaterialRecord per material (at least
-  /// one record's bytes, zero when there is no material), stride record_layout().size.
+  /// The material records: usage STORAGE | COPY_DST | COPY_SRC (to read back), one MaterialRecord
+  /// per material (at least one record's bytes, zero when there is no material), stride
+  /// record_layout().size.
   WGPUBuffer buffer() const { return buffer_.get(); }
   /// The reflected layout of WGSL `MaterialRecord` (fields color, shininess, alphaCutoff,
   /// textureArray, layer, sampler), read from wgsl()'s own text.
