@@ -5,10 +5,12 @@
 // mips; clamp, nearest, level 0 only) is drawn twice into a 128 x 64 target, one quad per
 // material in a 4 x 2 grid:
 //   A. through the MaterialTable: one bind group for all draws, the fragment stage reads the
-//      material's record and samples with material_texel() (textureSampleGrad with dpdx/dpdy);
+//      material's record and samples with material_texel() (textureSample of every pair in
+//      uniform control flow for at most kMaxImplicitLodPairs (array, sampler) pairs, else
+//      textureSampleGrad with dpdx/dpdy);
 //   B. as the CPU strategies draw: one bind group per material (its texture view and sampler from
-//      upload_scene(), src/render/gpu_scene.cpp), sampled with textureSampleGrad and the same
-//      dpdx/dpdy (and, in LodIndependentQuadsMatchTextureSample, with textureSample).
+//      upload_scene(), src/render/gpu_scene.cpp), sampled with the call A uses: textureSample
+//      (the CPU strategies' own) or textureSampleGrad with the same dpdx/dpdy.
 // Each quad has per-vertex clip w (perspective-correct texture coordinates, so the derivatives vary
 // per pixel) and coordinates beyond [0, 1] (address modes), at 1x to 3x repetition (minified,
 // magnified and in between, so several mip levels are chosen). A and B must give identical
@@ -296,7 +298,7 @@ TEST(MaterialTableDevice, SameImageAsOneBindGroupPerMaterial) {
   EXPECT_EQ(table.classes()[0].layers, 2u);
   EXPECT_EQ(table.slot(1), (TextureSlot{0, 1}));
   EXPECT_EQ(table.slot(5), (TextureSlot{4, 0}));
-  const Image expected = draw_per_material(d, scene);
+  const Image expected = draw_per_material(d, scene, table.implicit_lod());
   const Image actual = draw_with_table(d, table, 8);
   EXPECT_EQ(differing_pixels(actual, expected), 0u);
 }
@@ -310,7 +312,9 @@ TEST(MaterialTableDevice, OneLayerArraysGiveTheSameImage) {
   const MaterialTable table(d, scene.materials, scene.textures, scene.samplers, desc);
   ASSERT_EQ(table.classes().size(), 6u);
   for (uint32_t t = 0; t < 6; ++t) EXPECT_EQ(table.slot(t), (TextureSlot{t, 0}));
-  EXPECT_EQ(differing_pixels(draw_with_table(d, table, 8), draw_per_material(d, scene)), 0u);
+  EXPECT_EQ(differing_pixels(draw_with_table(d, table, 8),
+                             draw_per_material(d, scene, table.implicit_lod())),
+            0u);
 }
 
 // Against textureSample (the CPU strategies' call): the quads whose sampling does not depend on
@@ -351,7 +355,9 @@ TEST(MaterialTableDevice, SetMaterialRewritesOneRecord) {
   scene.materials[6].color = glm::vec4(0.25f, 1.0f, 0.5f, 1.0f);
   table.set_material(3, scene.materials[3]);
   table.set_material(6, scene.materials[6]);
-  EXPECT_EQ(differing_pixels(draw_with_table(d, table, 8), draw_per_material(d, scene)), 0u);
+  EXPECT_EQ(differing_pixels(draw_with_table(d, table, 8),
+                             draw_per_material(d, scene, table.implicit_lod())),
+            0u);
   EXPECT_KIND(table.set_material(8, scene.materials[0]), InvalidArgument);
   Material bad;
   bad.texture = 6;

@@ -161,20 +161,32 @@ TEST(MaterialTableWgsl, RecordLayoutAndBindings) {
 }
 
 // Every (sampler, array) pair is sampled once, with that array's and sampler's names.
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Up to kMaxImplicitLodPairs (array, sampler) pairs: one textureSample per pair, no branch before
+// them; more: one textureSampleGrad per pair inside the switches.
 TEST(MaterialTableWgsl, OneSampleCallPerArrayAndSampler) {
   const std::string w = material_table_wgsl(0, 0, 3, 2);
-  size_t calls = 0;
-  for (size_t p = w.find("textureSampleGrad("); p != std::string::npos;
-       p = w.find("textureSampleGrad(", p + 1))
-    ++calls;
-  EXPECT_EQ(calls, 6u);
+  EXPECT_EQ(count(w, "textureSample("), 6u);
+  EXPECT_EQ(count(w, "textureSampleGrad("), 0u);
+  EXPECT_EQ(count(w, "switch"), 0u);
   for (int a = 0; a < 3; ++a)
     for (int s = 0; s < 2; ++s)
-      EXPECT_NE(w.find("textureSampleGrad(materialArray" + std::to_string(a) + ", materialSampler" +
+      EXPECT_NE(w.find("textureSample(materialArray" + std::to_string(a) + ", materialSampler" +
                        std::to_string(s) + ","),
                 std::string::npos);
+  const std::string many = material_table_wgsl(0, 0, 17, 1);
+  EXPECT_EQ(count(many, "textureSampleGrad("), 17u);
+  EXPECT_EQ(count(many, "textureSample("), 0u);
+  EXPECT_TRUE(material_texel_uses_implicit_lod(16, 1));
+  EXPECT_FALSE(material_texel_uses_implicit_lod(17, 1));
+  EXPECT_FALSE(material_texel_uses_implicit_lod(0, 1));
   const std::string none = material_table_wgsl(0, 0, 0, 0);
-  EXPECT_EQ(none.find("textureSampleGrad"), std::string::npos);
+  EXPECT_EQ(none.find("textureSample"), std::string::npos);
   EXPECT_NE(none.find("fn material_texel("), std::string::npos);
 }
 

@@ -93,11 +93,8 @@ std::string declarations(uint32_t group, uint32_t first_binding, size_t arrays,
 
 // material_texel: an outer switch over samplers, an inner one over arrays; an index out of range
 // takes case 0 (the constructor and set_material never write one).
-// Up to this many (array, sampler) pairs material_texel samples them all in uniform control flow.
-constexpr size_t kMaxUniformSamples = 16;
-
 std::string texel_function(size_t arrays, size_t samplers) {
-  if (arrays > 0 && samplers > 0 && arrays * samplers <= kMaxUniformSamples) {
+  if (material_texel_uses_implicit_lod(arrays, samplers)) {
     // Few (array, sampler) pairs: every pair sampled with textureSample in the caller's uniform
     // control flow (no branch before the samples), the material's pair selected afterwards. The
     // implicit derivatives then give exactly the texels of the CPU strategies' textureSample;

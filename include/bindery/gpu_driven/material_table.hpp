@@ -89,6 +89,18 @@ WGPUSamplerDescriptor sampler_descriptor(const SamplerData& sampler);
 std::string material_table_wgsl(uint32_t group, uint32_t first_binding, size_t arrays,
                                 size_t samplers);
 
+/// Most (array, sampler) pairs for which material_texel() samples every pair with textureSample
+/// in the caller's uniform control flow and selects the material's afterwards: exactly the texels
+/// of one textureSample per material (the CPU strategies' call). Above it, material_texel()
+/// branches to the material's pair and samples with textureSampleGrad and the caller's
+/// derivatives, whose level of detail an implementation may compute differently (WGSL §17.5).
+inline constexpr size_t kMaxImplicitLodPairs = 16;
+/// Whether material_texel() of `arrays` arrays and `samplers` samplers samples with textureSample
+/// (implicit level of detail): arrays * samplers is 1..kMaxImplicitLodPairs.
+constexpr bool material_texel_uses_implicit_lod(size_t arrays, size_t samplers) {
+  return arrays > 0 && samplers > 0 && arrays * samplers <= kMaxImplicitLodPairs;
+}
+
 /// Options of a MaterialTable.
 struct MaterialTableDesc {
   /// Prefix of the GPU labels ("materials records", "materials array 0", ...).
@@ -160,6 +172,11 @@ class MaterialTable {
   /// arrays and samplers (legal in non-uniform control flow: the caller takes dpdx/dpdy of uv in
   /// uniform control flow). With no texture it returns vec4f(1).
   std::string wgsl(uint32_t group, uint32_t first_binding) const;
+  /// Whether this table's material_texel() samples with textureSample (see
+  /// material_texel_uses_implicit_lod()).
+  bool implicit_lod() const {
+    return material_texel_uses_implicit_lod(plan_.classes.size(), samplers_.size());
+  }
 
  private:
   void check_material(const Material& m, std::string_view what) const;
