@@ -9,7 +9,7 @@ struct MaterialRecord {
   alphaCutoff: f32,
   textureArray: u32,
   layer: u32,
-  sampler: u32,
+  samplerIndex: u32,
 };
 
 @group(1) @binding(0) var<storage, read> materialRecords: array<MaterialRecord>;

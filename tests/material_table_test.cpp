@@ -145,7 +145,7 @@ TEST(MaterialTableWgsl, RecordLayoutAndBindings) {
   EXPECT_EQ(rec.field("alphaCutoff").offset, 20u);
   EXPECT_EQ(rec.field("textureArray").offset, 24u);
   EXPECT_EQ(rec.field("layer").offset, 28u);
-  EXPECT_EQ(rec.field("sampler").offset, 32u);
+  EXPECT_EQ(rec.field("samplerIndex").offset, 32u);
   EXPECT_EQ(rec.size, 48u);
   ASSERT_EQ(r.bindings.size(), 6u);
   for (uint32_t i = 0; i < 6; ++i) {

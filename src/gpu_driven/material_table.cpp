@@ -77,7 +77,7 @@ std::string declarations(uint32_t group, uint32_t first_binding, size_t arrays,
       "  alphaCutoff: f32,\n"
       "  textureArray: u32,\n"
       "  layer: u32,\n"
-      "  sampler: u32,\n"
+      "  samplerIndex: u32,\n"
       "};\n";
   s += fmt::format(
       "@group({}) @binding({}) var<storage, read> materialRecords: array<MaterialRecord>;\n",
@@ -107,7 +107,7 @@ std::string texel_function(size_t arrays, size_t samplers) {
       for (size_t a = 0; a < arrays; ++a)
         u += fmt::format(
             "  let t{0}_{1} = textureSample(materialArray{1}, materialSampler{0}, uv, m.layer);\n"
-            "  texel = select(texel, t{0}_{1}, m.sampler == {0}u && m.textureArray == {1}u);\n",
+            "  texel = select(texel, t{0}_{1}, m.samplerIndex == {0}u && m.textureArray == {1}u);\n",
             i, a);
     return u + "  return texel;\n}\n";
   }
@@ -115,7 +115,7 @@ std::string texel_function(size_t arrays, size_t samplers) {
       "fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {\n"
       "  var texel = vec4f(1.0);\n";
   if (arrays > 0 && samplers > 0) {
-    s += "  switch m.sampler {\n";
+    s += "  switch m.samplerIndex {\n";
     for (size_t i = 0; i < samplers; ++i) {
       s += fmt::format("    case {}u{}: {{\n      switch m.textureArray {{\n", i,
                        i == 0 ? ", default" : "");
@@ -310,7 +310,7 @@ std::vector<std::byte> MaterialTable::pack(const Material& m) const {
   const TextureSlot s = texture_count_ == 0 ? TextureSlot{} : slot(m.texture);
   v.set(record.field("textureArray"), s.array);
   v.set(record.field("layer"), s.layer);
-  v.set(record.field("sampler"), texture_count_ == 0 ? 0u : m.sampler);
+  v.set(record.field("samplerIndex"), texture_count_ == 0 ? 0u : m.sampler);
   return bytes;
 }
 
