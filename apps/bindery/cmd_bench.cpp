@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace bindery::cli {
@@ -31,7 +32,51 @@ struct BenchCli {
   int64_t threads = 0;
   int64_t encode_threads = 1;
   bool raw_floor = false;
+  std::string scene = "cubes";  ///< cubes | city | gltf
+  std::string model;            ///< --scene gltf: the model copied on a grid
+  CityCliOptions city;          ///< --meshes, --materials, --textures (--scene city)
+  double moving = 0.1;          ///< --scene city: share of cars
+  uint64_t seed = 1;            ///< seed of the cube scene or the city
+  std::vector<std::string> given;  ///< the scene options on the command line
 };
+
+// The scene of a probe of n objects: the cube scene (nullptr: measure_cubes), the city with n
+// objects, or ceil(n / primitives) copies of the glTF model. Refuses (SceneInput, one line) an
+// option of another scene; loads the model once to check it before the device is created.
+std::function<Scene(uint32_t)> bench_scenes(const BenchCli& o) {
+  auto given = [&](const char* name) {
+    return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
+  };
+  for (const char* name : {"--meshes", "--materials", "--textures", "--moving"})
+    if (o.scene != "city" && given(name))
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("bench: {} sets the generated city (--scene city); the {} scene has "
+                              "none",
+                              name, o.scene));
+  if (o.scene != "gltf" && given("--model"))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("bench: --model needs --scene gltf (not {})", o.scene));
+  if (o.scene != "cubes" && given("--spread"))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("bench: --spread places the cubes; the {} scene has none", o.scene));
+  if (o.scene == "city") {
+    const CitySceneOptions base = city_scene_options(o.city, 1, o.moving, o.seed, "bench");
+    return [base](uint32_t n) {
+      CitySceneOptions c = base;
+      c.objects = n;
+      return make_city_scene(c);
+    };
+  }
+  if (o.scene == "gltf") {
+    if (o.model.empty())
+      throw Error(ErrorKind::SceneInput, "bench: --scene gltf needs --model PATH (.gltf or .glb)");
+    const uint64_t per_copy = load_gltf_scene(o.model, 1).objects.size();
+    return [model = o.model, per_copy](uint32_t n) {
+      return load_gltf_scene(model, static_cast<uint32_t>((n + per_copy - 1) / per_copy));
+    };
+  }
+  return nullptr;
+}
 
 // The rounds of --raw-floor (issue 10: the median of 5 alternating rounds).
 constexpr uint32_t kRawFloorRounds = 5;
@@ -101,6 +146,8 @@ int run_bench(const BenchCli& o) {
   find_max_within_budget([](uint32_t n) { return BudgetProbe{n}; },
                          BudgetSearchOptions{so.budget_ms, so.start_objects, so.start_objects,
                                              so.precision});  // validates the options only
+  mo.seed = o.seed;
+  const std::function<Scene(uint32_t)> scene_for = bench_scenes(o);
 
   Device device = Device::create(to_device_options(o.device));
   fmt::print(stderr,
@@ -115,7 +162,7 @@ int run_bench(const BenchCli& o) {
   fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
              "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
              o.raw_floor ? fmt::format("{:>12}{:>10}{:>7}", "bindery ns", "raw ns", "ratio") : "");
-  const Scene probe_scene = make_cube_scene({.objects = 1});
+  const Scene probe_scene = scene_for ? scene_for(1) : make_cube_scene({.objects = 1});
   for (const std::string& name : names) {
     mo.strategy = name;
     if (mo.encode_threads > 1 && !strategy_encodes_in_parallel(name)) {
@@ -133,7 +180,8 @@ int run_bench(const BenchCli& o) {
     }
     auto measure = [&](uint32_t n) {
       try {
-        BudgetProbe p = measure_cubes(device, mo, n);
+        BudgetProbe p =
+            scene_for ? measure_scene(device, mo, scene_for(n)) : measure_cubes(device, mo, n);
         fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", name, n, p.frame_ms,
                    p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
         return p;
@@ -153,7 +201,8 @@ int run_bench(const BenchCli& o) {
     if (best && mo.frames_in_flight > 1) {
       MeasureOptions serial_options = mo;
       serial_options.frames_in_flight = 1;
-      serial = measure_cubes(device, serial_options, best->objects);
+      serial = scene_for ? measure_scene(device, serial_options, scene_for(best->objects))
+                         : measure_cubes(device, serial_options, best->objects);
     }
     const double ns_per_object = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
     // --raw-floor: dynamic-offsets at its largest count within budget (or --start when even that
@@ -190,7 +239,8 @@ int run_bench(const BenchCli& o) {
     for (const BudgetProbe& p : r.probes) {
       nlohmann::ordered_json pj = {{"objects", p.objects}, {"frame_ms", p.frame_ms},
                                    {"cpu_ms", p.cpu_ms},   {"math_ms", p.math_ms},
-                                   {"gpu_ms", p.gpu_ms},   {"latency_ms", p.latency_ms}};
+                                   {"gpu_ms", p.gpu_ms},   {"latency_ms", p.latency_ms},
+                                   {"moving_objects", p.moving_objects}};
       if (p.culling)
         pj["culling"] = {{"afterFrustum", p.culling->after_frustum},
                          {"afterOcclusion", p.culling->after_occlusion},
@@ -220,6 +270,10 @@ int run_bench(const BenchCli& o) {
   }
   nlohmann::ordered_json j;
   j["budget_ms"] = o.budget_ms;
+  j["scene"] = probe_scene.name;
+  j["meshes"] = probe_scene.meshes.size();
+  j["materials"] = probe_scene.materials.size();
+  j["textures"] = probe_scene.textures.size();
   j["size"] = {mo.width, mo.height};
   j["spread"] = o.spread;
   j["frames_in_flight"] = mo.frames_in_flight;
@@ -269,8 +323,24 @@ Registration reg{
       sub.add_flag("--raw-floor", o->raw_floor,
                    "also time dynamic-offsets' calls issued straight on webgpu.h (5 alternating "
                    "rounds at its max objects): bindery and raw CPU ns per draw, their ratio");
+      sub.add_option("--scene", o->scene,
+                     "cubes (the article's), city (generated) or gltf (copies of --model)")
+          ->check(CLI::IsMember({"cubes", "city", "gltf"}))
+          ->capture_default_str();
+      sub.add_option("--model", o->model, "--scene gltf: the glTF 2.0 file (.gltf/.glb)");
+      add_city_options(sub, o->city);
+      sub.add_option("--moving", o->moving, "--scene city: share of objects that are moving cars")
+          ->capture_default_str();
+      sub.add_option("--seed", o->seed, "random seed of the cube scene or the city")
+          ->capture_default_str();
       add_device_options(sub, o->device);
-      return [o] { return run_bench(*o); };
+      CLI::App* app = &sub;
+      return [o, app] {
+        for (const char* name :
+             {"--meshes", "--materials", "--textures", "--moving", "--model", "--spread"})
+          if (app->get_option(name)->count() > 0) o->given.push_back(name);
+        return run_bench(*o);
+      };
     }};
 
 }  // namespace

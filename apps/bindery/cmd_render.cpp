@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// `bindery render`: the main job. Renders the article's cube scene or a glTF model headless with
-// one per-draw-data strategy, prints progress, a timing table (min / median / max per frame) and,
-// as the last line, one JSON object with the adapter, the limits used and the per-frame counters.
+// `bindery render`: the main job. Renders the article's cube scene, a glTF model or the generated
+// city headless with one per-draw-data strategy, prints progress, a timing table (min / median /
+// max per frame) and, as the last line, one JSON object with the adapter, the limits used and
+// the per-frame counters.
 #include "command.hpp"
 #include "options.hpp"
 
@@ -43,6 +44,10 @@ struct RenderCli {
   bool scene_given = false;    ///< --scene was on the command line (else --model implies gltf)
   bool png_given = false;      ///< --png was on the command line (an empty name is an error)
   bool objects_given = false;  ///< --objects was on the command line
+  CityCliOptions city;         ///< --meshes, --materials, --textures (--scene city)
+  std::optional<std::string> city_option_given;  ///< the first of those on the command line
+  bool instances_given = false;                  ///< --instances was on the command line
+  bool moving_given = false;                     ///< --moving was on the command line
 };
 
 struct Summary {
@@ -92,14 +97,32 @@ int run_render(const RenderCli& o) {
   Scene scene;
   // --model alone implies --scene gltf; an explicit --scene cubes with --model is a mistake.
   const bool gltf = o.scene == "gltf" || (!o.scene_given && !o.model.empty());
+  const bool city = o.scene == "city";
   if (!gltf && !o.model.empty())
-    throw Error(ErrorKind::SceneInput, "render: --model needs --scene gltf (not cubes)");
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("render: --model needs --scene gltf (not {})", o.scene));
+  if (!city && o.city_option_given)
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("render: {} sets the generated city (--scene city); the {} scene has "
+                            "none",
+                            *o.city_option_given, gltf ? "gltf" : "cubes"));
+  if (city && o.spread != 1.0)
+    throw Error(ErrorKind::SceneInput, "render: --spread places the cubes; the city has none");
+  if (city && o.instances_given)
+    throw Error(ErrorKind::SceneInput,
+                "render: --instances copies a glTF model; the city takes --objects");
   if (gltf && o.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "render: --spread places the cubes; a glTF scene has none");
   if (gltf && o.objects_given)
     throw Error(ErrorKind::SceneInput,
                 "render: --objects sets the cube count; a glTF scene takes --instances");
-  if (!gltf) {
+  if (city) {
+    const CitySceneOptions defaults;
+    scene = make_city_scene(city_scene_options(
+        o.city, o.objects_given ? o.objects : int64_t(defaults.objects),
+        o.moving_given ? o.moving : defaults.moving, o.seed, "render"));
+    ro.moving = scene.moving_share();  // recompute exactly the cars each frame
+  } else if (!gltf) {
     CubeSceneOptions co;
     co.objects = static_cast<uint32_t>(o.objects);
     co.seed = o.seed;
@@ -192,6 +215,9 @@ int run_render(const RenderCli& o) {
   j["strategy"] = r.strategy;
   j["objects"] = r.objects;
   j["materials"] = r.materials;
+  j["meshes"] = r.meshes;
+  j["textures"] = r.textures;
+  j["movingObjects"] = r.moving_objects;
   j["size"] = {r.width, r.height};
   j["frames"] = r.frames.size();
   j["implementation"] = implementation_json(device.adapter());
@@ -231,13 +257,15 @@ Registration reg{
     "render", "render the cube scene or a glTF model headless, time it and count WebGPU calls",
     [](CLI::App& sub) -> Runner {
       auto o = std::make_shared<RenderCli>();
-      sub.add_option("--scene", o->scene, "cubes (the article's scene) or gltf")
-          ->check(CLI::IsMember({"cubes", "gltf"}))
+      sub.add_option("--scene", o->scene,
+                     "cubes (the article's scene), gltf or city (generated, for benchmarks)")
+          ->check(CLI::IsMember({"cubes", "gltf", "city"}))
           ->capture_default_str();
       sub.add_option("--model", o->model, "glTF 2.0 file (.gltf/.glb) for --scene gltf");
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
           ->capture_default_str();
-      sub.add_option("--objects", o->objects, "number of cubes (0..10000000)")
+      sub.add_option("--objects", o->objects,
+                     "number of cubes (0..10000000), or the city's objects (default 20000)")
           ->capture_default_str();
       sub.add_option("--strategy", o->strategy, "per-draw data strategy: " + strategy_names())
           ->capture_default_str();
@@ -260,19 +288,27 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--frames", o->frames, "frames to render")->capture_default_str();
       sub.add_option("--time", o->time, "freeze the animation at T seconds (reproducible frames)");
-      sub.add_option("--seed", o->seed, "random seed of the cube scene")->capture_default_str();
-      sub.add_option("--moving", o->moving, "share of objects that move each frame, 0..1")
+      sub.add_option("--seed", o->seed, "random seed of the cube scene or the city")
           ->capture_default_str();
+      sub.add_option("--moving", o->moving,
+                     "share of objects that move each frame, 0..1 (the city: its cars, "
+                     "default 0.1)")
+          ->capture_default_str();
+      add_city_options(sub, o->city);
       sub.add_option("--png", o->png, "write the last frame to this PNG file");
       sub.add_flag("--quiet", o->quiet, "no progress output");
       add_device_options(sub, o->device);
       CLI::Option* scene_opt = sub.get_option("--scene");
       CLI::Option* png_opt = sub.get_option("--png");
       CLI::Option* objects_opt = sub.get_option("--objects");
-      return [o, scene_opt, png_opt, objects_opt] {
+      CLI::App* app = &sub;
+      return [o, scene_opt, png_opt, objects_opt, app] {
         o->scene_given = scene_opt->count() > 0;
         o->png_given = png_opt->count() > 0;
         o->objects_given = objects_opt->count() > 0;
+        o->city_option_given = given_city_option(*app);
+        o->instances_given = app->get_option("--instances")->count() > 0;
+        o->moving_given = app->get_option("--moving")->count() > 0;
         return run_render(*o);
       };
     }};

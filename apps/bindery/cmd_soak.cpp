@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "options.hpp"
 
+#include <bindery/scene.hpp>
 #include <bindery/soak.hpp>
 
 #include <fmt/format.h>
@@ -29,7 +30,50 @@ struct SoakCli {
   int64_t frames_in_flight = 2;
   int64_t encode_threads = 1;
   uint64_t seed = 1;
+  std::string scene = "cubes";  ///< cubes | city | gltf
+  std::string model;            ///< --scene gltf
+  int64_t instances = 1;        ///< --scene gltf: copies of the model
+  CityCliOptions city;          ///< --meshes, --materials, --textures (--scene city)
+  double moving = 0.1;          ///< --scene city: share of cars
+  std::vector<std::string> given;  ///< the scene options on the command line
 };
+
+// The scene soaked; refuses (SceneInput, one line) an option of another scene.
+Scene soak_scene(const SoakCli& o) {
+  auto given = [&](const char* name) {
+    return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
+  };
+  for (const char* name : {"--meshes", "--materials", "--textures", "--moving"})
+    if (o.scene != "city" && given(name))
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("soak: {} sets the generated city (--scene city); the {} scene has "
+                              "none",
+                              name, o.scene));
+  for (const char* name : {"--model", "--instances"})
+    if (o.scene != "gltf" && given(name))
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("soak: {} needs --scene gltf (not {})", name, o.scene));
+  if (o.scene == "gltf" && given("--objects"))
+    throw Error(ErrorKind::SceneInput,
+                "soak: --objects sets the cube or city object count; a glTF scene takes "
+                "--instances");
+  if (o.scene == "city") {
+    const int64_t objects = given("--objects") ? o.objects : CitySceneOptions{}.objects;
+    return make_city_scene(city_scene_options(o.city, objects, o.moving, o.seed, "soak"));
+  }
+  if (o.scene == "gltf") {
+    if (o.model.empty())
+      throw Error(ErrorKind::SceneInput, "soak: --scene gltf needs --model PATH (.gltf or .glb)");
+    if (o.instances < 1 || o.instances > 1'000'000)
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("soak: --instances {} is outside 1..1000000", o.instances));
+    return load_gltf_scene(o.model, static_cast<uint32_t>(o.instances));
+  }
+  CubeSceneOptions co;
+  co.objects = static_cast<uint32_t>(o.objects);
+  co.seed = o.seed;
+  return make_cube_scene(co);
+}
 
 double mib(double bytes) {
   return bytes / (1024.0 * 1024.0);
@@ -87,10 +131,8 @@ int run_soak(const SoakCli& o) {
   validate_soak_options(so);  // before the device: one line, nothing printed yet
   const auto size = parse_size(o.size, "soak");
 
-  CubeSceneOptions co;
-  co.objects = static_cast<uint32_t>(o.objects);
-  co.seed = o.seed;
-  const Scene scene = make_cube_scene(co);
+  const Scene scene = soak_scene(o);
+  so.render.moving = scene.moving_share();  // every cube, the city's cars, no glTF object
   Device device = Device::create(to_device_options(o.device));
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (size.first > max_dim || size.second > max_dim)
@@ -99,9 +141,9 @@ int run_soak(const SoakCli& o) {
                             "dimension",
                             o.size, max_dim));
   fmt::print(stderr,
-             "bindery soak: {} cubes, {}x{}, {} frames per strategy, a sample every {} after {} "
+             "bindery soak: {} objects ({} scene), {}x{}, {} frames per strategy, a sample every {} after {} "
              "warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
-             o.objects, size.first, size.second, o.frames, o.check_every, o.warmup,
+             scene.objects.size(), scene.name, size.first, size.second, o.frames, o.check_every, o.warmup,
              o.tolerance * 100, device.adapter().name, device.adapter().backend,
              device.adapter().implementation);
 
@@ -188,6 +230,7 @@ int run_soak(const SoakCli& o) {
                         {"frames_done", d.frames_done}});
     results.push_back({{"strategy", name},
                        {"objects", r.objects},
+                       {"moving_objects", r.moving_objects},
                        {"frames", r.frames},
                        {"throughput_fps", r.throughput_fps},
                        {"memory_floor_baseline", r.memory_floor_baseline},
@@ -197,7 +240,11 @@ int run_soak(const SoakCli& o) {
                        {"samples", samples}});
   }
   nlohmann::ordered_json j;
-  j["objects"] = o.objects;
+  j["scene"] = scene.name;
+  j["objects"] = scene.objects.size();
+  j["meshes"] = scene.meshes.size();
+  j["materials"] = scene.materials.size();
+  j["textures"] = scene.textures.size();
   j["size"] = {size.first, size.second};
   j["frames"] = o.frames;
   j["check_every"] = o.check_every;
@@ -229,7 +276,9 @@ Registration reg{
       sub.add_option("--strategies", o->strategies,
                      "comma-separated strategies, or all (" + strategy_names() + ")")
           ->capture_default_str();
-      sub.add_option("--objects", o->objects, "cubes in the scene")->capture_default_str();
+      sub.add_option("--objects", o->objects, "cubes in the scene, or the city's objects (default "
+                                              "20000)")
+          ->capture_default_str();
       sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
           ->capture_default_str();
       sub.add_option("--frames", o->frames, "frames per strategy")->capture_default_str();
@@ -250,9 +299,26 @@ Registration reg{
                      "threads encoding the draws, each its own command encoder (1..64; "
                      "strategies that encode draws on the CPU)")
           ->capture_default_str();
-      sub.add_option("--seed", o->seed, "placement seed of the cube scene")->capture_default_str();
+      sub.add_option("--seed", o->seed, "placement seed of the cube scene or the city")
+          ->capture_default_str();
+      sub.add_option("--scene", o->scene,
+                     "cubes (the article's), city (generated) or gltf (copies of --model)")
+          ->check(CLI::IsMember({"cubes", "city", "gltf"}))
+          ->capture_default_str();
+      sub.add_option("--model", o->model, "--scene gltf: the glTF 2.0 file (.gltf/.glb)");
+      sub.add_option("--instances", o->instances, "--scene gltf: copies of the model on a grid")
+          ->capture_default_str();
+      add_city_options(sub, o->city);
+      sub.add_option("--moving", o->moving, "--scene city: share of objects that are moving cars")
+          ->capture_default_str();
       add_device_options(sub, o->device);
-      return [o] { return run_soak(*o); };
+      CLI::App* app = &sub;
+      return [o, app] {
+        for (const char* name : {"--meshes", "--materials", "--textures", "--moving", "--model",
+                                 "--instances", "--objects"})
+          if (app->get_option(name)->count() > 0) o->given.push_back(name);
+        return run_soak(*o);
+      };
     }};
 
 }  // namespace

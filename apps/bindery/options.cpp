@@ -153,4 +153,43 @@ bool is_capacity_limit(ErrorKind kind) {
          kind == ErrorKind::UniformBindingTooLarge;
 }
 
+void add_city_options(CLI::App& sub, CityCliOptions& o) {
+  sub.add_option("--meshes", o.meshes, "--scene city: unique procedural meshes (1..200000)")
+      ->capture_default_str();
+  sub.add_option("--materials", o.materials, "--scene city: materials (1..100000)")
+      ->capture_default_str();
+  sub.add_option("--textures", o.textures, "--scene city: textures in 16 sizes (1..1024)")
+      ->capture_default_str();
+}
+
+std::optional<std::string> given_city_option(const CLI::App& sub) {
+  for (const char* name : {"--meshes", "--materials", "--textures"})
+    if (sub.get_option(name)->count() > 0) return std::string(name);
+  return std::nullopt;
+}
+
+CitySceneOptions city_scene_options(const CityCliOptions& o, int64_t objects, double moving,
+                                    uint64_t seed, std::string_view command) {
+  const std::pair<const char*, std::pair<int64_t, int64_t>> ranges[] = {
+      {"objects", {objects, 10'000'000}},
+      {"meshes", {o.meshes, 200'000}},
+      {"materials", {o.materials, 100'000}},
+      {"textures", {o.textures, 1024}}};
+  for (const auto& [name, value_max] : ranges)
+    if (value_max.first < 1 || value_max.first > value_max.second)
+      throw Error(ErrorKind::SceneInput, fmt::format("{}: --{} {} is outside 1..{}", command, name,
+                                                     value_max.first, value_max.second));
+  if (!(moving >= 0.0 && moving <= 1.0))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("{}: --moving {} is outside 0..1", command, moving));
+  CitySceneOptions c;
+  c.objects = static_cast<uint32_t>(objects);
+  c.meshes = static_cast<uint32_t>(o.meshes);
+  c.materials = static_cast<uint32_t>(o.materials);
+  c.textures = static_cast<uint32_t>(o.textures);
+  c.moving = moving;
+  c.seed = seed;
+  return c;
+}
+
 }  // namespace bindery::cli

@@ -9,6 +9,7 @@
 #include <bindery/counters.hpp>
 #include <bindery/device.hpp>
 #include <bindery/error.hpp>
+#include <bindery/scene.hpp>
 
 #include <optional>
 #include <string_view>
@@ -47,5 +48,22 @@ std::string strategy_names();
 /// a catalogue name, once, none empty. Throws InvalidArgument naming the fault; `command`
 /// prefixes the message.
 std::vector<std::string> parse_strategy_list(const std::string& list, std::string_view command);
+
+/// The generated city's counts on the command line (`--scene city`): --meshes, --materials,
+/// --textures. --objects, --moving and --seed stay with each command (the cube scene has them
+/// too).
+struct CityCliOptions {
+  int64_t meshes = 200, materials = 64, textures = 16;
+};
+/// Adds --meshes, --materials and --textures to `sub`.
+void add_city_options(CLI::App& sub, CityCliOptions& o);
+/// After parsing: the first of --meshes, --materials, --textures given on `sub`'s command line,
+/// or nullopt (a command refuses it for a scene other than the city).
+std::optional<std::string> given_city_option(const CLI::App& sub);
+/// The city's options from the command line. Throws SceneInput, the message starting with
+/// `command`, for a count outside its range (make_city_scene's ranges: objects 1..10,000,000,
+/// meshes 1..200,000, materials 1..100,000, textures 1..1024, moving 0..1).
+CitySceneOptions city_scene_options(const CityCliOptions& o, int64_t objects, double moving,
+                                    uint64_t seed, std::string_view command);
 
 }  // namespace bindery::cli

@@ -31,6 +31,7 @@ struct BudgetProbe {
   double math_ms = 0;  ///< per-object matrices on the CPU (median)
   double latency_ms = 0;                 ///< first CPU work to GPU done (median)
   std::optional<CullingCounts> culling;  ///< the last frame's counts (GPU-driven strategies)
+  uint32_t moving_objects = 0;  ///< objects recomputed and uploaded per frame (RenderReport)
 };
 
 /// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
@@ -78,6 +79,11 @@ struct MeasureOptions {
 /// Measures the cube scene (animated) at `objects` objects: renders 1 + frames frames and returns
 /// the medians of the last `frames`.
 BudgetProbe measure_cubes(const Device& device, const MeasureOptions& options, uint32_t objects);
+
+/// Measures any scene the same way (the options' seed and spread unused): renders 1 + frames
+/// frames, recomputing Scene::moving_share() of the objects each frame (every cube, the city's
+/// cars, no glTF object), and returns the medians of the last `frames`.
+BudgetProbe measure_scene(const Device& device, const MeasureOptions& options, const Scene& scene);
 
 /// One round of compare_raw_floor(): the median CPU time per draw of each side's measured frames.
 struct RawFloorRound {

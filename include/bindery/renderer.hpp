@@ -180,6 +180,14 @@ struct RenderReport {
   std::vector<std::pair<std::string, std::string>> notes;
   /// Scene materials.
   uint32_t materials = 0;
+  /// Scene meshes and textures (unique: each uploaded once).
+  ///@{
+  uint32_t meshes = 0, textures = 0;
+  ///@}
+  /// Objects of Scene::moving the run recomputes and uploads every frame after the first (those
+  /// within RenderOptions::moving's share): every cube at moving 1, a glTF scene's 0, the city's
+  /// cars when moving = Scene::moving_share().
+  uint32_t moving_objects = 0;
   uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
   uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
   /// Objects the GPU found visible in the last frame (gpu-culling only; read back after it).

@@ -3,7 +3,7 @@
 /// bindery/scene.hpp — what a strategy draws: meshes, textures, materials and objects on the CPU,
 /// independent of how per-draw data reaches the GPU.
 ///
-/// Two scenes fill it:
+/// Three scenes fill it:
 /// - make_cube_scene(): the webgpufundamentals "optimization" article (seed 003): one cube mesh
 ///   (interleaved position/normal/uv, uint16 indices), 6 textures with mips, 20 materials,
 ///   N objects animated exactly like the article.
@@ -12,6 +12,8 @@
 ///   asks of a renderer that one pipeline (cull back faces, counter-clockwise front) cannot do is
 ///   done to the mesh at load: strips and fans become lists, mirrored nodes get a copy with the
 ///   winding reversed, double-sided materials get their back faces as extra triangles.
+/// - make_city_scene(): a generated city for benchmarks: many procedural meshes, materials and
+///   textures of several sizes, buildings that hide each other, cars the application moves.
 ///
 /// Strategies (strategy.hpp) upload the meshes and textures once and per frame ask the scene for
 /// each object's world and normal matrices (animate()).
@@ -155,8 +157,19 @@ struct Object {
   ///@}
   /// Static placement (glTF): used instead of the animation when `animated` is false.
   glm::mat4 placement{1.0f};
-  /// true: the article's animation above (cubes); false: `placement` (glTF).
+  /// true: the article's animation above (cubes); false: `placement` (glTF), or the application's
+  /// motion below when `moving` is set.
   bool animated = true;
+  /// Motion the application gives an object (the city's cars), used when `animated` is false and
+  /// `moving` is true: at time t seconds, world(t) = `placement` with its translation column
+  /// replaced by wrap(translation + velocity x t), where wrap() brings each coordinate into
+  /// [Scene::wrap_min, Scene::wrap_max) along every axis where wrap_max > wrap_min (computed in
+  /// double precision, so long runs do not drift). The rotation and scale part of `placement` and
+  /// so the normal matrix do not change. velocity: world units per second.
+  ///@{
+  glm::vec3 velocity{0.0f};
+  bool moving = false;
+  ///@}
 
   /// Sets phase, phase_z1, phase_z2 for object index `i` (seed 003's animation).
   void set_article_phases(uint32_t i);
@@ -196,7 +209,8 @@ struct View {
 
 /// A whole scene on the CPU.
 struct Scene {
-  /// "cubes" (make_cube_scene) or "gltf" (load_gltf_scene); reported as RenderReport::scene.
+  /// "cubes" (make_cube_scene), "gltf" (load_gltf_scene) or "city" (make_city_scene); reported as
+  /// RenderReport::scene.
   std::string name;
   /// Meshes objects name by index; each uploaded once.
   std::vector<Mesh> meshes;
@@ -212,10 +226,25 @@ struct Scene {
   View view;
   /// What a loader skipped and why (e.g. a glTF primitive of lines), one line each, for the user.
   std::vector<std::string> warnings;
+  /// Indices of the objects whose transform changes with time, ascending: every object of the
+  /// cube scene, none of a glTF scene, the cars of the city (its first objects). A renderer needs
+  /// to recompute and upload only these after the first frame (see moving_share()).
+  std::vector<uint32_t> moving;
+  /// The box moving objects (Object::moving) wrap around in, world units: along each axis where
+  /// wrap_max > wrap_min a coordinate is brought into [wrap_min, wrap_max); other axes do not wrap.
+  ///@{
+  glm::vec3 wrap_min{0.0f}, wrap_max{0.0f};
+  ///@}
+
+  /// The RenderOptions::moving share that recomputes every object in `moving` each frame when
+  /// they are the first objects (as in every scene bindery builds): (largest index in `moving` +
+  /// 1) / objects.size(); 0 when `moving` is empty.
+  double moving_share() const;
 
   /// Fills `out[i]` for i in [begin, min(end, objects.size())) with object i's matrices at
   /// `time_s` (seconds); `out` is resized to objects.size() first. Cubes follow the article's
-  /// animation; static objects use their placement.
+  /// animation; static objects use their placement; moving objects (Object::moving) their
+  /// placement moved by velocity x time_s, wrapped into [wrap_min, wrap_max).
   void animate(float time_s, std::vector<ObjectTransform>& out, uint32_t begin = 0,
                uint32_t end = UINT32_MAX) const;
   /// The same for a caller-sized `out` (out.size() == objects.size()), so that disjoint ranges
@@ -240,6 +269,37 @@ struct CubeSceneOptions {
 /// Builds the article's scene (seed 003). Throws SceneInput when `objects` exceeds 10,000,000,
 /// `materials` is outside 1..100,000, `textures` outside 1..1024 or `spread` outside 0.01..1000.
 Scene make_cube_scene(const CubeSceneOptions& options);
+
+/// Options of the generated city (make_city_scene): a seeded, reproducible benchmark scene.
+struct CitySceneOptions {
+  /// Objects in the scene, 1..10,000,000: round(moving x objects) cars, the rest buildings.
+  uint32_t objects = 20'000;
+  /// Unique procedural meshes, 1..200,000 (each 12..2,000 triangles); mesh 0 is the unit box the
+  /// cars use, buildings take the others in turn (every mesh as often as every other, +-1).
+  uint32_t meshes = 200;
+  uint32_t materials = 64;  ///< materials, 1..100,000 (random colours, textures and shininess)
+  /// Textures, 1..1024, in 16 sizes from 16x16 to 512x256 (non-square and non-power-of-two
+  /// among them; texture i has the (i mod 16)-th size), each with its mips.
+  uint32_t textures = 16;
+  /// Share of objects that are cars driving along the streets, 0..1: round(moving x objects)
+  /// objects with Object::moving, the first ones in Scene::objects.
+  double moving = 0.1;
+  uint64_t seed = 1;  ///< same seed and options, same scene (byte for byte)
+};
+
+/// Builds a city for benchmarks: blocks of 4 x 4 lots of 10 x 10 world units separated by
+/// streets 8 units wide, on a square grid sized from the building count, filled row by row; one
+/// building (a procedural mesh: box, stepped tower with setbacks, k-sided prism or cylinder,
+/// gabled or pyramid roof; y up from 0, footprint within [-0.5, 0.5]^2) per lot, scaled to 6..9
+/// units wide. The cars are boxes 1.6..2 units wide and 3.5..5 long driving at 4..14 units per
+/// second along the streets (x or z), in two lanes, wrapping around the city (Scene::wrap_min /
+/// wrap_max). Materials use a repeating sampler (Scene::samplers[1]) over window, brick, stripe
+/// and panel textures. The camera stands low at one corner and looks across the city along its
+/// diagonal, so near buildings hide far ones; the far plane covers the whole city.
+/// Meshes are generated independently of each other (each from the seed and its index; in
+/// parallel with oneTBB), in time proportional to their triangles. Throws SceneInput when an
+/// option is outside its range (the message names it).
+Scene make_city_scene(const CitySceneOptions& options);
 
 /// Loads a glTF 2.0 file (.gltf or .glb) and places `instances` copies on a square grid, each
 /// copy of each primitive one object. The camera is placed to frame the whole grid.

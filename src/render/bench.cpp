@@ -58,8 +58,14 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
 }
 
 BudgetProbe measure_cubes(const Device& device, const MeasureOptions& o, uint32_t objects) {
-  const Scene scene = make_cube_scene({.objects = objects, .seed = o.seed, .spread = o.spread});
+  return measure_scene(device, o,
+                       make_cube_scene({.objects = objects, .seed = o.seed, .spread = o.spread}));
+}
+
+BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const Scene& scene) {
+  const uint32_t objects = static_cast<uint32_t>(scene.objects.size());
   RenderOptions ro;
+  ro.moving = scene.moving_share();
   ro.strategy = o.strategy;
   ro.width = o.width;
   ro.height = o.height;
@@ -85,6 +91,7 @@ BudgetProbe measure_cubes(const Device& device, const MeasureOptions& o, uint32_
   BudgetProbe p{objects,      median(interval), median(cpu), median(gpu),
                 median(math), median(latency),  std::nullopt};
   if (!report.frames.empty()) p.culling = report.frames.back().culling;
+  p.moving_objects = report.moving_objects;
   return p;
 }
 

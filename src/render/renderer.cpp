@@ -17,6 +17,7 @@
 #include <tbb/task_arena.h>
 #include "implementation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -320,6 +321,8 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   report.strategy = options.strategy;
   report.objects = static_cast<uint32_t>(scene.objects.size());
   report.materials = static_cast<uint32_t>(scene.materials.size());
+  report.meshes = static_cast<uint32_t>(scene.meshes.size());
+  report.textures = static_cast<uint32_t>(scene.textures.size());
   report.width = options.width;
   report.height = options.height;
   report.frames_in_flight = k;
@@ -354,6 +357,8 @@ RenderReport render(const Device& device, const Scene& scene, const RenderOption
   // ceil(moving * n), with a tolerance so that a decimal share such as 0.0015 of 2000 (not exact
   // in binary floating point) gives 3, not 4.
   const uint32_t moving = std::min(n, static_cast<uint32_t>(std::ceil(options.moving * n - 1e-6)));
+  report.moving_objects = static_cast<uint32_t>(std::count_if(
+      scene.moving.begin(), scene.moving.end(), [&](uint32_t i) { return i < moving; }));
   std::vector<Clock::time_point> starts(options.frames), done(options.frames);
 
   // Waits until frame `f` is done on the GPU, then reads its spans and statistics.

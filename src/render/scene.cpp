@@ -29,6 +29,26 @@ void Object::set_article_phases(uint32_t i) {
   phase_z2 = static_cast<float>(std::fmod(di * 9.721, kTwoPi));
 }
 
+double Scene::moving_share() const {
+  if (moving.empty() || objects.empty()) return 0.0;
+  return std::min(1.0, (double(moving.back()) + 1.0) / double(objects.size()));
+}
+
+namespace {
+
+// Brings x into [lo, hi) when hi > lo (Object::moving); in double, so that a position plus a
+// velocity times a long time keeps its fraction.
+float wrap_coordinate(double x, float lo, float hi) {
+  if (!(hi > lo)) return static_cast<float>(x);
+  const double size = double(hi) - double(lo);
+  double r = std::fmod(x - double(lo), size);
+  if (r < 0) r += size;
+  const float out = static_cast<float>(double(lo) + r);
+  return out < hi ? out : lo;  // r just below size can round up to hi
+}
+
+}  // namespace
+
 void Scene::animate(float time, std::vector<ObjectTransform>& out, uint32_t begin,
                     uint32_t end) const {
   out.resize(objects.size());
@@ -43,6 +63,11 @@ void Scene::animate_range(float time, std::span<ObjectTransform> out, uint32_t b
     if (!o.animated) {
       out[i].world = o.placement;
       out[i].normal = glm::mat3(glm::transpose(glm::inverse(o.placement)));
+      if (o.moving)
+        for (int a = 0; a < 3; ++a)
+          out[i].world[3][a] = wrap_coordinate(
+              double(o.placement[3][a]) + double(o.velocity[a]) * double(time), wrap_min[a],
+              wrap_max[a]);
       continue;
     }
     // Seed 003, "Calcular una matriz de mundo": wgpu-matrix post-multiplies each step; the
@@ -256,6 +281,8 @@ Scene make_cube_scene(const CubeSceneOptions& o) {
     obj.set_article_phases(i);
     s.objects.push_back(obj);
   }
+  s.moving.resize(o.objects);
+  for (uint32_t i = 0; i < o.objects; ++i) s.moving[i] = i;  // every cube is animated
   return s;
 }
 
