@@ -105,6 +105,7 @@ class GpuDrivenStrategy final : public Strategy {
         object_count_(static_cast<uint32_t>(scene.objects.size())),
         gpu_animation_(all_animated(scene)),
         occlusion_(options.occlusion),
+        moving_(scene.moving),
         meshes_(device, pool_desc(scene)),
         materials_(device, scene.materials, scene.textures, scene.samplers),
         objects_(device, ObjectTableDesc{"gpu-driven objects", std::max(object_count_, 1u)}) {
@@ -133,10 +134,15 @@ class GpuDrivenStrategy final : public Strategy {
     if (gpu_animation_) {
       const uint32_t values[2] = {std::bit_cast<uint32_t>(in.time_s), object_count_};
       device_.write_buffer(animate_frame_.get(), 0, values, sizeof(values));
-    } else {
-      const uint32_t end = std::min<uint32_t>(in.changed_end, object_count_);
-      for (uint32_t i = in.changed_begin; i < end; ++i)
+    } else if (in.first_frame) {
+      for (uint32_t i = 0; i < object_count_; ++i)
         objects_.set_transform(i, in.transforms[i].world);
+    } else {
+      // Only the objects that move (Scene::moving) and were recomputed this frame: a static
+      // glTF model uploads nothing after its first frame.
+      const uint32_t end = std::min<uint32_t>(in.changed_end, object_count_);
+      for (const uint32_t i : moving_)
+        if (i >= in.changed_begin && i < end) objects_.set_transform(i, in.transforms[i].world);
     }
     const FlushStats flushed = objects_.flush(encoder);
     records_uploaded_ += flushed.records_uploaded;
@@ -333,6 +339,7 @@ class GpuDrivenStrategy final : public Strategy {
   const Device& device_;
   uint32_t object_count_;
   bool gpu_animation_, occlusion_;
+  std::vector<uint32_t> moving_;  // Scene::moving: the objects whose transform changes with time
   MeshPool meshes_;
   MaterialTable materials_;
   ObjectTable objects_;
