@@ -37,6 +37,7 @@ struct RenderCli {
   double spread = 1.0;
   int64_t frames_in_flight = 2;
   std::string occlusion = "on";
+  std::string draw_path;  ///< --draw-path (empty: the device's best)
   int64_t threads = 0;
   int64_t encode_threads = 1;
   std::string png;
@@ -86,6 +87,7 @@ int run_render(const RenderCli& o) {
   ro.encode_threads = static_cast<uint32_t>(o.encode_threads);
   ro.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
   ro.occlusion = o.occlusion == "on";
+  ro.draw_path = o.draw_path;
   ro.threads = static_cast<uint32_t>(o.threads);
   ro.width = width;
   ro.height = height;
@@ -205,9 +207,9 @@ int run_render(const RenderCli& o) {
       r.threads == 1 ? "" : "s", r.encode_threads);
   const std::optional<CullingCounts> culling = r.frames.back().culling;
   if (culling)
-    fmt::print("culling: {} objects, {} after frustum, {} after occlusion, {} drawn\n",
+    fmt::print("culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
                culling->objects, culling->after_frustum, culling->after_occlusion,
-               culling->drawn);
+               culling->drawn, culling->sub_draws);
   if (!o.png.empty()) fmt::print("wrote {}\n", o.png);
 
   nlohmann::ordered_json j;
@@ -234,7 +236,8 @@ int run_render(const RenderCli& o) {
     j["culling"] = {{"objects", culling->objects},
                     {"afterFrustum", culling->after_frustum},
                     {"afterOcclusion", culling->after_occlusion},
-                    {"drawn", culling->drawn}};
+                    {"drawn", culling->drawn},
+                    {"subDraws", culling->sub_draws}};
   if (r.visible_objects) j["visibleObjects"] = *r.visible_objects;
   nlohmann::ordered_json timing;
   timing["cpu_median"] = sc.median;
@@ -279,6 +282,11 @@ Registration reg{
                      "occlusion culling with a depth pyramid (gpu-driven): on or off")
           ->check(CLI::IsMember({"on", "off"}))
           ->capture_default_str();
+      sub.add_option("--draw-path", o->draw_path,
+                     "gpu-driven's indirect draws: multi-draw-indirect-count, multi-draw-indirect, "
+                     "bundle or loop (default: the best the device offers)")
+          ->check(CLI::IsMember({"multi-draw-indirect-count", "multi-draw-indirect", "bundle",
+                                 "loop"}));
       sub.add_option("--threads", o->threads, "CPU threads for per-object maths (0 = all cores)")
           ->capture_default_str();
       sub.add_option("--encode-threads", o->encode_threads,
