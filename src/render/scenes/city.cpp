@@ -159,8 +159,6 @@ uint32_t max_rows(uint32_t k, uint32_t caps) {
 // Mesh `index` of the city: 0 the unit box (cars); the others one of four kinds.
 Mesh make_city_mesh(uint64_t seed, uint32_t index) {
   Mesh m;
-  m.vertices.reserve(256);
-  m.indices.reserve(384);
   MeshBuilder b(m);
   Rng rng(seed, kMeshStream, index);
   const uint32_t kind = index == 0 ? 4 : rng.index(4);
