@@ -66,10 +66,10 @@ TEST(CitySceneDevice, EveryStrategyRendersWhatDynamicOffsetsRenders) {
   uint32_t compared = 0;
   for (const StrategyInfo& info : strategy_catalog()) {
     const std::string name(info.name);
-    // gpu-driven and bundles-gpu animate the article's cubes on the GPU and cannot draw static
-    // or application-moved objects yet (issue 20: the lead is rewriting them on shared parts);
-    // once they can, they belong in this comparison.
-    if (name == "gpu-driven" || name == "bundles-gpu" || name == "dynamic-offsets") continue;
+    // bundles-gpu animates the article's cubes on the GPU and cannot draw static or
+    // application-moved objects. gpu-driven draws them through the GPU-driven parts; its normal
+    // matrix is a cofactor matrix on the GPU, so its shading may differ by 2 levels, not 1.
+    if (name == "bundles-gpu" || name == "dynamic-offsets") continue;
     if (std::optional<std::string> why = strategy_unavailable(shared_device(), scene, name)) {
       std::cout << name << " unavailable here: " << *why << "\n";
       continue;
@@ -77,14 +77,17 @@ TEST(CitySceneDevice, EveryStrategyRendersWhatDynamicOffsetsRenders) {
     const RenderReport r = render(shared_device(), scene, frozen(name, 2, 1.5f));
     ASSERT_TRUE(r.last_frame) << name;
     EXPECT_EQ(r.per_frame.draws > 0, true) << name;
-    EXPECT_LE(count_differing_pixels(*reference.last_frame, *r.last_frame, 1), kDepthTiePixels)
+    const uint8_t levels = name == "gpu-driven" ? 2 : 1;
+    EXPECT_LE(count_differing_pixels(*reference.last_frame, *r.last_frame, levels),
+              kDepthTiePixels)
         << name;
     dump_on_failure("city_dynamic_vs_" + name, *reference.last_frame, *r.last_frame);
     ++compared;
   }
   // naive, split-uniforms, buffer-offsets, buffer-offsets-mapped, mapped-staging,
-  // render-bundles, storage-instancing, gpu-culling (immediates where the device offers it).
-  EXPECT_GE(compared, 8u);
+  // render-bundles, storage-instancing, gpu-culling, gpu-driven (immediates where the device
+  // offers it).
+  EXPECT_GE(compared, 9u);
 }
 
 // The renderer recomputes only the first moving_share() x N objects after the first frame: that
