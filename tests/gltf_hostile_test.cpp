@@ -217,7 +217,7 @@ TEST(GltfHostile, NoCurrentDirectoryFallback) {
   const fs::path before = fs::current_path();
   fs::current_path(cwd_dir);
   OpenRecorder recorder;
-  EXPECT_KIND(load_gltf_scene(model, 1), Io);  // missing beside the model: not read from "."
+  EXPECT_KIND(load_gltf_scene(model, 1), ModelLoad);  // missing beside it: not read from "."
   fs::current_path(before);
   EXPECT_TRUE(recorder.opened.empty());
 }
@@ -506,7 +506,13 @@ TEST(GltfHostile, H4IntegerFieldsOutOfRangeAreRefused) {
        [](json& j) {
          j["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
        }},
-      {"bufferViews[0]", [](json& j) { j["bufferViews"][0]["byteOffset"] = 4; }},  // past the end
+      {"materials[0].normalTexture.index",
+       [](json& j) { j["materials"] = {{{"normalTexture", {{"index", -2}}}}}; }},
+      {"bufferViews[0]",  // an image's view past its buffer's end
+       [](json& j) {
+         j["bufferViews"][0]["byteOffset"] = 4;
+         j["images"] = {{{"bufferView", 0}, {"mimeType", "image/png"}}};
+       }},
   };
   for (const auto& [field, edit] : cases) {
     json j = triangle();

@@ -47,8 +47,10 @@ struct IntRule {
   int64_t min, max;
 };
 
+// A texture index may be -1, "no texture": tinygltf's own convention, which published models
+// (assimp's glTF2 test models) write; it is read as absent, as tinygltf reads it.
 #define BINDERY_TEXTURE_INFO(name)                                         \
-  {"materials", name ".index", "textures", 0, 0}, {                        \
+  {"materials", name ".index", "textures", -1, 0}, {                       \
     "materials", name ".texCoord", nullptr, 0, kMaxInt                     \
   }
 const IntRule kIntRules[] = {
@@ -188,14 +190,19 @@ void check_integer_fields(const std::string& path, const json& root) {
   }
 }
 
-// glTF 2.0 "Buffers and Buffer Views": a view lies inside its buffer. Checked here because
-// tinygltf reads an image's bufferView without checking it.
-void check_buffer_views(const std::string& path, const json& root) {
+// glTF 2.0 "Buffers and Buffer Views": a view lies inside its buffer. Checked here for the views
+// images name, which tinygltf reads without checking (the loader checks the views accessors use
+// when it reads them; a view nothing reads is not checked, as some published models have one).
+void check_image_buffer_views(const std::string& path, const json& root) {
   auto views = root.find("bufferViews");
   auto buffers = root.find("buffers");
-  if (views == root.end() || buffers == root.end() || !views->is_array() || !buffers->is_array())
+  auto images = root.find("images");
+  if (views == root.end() || buffers == root.end() || images == root.end() ||
+      !views->is_array() || !buffers->is_array() || !images->is_array())
     return;
-  for (size_t i = 0; i < views->size(); ++i) {
+  for (const json& image : *images) {
+    if (!image.is_object() || !image.contains("bufferView")) continue;
+    const size_t i = image["bufferView"].get<size_t>();  // an index, checked above
     const json& v = (*views)[i];
     if (!v.is_object() || !v.contains("buffer") || !v.contains("byteLength")) continue;
     const json& buffer = (*buffers)[v["buffer"].get<size_t>()];  // an index, checked above
@@ -243,7 +250,7 @@ std::vector<bool> used_images(const json& root) {
   for (const json& m : *materials) {
     const json* index =
         member(member(member(&m, "pbrMetallicRoughness"), "baseColorTexture"), "index");
-    if (!index || !textures || !textures->is_array()) continue;
+    if (!index || !index->is_number_unsigned() || !textures || !textures->is_array()) continue;
     const json& texture = (*textures)[index->get<size_t>()];
     if (texture.is_object() && texture.contains("source"))
       used[texture["source"].get<size_t>()] = true;
@@ -362,7 +369,7 @@ GltfJsonFacts check_gltf_json(const std::string& path, std::string_view text,
   if (!j.is_object()) fail(path, "the JSON's top level is not an object (glTF 2.0 root)");
   check_required_extensions(path, j);
   check_integer_fields(path, j);
-  check_buffer_views(path, j);
+  check_image_buffer_views(path, j);
   GltfJsonFacts facts;
   facts.image_used = used_images(j);
   collect_resources(path, j, model_dir, facts);

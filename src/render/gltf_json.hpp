@@ -9,9 +9,10 @@
 //   - nesting deeper than kMaxGltfJsonDepth arrays/objects;
 //   - extensionsRequired naming an extension bindery does not implement (UnsupportedExtension);
 //   - an integer field of the glTF 2.0 schema (indices, counts, offsets, lengths, enums) that is
-//     not an integer, or out of its range: an index must name an existing element, the rest are
+//     not an integer, or out of its range: an index must name an existing element (a material's
+//     texture index may also be -1, "none", as published models write it), the rest are
 //     0..2^32-1 (2^31-1 where tinygltf keeps an `int`);
-//   - a bufferView whose byteOffset + byteLength exceeds its buffer's byteLength;
+//   - an image's bufferView whose byteOffset + byteLength exceeds its buffer's byteLength;
 //   - a used image whose mimeType (or data: URI media type) is not image/png or image/jpeg;
 //   - an external URI of a buffer or of a used image that resolve_model_resource refuses.
 // "Used" images are the sources of textures some material's base colour texture names, the only

@@ -99,7 +99,7 @@ fs::path walk_inside(const fs::path& dir, const fs::path& relative, std::string_
     const fs::path next = cur / c;
     struct stat st {};
     if (::lstat(next.c_str(), &st) != 0)
-      refuse(uri, "names no file in the model's folder", ErrorKind::Io);
+      refuse(uri, "names no file in the model's folder");
     if (!S_ISLNK(st.st_mode)) {
       cur = next;
       continue;

@@ -17,8 +17,8 @@
 //     link whose target lies outside. Nothing outside the folder is looked at (not even whether
 //     it exists), so no message can depend on it. What is accepted is the canonical path of a
 //     regular file strictly under the folder (as realpath() would give it);
-//   - a path inside that names nothing, a folder, or anything but a regular file (these, and
-//     failures to read a file inside, are Io errors: the rule holds, the file system failed).
+//   - a path inside that names nothing; or a folder or anything but a regular file (these, and
+//     failures to read a file inside, are Io errors, as for any file bindery reads).
 // There is no current-directory fallback: a resource missing beside the model is missing.
 #pragma once
 
@@ -41,7 +41,7 @@ std::string percent_decode_uri(std::string_view uri);
 
 /// The canonical path of the file the relative URI reference `uri` names in the folder
 /// `model_dir` (the folder of the .gltf/.glb file; made canonical here). Throws ModelLoad (or Io,
-/// for a missing or non-regular file inside), with a message "uri '<uri as written, escaped>'
+/// for a folder or other non-regular file inside), with a message "uri '<uri as written, escaped>'
 /// <the rule broken>", for everything the header comment lists. Reads the file system (lstat
 /// and readlink inside the folder) but opens no file.
 std::filesystem::path resolve_model_resource(const std::filesystem::path& model_dir,
