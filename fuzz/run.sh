@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds bindery's libFuzzer targets (fuzz/*_fuzz.cpp: wgsl, plan, gltf; bodies in
+# Builds bindery's libFuzzer targets (fuzz/*_fuzz.cpp: wgsl, plan, gltf, resolver; bodies in
 # fuzz/targets.hpp) with clang, ASan and UBSan in the sanitizer build folder
 # (scripts/sanitize.sh, ${BINDERY_ASAN_BUILD_DIR:-build-asan}) and runs each for a bounded time.
 #   fuzz/run.sh [SECONDS] [TARGET...]     default 60 s per target, every target
@@ -15,7 +15,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(wgsl plan gltf)
+[[ ${#targets[@]} -gt 0 ]] || targets=(wgsl plan gltf resolver)
 export BINDERY_ASAN_BUILD_DIR=${BINDERY_ASAN_BUILD_DIR:-$root/build-asan}
 build=$BINDERY_ASAN_BUILD_DIR
 SANITIZE_BUILD_ONLY=1 bash "$root/scripts/sanitize.sh" >/dev/null
@@ -32,7 +32,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     wgsl) find "$root/shaders" "$root/examples" -name '*.wgsl' -exec cp -t "$out/corpus" {} + ;;
     plan) find "$root/examples/plan" "$root/tests/data/plan" -name '*.json' -exec cp -t "$out/corpus" {} + ;;
-    gltf) ;;
+    gltf | resolver) ;;
   esac
   [[ -d "$root/tests/data/fuzz/$t" ]] && cp -n "$root/tests/data/fuzz/$t"/* "$out/corpus/" 2>/dev/null || true
   echo "== fuzz $t: ${seconds} s, seeds $(ls "$out/corpus" | wc -l)"

@@ -15,6 +15,9 @@
 #include <bindery/struct_view.hpp>
 #include <bindery/wgsl_layout.hpp>
 
+#include "render/resource_resolver.hpp"  // private: the fuzz and test targets add src/
+
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -127,6 +130,43 @@ inline void gltf(const uint8_t* data, size_t size) {
     std::vector<ObjectTransform> transforms;
     s.animate(0.5f, transforms);
   } catch (const Error&) {
+  }
+}
+
+/// Arbitrary bytes as a resource URI through resolve_model_resource(), against a fixed folder
+/// tree (per process, under /dev/shm when it exists) with symbolic links in and out:
+///   ROOT/outside.bin  ROOT/m/a.bin  ROOT/m/x/b.bin  ROOT/m/in -> x/b.bin  ROOT/m/out ->
+///   ../outside.bin  ROOT/m/abs_out -> ROOT/outside.bin  ROOT/m/x/up -> ../..  ROOT/m/loop -> loop
+/// The model's folder is ROOT/m. Bad input must be a bindery::Error (ModelLoad or Io); an
+/// accepted URI must name a regular file strictly inside ROOT/m by canonical path.
+inline void resolver(const uint8_t* data, size_t size) {
+  namespace fs = std::filesystem;
+  static const fs::path root = [] {
+    std::error_code ec;
+    fs::path dir = fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm")
+                                                     : fs::temp_directory_path();
+    dir /= "bindery_resolver_fuzz_" + std::to_string(getpid());
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir / "m" / "x");
+    for (const char* f : {"outside.bin", "m/a.bin", "m/x/b.bin"})
+      if (FILE* out = std::fopen((dir / f).c_str(), "wb")) std::fclose(out);
+    fs::create_symlink("x/b.bin", dir / "m" / "in");
+    fs::create_symlink("../outside.bin", dir / "m" / "out");
+    fs::create_symlink(dir / "outside.bin", dir / "m" / "abs_out");
+    fs::create_symlink("../..", dir / "m" / "x" / "up");
+    fs::create_symlink("loop", dir / "m" / "loop");
+    return fs::canonical(dir);
+  }();
+  const std::string uri(reinterpret_cast<const char*>(data), size);
+  try {
+    const fs::path p = resolve_model_resource(root / "m", uri);
+    const std::string inside = (root / "m").string() + "/";
+    struct stat st {};
+    if (p != fs::canonical(p) || p.string().rfind(inside, 0) != 0 ||
+        ::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      std::abort();
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::ModelLoad && e.kind() != ErrorKind::Io) std::abort();
   }
 }
 

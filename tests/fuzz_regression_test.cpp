@@ -56,6 +56,10 @@ TEST(FuzzRegression, Gltf) {
   EXPECT_GT(replay(&fuzz::gltf, {"fuzz/corpus/gltf", "tests/data/fuzz/gltf"}), 0u);
 }
 
+TEST(FuzzRegression, Resolver) {
+  EXPECT_GT(replay(&fuzz::resolver, {"fuzz/corpus/resolver", "tests/data/fuzz/resolver"}), 0u);
+}
+
 // The seeds themselves are valid inputs: they must load and plan without an error, or the
 // fuzzers would start from nothing but rejections. (fuzz/corpus/gltf/strip_sparse.gltf uses
 // triangle strips, a sparse accessor and an accessor without bufferView, which the loader accepts

@@ -41,6 +41,7 @@ struct RenderCli {
   int64_t threads = 0;
   int64_t encode_threads = 1;
   std::string png;
+  int64_t image_budget_mib = 1024;  ///< GltfLoadOptions::image_budget_bytes in MiB
   bool quiet = false;
   bool scene_given = false;    ///< --scene was on the command line (else --model implies gltf)
   bool png_given = false;      ///< --png was on the command line (an empty name is an error)
@@ -133,7 +134,12 @@ int run_render(const RenderCli& o) {
   } else {
     if (o.model.empty())
       throw Error(ErrorKind::SceneInput, "render: --scene gltf needs --model PATH (.gltf or .glb)");
-    scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances));
+    if (o.image_budget_mib < 1 || o.image_budget_mib > 1'048'576)
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("render: --image-budget-mib {} is outside 1..1048576",
+                              o.image_budget_mib));
+    const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
+    scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances), lo);
     for (const std::string& w : scene.warnings)
       fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", o.model, w);
   }
@@ -304,6 +310,9 @@ Registration reg{
           ->capture_default_str();
       add_city_options(sub, o->city);
       sub.add_option("--png", o->png, "write the last frame to this PNG file");
+      sub.add_option("--image-budget-mib", o->image_budget_mib,
+                     "decoded bytes (RGBA8 with mips) a glTF model's images may take, MiB")
+          ->capture_default_str();
       sub.add_flag("--quiet", o->quiet, "no progress output");
       add_device_options(sub, o->device);
       CLI::Option* scene_opt = sub.get_option("--scene");

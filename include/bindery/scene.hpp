@@ -320,6 +320,27 @@ Scene make_city_scene(const CitySceneOptions& options);
 /// decoder and the standard library become ModelLoad errors.
 Scene load_gltf_scene(const std::string& path, uint32_t instances);
 
+/// The default GltfLoadOptions::image_budget_bytes: 1 GiB, room for the base colour textures of
+/// real models (eleven 4096 x 4096 textures with their mips, or one 8192 x 8192 and change).
+inline constexpr uint64_t kDefaultGltfImageBudgetBytes = 1ull << 30;
+
+/// Limits of load_gltf_scene() a caller may change (README, "What a model may load").
+struct GltfLoadOptions {
+  /// Most bytes the model's images may take decoded: RGBA8 (4 bytes a pixel) with the full mip
+  /// chain, summed over the images some material's base colour texture uses (others are not
+  /// decoded). Checked from each image's header before it is decoded; ModelLoad beyond it. The
+  /// CLI's `render --image-budget-mib` sets it.
+  uint64_t image_budget_bytes = kDefaultGltfImageBudgetBytes;
+};
+
+/// load_gltf_scene() with `options`. A model's resources (buffer and image URIs) are read only
+/// from the model's folder (no absolute paths, no `..` or symbolic link leading out of it, no
+/// control bytes; data: URIs allowed); its JSON nests at most 64 levels; every integer field is
+/// an integer in its schema range; node transforms, world matrices and bounds are finite in
+/// float; images are PNG or JPEG of at most 16384 x 16384 pixels within the image budget. Each
+/// violation is a ModelLoad error naming the field, URI (as written) or node, and the rule.
+Scene load_gltf_scene(const std::string& path, uint32_t instances, const GltfLoadOptions& options);
+
 /// Generates the mip chain of an RGBA8 level-0 image with a 2x2 box filter.
 TextureData make_texture_with_mips(std::string name, uint32_t width, uint32_t height,
                                    std::vector<uint8_t> level0);

@@ -4,6 +4,8 @@
 
 #include <glm/glm.hpp>
 
+#include <cmath>
+
 namespace bindery::gltf {
 
 std::string_view mode_name(int mode) {
@@ -71,7 +73,12 @@ void make_flat_normals(Mesh& mesh) {
     Vertex c = mesh.vertices[mesh.indices[t + 2]];
     const glm::vec3 n = glm::cross(b.position - a.position, c.position - a.position);
     const float length = glm::length(n);
-    const glm::vec3 normal = length > 0.0f ? n / length : glm::vec3(0.0f, 1.0f, 0.0f);
+    glm::vec3 normal = length > 0.0f ? n / length : glm::vec3(0.0f, 1.0f, 0.0f);
+    if (!std::isfinite(length)) {  // edges so long that the cross product overflows float
+      const glm::dvec3 d = glm::cross(glm::dvec3(b.position) - glm::dvec3(a.position),
+                                      glm::dvec3(c.position) - glm::dvec3(a.position));
+      normal = glm::vec3(d / glm::length(d));
+    }
     a.normal = b.normal = c.normal = normal;
     vertices.push_back(a);
     vertices.push_back(b);

@@ -45,7 +45,8 @@ void reverse_winding(std::vector<uint32_t>& triangles);
 
 /// Gives `mesh` flat normals: every triangle gets three vertices of its own whose normal is the
 /// triangle's unit face normal, normalize(cross(b - a, c - a)) (counter-clockwise front); the
-/// indices become 0, 1, 2, .... A triangle of zero area gets (0, 1, 0).
+/// indices become 0, 1, 2, .... A triangle of zero area gets (0, 1, 0). Where the cross product
+/// overflows float (edges near 1e19 or longer), it is computed in double.
 void make_flat_normals(Mesh& mesh);
 
 /// Appends the back faces of `mesh`: every vertex again with its normal negated, every triangle
