@@ -43,6 +43,8 @@ struct RenderCli {
   bool scene_given = false;    ///< --scene was on the command line (else --model implies gltf)
   bool png_given = false;      ///< --png was on the command line (an empty name is an error)
   bool objects_given = false;  ///< --objects was on the command line
+  bool instances_given = false;  ///< --instances was on the command line
+  bool seed_given = false;       ///< --seed was on the command line
 };
 
 struct Summary {
@@ -96,6 +98,13 @@ int run_render(const RenderCli& o) {
     throw Error(ErrorKind::SceneInput, "render: --model needs --scene gltf (not cubes)");
   if (gltf && o.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "render: --spread places the cubes; a glTF scene has none");
+  if (!gltf && o.instances_given)
+    throw Error(ErrorKind::SceneInput,
+                "render: --instances sets the copies of a glTF model; the cube scene takes "
+                "--objects");
+  if (gltf && o.seed_given)
+    throw Error(ErrorKind::SceneInput,
+                "render: --seed places the cubes; a glTF scene has none");
   if (gltf && o.objects_given)
     throw Error(ErrorKind::SceneInput,
                 "render: --objects sets the cube count; a glTF scene takes --instances");
@@ -110,7 +119,8 @@ int run_render(const RenderCli& o) {
       throw Error(ErrorKind::SceneInput, "render: --scene gltf needs --model PATH (.gltf or .glb)");
     scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances));
     for (const std::string& w : scene.warnings)
-      fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", o.model, w);
+      fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", escape_for_message(o.model),
+                 escape_for_message(w));
   }
 
   // Fail before rendering, not after, when the PNG cannot be written (the file is not touched).
@@ -185,7 +195,7 @@ int run_render(const RenderCli& o) {
     fmt::print("culling: {} objects, {} after frustum, {} after occlusion, {} drawn\n",
                culling->objects, culling->after_frustum, culling->after_occlusion,
                culling->drawn);
-  if (!o.png.empty()) fmt::print("wrote {}\n", o.png);
+  if (!o.png.empty()) fmt::print("wrote {}\n", escape_for_message(o.png));
 
   nlohmann::ordered_json j;
   j["scene"] = r.scene;
@@ -269,7 +279,11 @@ Registration reg{
       CLI::Option* scene_opt = sub.get_option("--scene");
       CLI::Option* png_opt = sub.get_option("--png");
       CLI::Option* objects_opt = sub.get_option("--objects");
-      return [o, scene_opt, png_opt, objects_opt] {
+      CLI::Option* instances_opt = sub.get_option("--instances");
+      CLI::Option* seed_opt = sub.get_option("--seed");
+      return [o, scene_opt, png_opt, objects_opt, instances_opt, seed_opt] {
+        o->instances_given = instances_opt->count() > 0;
+        o->seed_given = seed_opt->count() > 0;
         o->scene_given = scene_opt->count() > 0;
         o->png_given = png_opt->count() > 0;
         o->objects_given = objects_opt->count() > 0;
