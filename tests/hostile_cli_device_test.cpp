@@ -110,19 +110,5 @@ TEST(HostileCliDevice, H10RenderWithLostStandardOutputIsAnIoError) {
   }
 }
 
-TEST(HostileCliDevice, APngThatCouldNotBeCompletedIsRemoved) {
-  const fs::path d = fresh_dir();
-  const fs::path png = d / "frame.png";
-  // A file size limit of 1 KiB (SIGXFSZ ignored: writes fail with EFBIG) cuts the PNG short.
-  const test::CliResult r = test::run_program(
-      "bash -c \"trap '' XFSZ; ulimit -f 1; exec " + std::string(BINDERY_CLI) +
-          " render --objects 200 --frames 1 --size 256x256 --quiet --png " + png.string() + "\"",
-      "", 120);
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find("[Io]"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(png)) << "a truncated PNG was left behind";
-  fs::remove_all(d);
-}
-
 }  // namespace
 }  // namespace bindery

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +53,7 @@ std::string diagnostics(const std::string& file, const Reflection& r) {
 void print_diagnostic(std::string_view label, const std::string& text) {
   size_t start = 0;
   bool first = true;
+  std::vector<std::string_view> seen;  // the implementation's error chain repeats its causes
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
@@ -59,6 +61,10 @@ void print_diagnostic(std::string_view label, const std::string& text) {
     start = end + 1;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
     if (line.empty()) continue;
+    std::string_view bare = line;
+    while (!bare.empty() && (bare.front() == ' ' || bare.front() == '=')) bare.remove_prefix(1);
+    if (bare.size() > 8 && std::find(seen.begin(), seen.end(), bare) != seen.end()) continue;
+    seen.push_back(bare);
     if (first) fmt::print("  {}: {}\n", label, escape_controls(line));
     else fmt::print("      {}\n", escape_controls(line));
     first = false;

@@ -173,8 +173,12 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
         return fmt::format("the argument {} is required", o->get_name(false, true));
     return "a required argument is missing";
   }
-  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e))
-    return fmt::format("an option is missing its value or has too many ({})", what);
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    for (const std::string& name : option_names(*sub))
+      if (what.find(name + ":") != std::string::npos)
+        return fmt::format("option {} needs exactly one value", name);
+    return "an option is missing its value or has too many";
+  }
   return what;
 }
 
