@@ -9,8 +9,10 @@
 // key = slot), setVertexBuffer(0) and setIndexBuffer (same buffers), draw. 10,000 draws per pass;
 // each iteration is one pass (reset, then every draw).
 //
-// Axes: implementation (BM_Tracker: the current one; BM_BaselineTracker: the tracker as it was
-// at commit c974bf2, copied below), draws_per_material (100: the realistic batch; 1: a new
+// Axes: implementation (BM_Tracker: the current one; BM_TrackerDescribed: the same with core
+// default limits and the object group described with its layout and buffer window, so that every
+// dynamic offset rule is checked on each issued setBindGroup (issue 18); BM_BaselineTracker: the
+// tracker as it was at commit c974bf2, copied below), draws_per_material (100: the realistic batch; 1: a new
 // material every draw), policy (0 = IntruderPolicy::report, what release builds run; 1 =
 // IntruderPolicy::ignore). Reported: ns_per_draw (time per draw of tracker work; Google Benchmark
 // prints inverted rates with an `s` suffix: `4.2s` there means 4.2 ns). Both implementations run
@@ -25,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -295,7 +298,14 @@ bool same_counts(const Counters& a, const Counters& b) {
          a.set_index_buffer_skipped == b.set_index_buffer_skipped;
 }
 
-template <class Tracker>
+/// How the benchmarked RenderStateTracker is set up.
+enum class Setup {
+  plain,      ///< no limits (as before issue 18)
+  described,  ///< core default limits and group 2 described with its layout and window: every
+              ///< dynamic offset rule checked (count, alignment, window)
+};
+
+template <class Tracker, Setup kSetup = Setup::plain>
 void run(benchmark::State& state) {
   const uint32_t draws_per_material = uint32_t(state.range(0));
   const IntruderPolicy policy =
@@ -320,7 +330,19 @@ void run(benchmark::State& state) {
   }
 
   Counters counters;
-  Tracker tracker(counters, policy);
+  const Limits limits = Limits::core_defaults();  // offsets aligned to 256 = kObjectStride
+  std::unique_ptr<Tracker> owned;
+  if constexpr (kSetup == Setup::described)
+    owned = std::make_unique<Tracker>(counters, policy, &limits);
+  else
+    owned = std::make_unique<Tracker>(counters, policy);
+  Tracker& tracker = *owned;
+  if constexpr (kSetup == Setup::described) {
+    BindingLayoutEntry object{0, BindingKind::uniform_buffer};
+    object.has_dynamic_offset = true;
+    const BufferBindingWindow window{0, 0, kObjectStride, uint64_t{kDrawsPerPass} * kObjectStride};
+    tracker.describe_group(2, BindGroupLayoutDesc{"object", {object}}, {&window, 1});
+  }
   uint64_t issued = 0;
   for (auto _ : state) {
     issued = encode_pass(tracker, stream, h);
@@ -335,6 +357,9 @@ void run(benchmark::State& state) {
 
 void BM_Tracker(benchmark::State& state) {
   run<RenderStateTracker>(state);
+}
+void BM_TrackerDescribed(benchmark::State& state) {
+  run<RenderStateTracker, Setup::described>(state);
 }
 void BM_BaselineTracker(benchmark::State& state) {
   run<BaselineTracker>(state);
@@ -353,4 +378,5 @@ void Axes(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK(BM_Tracker)->Apply(Axes);
+BENCHMARK(BM_TrackerDescribed)->Apply(Axes);
 BENCHMARK(BM_BaselineTracker)->Apply(Axes);

@@ -25,6 +25,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace bindery {
 namespace {
@@ -564,6 +565,71 @@ TEST(RenderPassState, NullEncoderIsInvalidArgument) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
   }
+}
+
+}  // namespace
+}  // namespace bindery
+
+namespace bindery {
+namespace {
+
+// Issue 18: with the device's limits the tracker checks the dynamic offset rules of setBindGroup
+// (WebGPU §14.2.3; validation.hpp validate_dynamic_offsets) before anything is issued.
+TEST(RenderStateTrackerDynamicOffsets, MisalignedOffsetIsRefusedWithLimitsAlone) {
+  Limits limits = Limits::core_defaults();
+  limits.minUniformBufferOffsetAlignment = 32;  // issue 18: offset 40, alignment 32
+  limits.minStorageBufferOffsetAlignment = 32;
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error, &limits);
+  int bg = 0;
+  const uint32_t forty = 40, sixty_four = 64;
+  EXPECT_KIND(t.set_bind_group(2, &bg, {&forty, 1}, Frequency::object, 0),
+              DynamicOffsetAlignment);
+  EXPECT_EQ(c.set_bind_group, 0u);  // nothing issued
+  EXPECT_TRUE(t.set_bind_group(2, &bg, {&sixty_four, 1}, Frequency::object, 0));
+  // The refusal changed nothing: 64 is still bound.
+  EXPECT_KIND(t.set_bind_group(2, &bg, {&forty, 1}, Frequency::object, 1),
+              DynamicOffsetAlignment);
+  EXPECT_FALSE(t.set_bind_group(2, &bg, {&sixty_four, 1}, Frequency::object, 1));
+  // Without limits nothing is known about alignment: the tracker lets it through.
+  RenderStateTracker free(c, IntruderPolicy::error);
+  EXPECT_TRUE(free.set_bind_group(2, &bg, {&forty, 1}, Frequency::object, 0));
+}
+
+TEST(RenderStateTrackerDynamicOffsets, DescribedGroupChecksCountAlignmentPerEntryAndWindows) {
+  Limits limits = Limits::core_defaults();
+  limits.minUniformBufferOffsetAlignment = 32;
+  limits.minStorageBufferOffsetAlignment = 64;
+  Counters c;
+  RenderStateTracker t(c, IntruderPolicy::error, &limits);
+  // Listed out of binding order: offsets apply to binding 1 (uniform), then binding 3 (storage).
+  BindGroupLayoutDesc layout{"object", {}};
+  BindingLayoutEntry storage{3, BindingKind::read_only_storage_buffer};
+  storage.has_dynamic_offset = true;
+  BindingLayoutEntry uniform{1, BindingKind::uniform_buffer};
+  uniform.has_dynamic_offset = true;
+  layout.entries = {storage, uniform};
+  // Binding 1: a 256-byte window at 0 of a 1024-byte buffer (offsets up to 768);
+  // binding 3: the whole of a 512-byte buffer from 256 (no offset but 0 fits).
+  const BufferBindingWindow windows[] = {{1, 0, 256, 1024}, {3, 256, kWholeSize, 512}};
+  t.describe_group(2, layout, windows);
+  int bg = 0;
+  auto set = [&](std::initializer_list<uint32_t> offsets) {
+    const std::vector<uint32_t> v(offsets);
+    return t.set_bind_group(2, &bg, v, Frequency::object, 0);
+  };
+  EXPECT_TRUE(set({768, 0}));                          // the last position that fits
+  EXPECT_KIND(set({800, 0}), DynamicOffsetOutOfBounds);  // 800 + 256 > 1024 (800 = 25 x 32)
+  EXPECT_KIND(set({40, 0}), DynamicOffsetAlignment);   // uniform: 32
+  EXPECT_KIND(set({32, 32}), DynamicOffsetAlignment);  // storage: 64
+  EXPECT_KIND(set({32, 64}), DynamicOffsetOutOfBounds);  // a whole-size window cannot move
+  EXPECT_KIND(set({32}), DynamicOffsetCount);
+  EXPECT_KIND(set({32, 0, 0}), DynamicOffsetCount);
+  EXPECT_TRUE(set({32, 0}));
+  EXPECT_EQ(c.set_bind_group, 2u);
+  // A dynamic entry without a window is the caller's mistake.
+  EXPECT_KIND(t.describe_group(1, layout, std::span<const BufferBindingWindow>(windows, 1)),
+              InvalidArgument);
 }
 
 }  // namespace

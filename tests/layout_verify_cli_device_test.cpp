@@ -36,12 +36,16 @@ TEST(LayoutVerifyCli, EveryFileOfTestDataAndShaders) {
   ASSERT_GE(files.size(), 30u);
   for (const auto& f : files) {
     const test::CliResult r = test::run_cli("layout " + f.string() + " --verify");
-    EXPECT_EQ(r.exit_code, 0) << f << "\n" << r.out << r.err;
     // One line per struct bindery reflects, a module line, a closing summary.
     const Reflection refl = reflect_wgsl(read_wgsl_file(f.string(), "shader"));
+    // Issue 18: the same exit contract as plain `layout` (a module with errors exits 1, also
+    // where the implementation agrees that it is invalid).
+    EXPECT_EQ(r.exit_code, refl.ok() ? 0 : 1) << f << "\n" << r.out << r.err;
     EXPECT_EQ(count_of(r.out, "\nstruct "), refl.structs.size()) << f << "\n" << r.out;
     EXPECT_NE(r.out.find(": agree\n"), std::string::npos) << f << "\n" << r.out;
-    EXPECT_NE(r.out.find(" 0 mismatches, 0 structs failing: verified\n"), std::string::npos)
+    EXPECT_NE(r.out.find(refl.ok() ? " 0 mismatches, 0 structs failing: verified\n"
+                                   : " 0 mismatches, 0 structs failing: FAILED (the module has "),
+              std::string::npos)
         << f << "\n"
         << r.out;
   }
@@ -53,7 +57,9 @@ TEST(LayoutVerifyCli, DisagreementExitsOne) {
   const std::string path =
       std::string(BINDERY_SOURCE_DIR) + "/tests/data/wgsl/cases/L06_array_in_uniform.wgsl";
   const test::CliResult plain = test::run_cli("layout " + path + " --verify");
-  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  // L06 breaks a uniform rule: exit 1 although bindery and the implementation agree (issue 18).
+  EXPECT_EQ(plain.exit_code, 1) << plain.out;
+  EXPECT_EQ(plain.out.find("DISAGREE"), std::string::npos) << plain.out;
   const test::CliResult info = test::run_cli("info");
   ASSERT_EQ(info.exit_code, 0) << info.err;
   if (nlohmann::json::parse(info.out)["implementation"]["name"] == "dawn") {

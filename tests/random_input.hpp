@@ -222,7 +222,13 @@ inline int run_and_check(CliCommand command, const std::string& name, const std:
   if (command == CliCommand::layout) {
     static const std::regex kDiagStart(R"([0-9]+:[0-9]+: error.*)");
     static const std::regex kDiag(R"(([0-9]+):([0-9]+): error \[([A-Za-z]+)\]: \S.*)");
-    for (const std::string& line : lines_of(r.out)) {
+    // Compiler style since issue 18: FILE:LINE:COL: error [Kind]: message.
+    for (std::string line : lines_of(r.out)) {
+      if (line.rfind(path + ":", 0) != 0) {
+        EXPECT_FALSE(std::regex_match(line, kDiagStart)) << "diagnostic without the file: " << line;
+        continue;
+      }
+      line = line.substr(path.size() + 1);
       if (!std::regex_match(line, kDiagStart)) continue;
       std::smatch m;
       if (!std::regex_match(line, m, kDiag)) {

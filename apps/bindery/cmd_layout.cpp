@@ -7,9 +7,11 @@
 //
 // `--verify` (issue 11) checks the reflection against the WebGPU implementation on the current
 // adapter: the module's compile verdict, then per struct its uniform / storage verdicts and a GPU
-// round trip of every scalar leaf (layout_verify.hpp). One line per struct. Exit codes: 0 when
-// every verdict agrees and no leaf differs (also for a module both reject), 1 on a mismatch or a
-// disagreement, 2 when the file cannot be read or no device can be created.
+// round trip of every scalar leaf (layout_verify.hpp). One line per struct. Exit codes, the same
+// contract as without --verify: 0 only when the module has no error and every verdict agrees and
+// no leaf differs; 1 on a layout/type error, a mismatch or a disagreement; 2 when the file cannot
+// be read or parsed or no device can be created. The last line says which. A module nested
+// deeper than kMaxWgslNestingDepth is refused (exit 2) before anything reaches the implementation.
 #include "command.hpp"
 
 #include <bindery/io.hpp>
@@ -19,7 +21,9 @@
 #include <bindery/wgsl_layout.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -36,7 +40,38 @@ struct LayoutOptions {
   bool verify = false;
 };
 
-int run_verify(const LayoutOptions& o, const std::string& text) {
+/// The reflection's errors as compiler diagnostics, `FILE:LINE:COLUMN: error [Kind]: message`.
+std::string diagnostics(const std::string& file, const Reflection& r) {
+  std::string out;
+  for (const ReflectionError& e : r.errors)
+    out += fmt::format("{}:{}:{}: error [{}]: {}\n", escape_for_message(file), e.line, e.column,
+                       to_string(e.kind), escape_for_message(e.message));
+  return out;
+}
+
+/// The implementation's diagnostic: its first line after `label`, the rest indented below.
+void print_diagnostic(std::string_view label, const std::string& text) {
+  size_t start = 0;
+  bool first = true;
+  std::vector<std::string_view> seen;  // the implementation's error chain repeats its causes
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line = std::string_view(text).substr(start, end - start);
+    start = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    std::string_view bare = line;
+    while (!bare.empty() && (bare.front() == ' ' || bare.front() == '=')) bare.remove_prefix(1);
+    if (bare.size() > 8 && std::find(seen.begin(), seen.end(), bare) != seen.end()) continue;
+    seen.push_back(bare);
+    if (first) fmt::print("  {}: {}\n", label, escape_controls(line));
+    else fmt::print("      {}\n", escape_controls(line));
+    first = false;
+  }
+}
+
+int run_verify(const LayoutOptions& o, const std::string& text, const Reflection& r) {
   VerifyOptions vo;
   vo.reflect.uniform_buffer_standard_layout = o.standard_layout;
   DeviceOptions dopt;
@@ -44,12 +79,15 @@ int run_verify(const LayoutOptions& o, const std::string& text) {
   dopt.want_shader_f16 = true;
   Device device = Device::create(dopt);
   ModuleVerification v = verify_module(device, text, vo);
-  fmt::print("verify {} on {} ({}){}\n", o.file, device.adapter().name, device.adapter().backend,
+  fmt::print("verify {} on {} ({}){}\n", escape_for_message(o.file), device.adapter().name,
+             device.adapter().backend,
              device.has_shader_f16() ? ", shader-f16" : ", no shader-f16");
   fmt::print("module: bindery {}, implementation {}: {}\n", v.bindery_valid ? "valid" : "invalid",
              v.gpu_valid ? "valid" : "invalid", v.verdict_agrees() ? "agree" : "DISAGREE");
-  if (!v.bindery_valid) fmt::print("  bindery: {}\n", v.bindery_message);
-  if (!v.gpu_valid) fmt::print("  implementation: {}\n", v.gpu_message);
+  if (!v.bindery_valid) fmt::print("  bindery: {}\n", escape_for_message(v.bindery_message));
+  if (!v.gpu_valid)
+    print_diagnostic("implementation",
+                     v.gpu_diagnostic.empty() ? v.gpu_message : v.gpu_diagnostic);
   uint64_t checks = 0, mismatches = 0;
   size_t failed = 0;
   for (const auto& s : v.structs) {
@@ -58,9 +96,18 @@ int run_verify(const LayoutOptions& o, const std::string& text) {
     mismatches += s.mismatch_count;
     failed += s.ok() ? 0 : 1;
   }
+  fmt::print("{}", diagnostics(o.file, r));
+  // The same contract as without --verify (issue 18): 0 only when the module has no error and
+  // bindery and the implementation agree on everything; 2 when it cannot be parsed.
+  std::vector<std::string> why;
+  if (!r.ok()) why.push_back(fmt::format("the module has {} error(s)", r.errors.size()));
+  if (!v.ok()) why.push_back("bindery and the implementation disagree");
   fmt::print("{} structs, {} leaf checks, {} mismatches, {} structs failing: {}\n",
-             v.structs.size(), checks, mismatches, failed, v.ok() ? "verified" : "FAILED");
-  return v.ok() ? 0 : 1;
+             v.structs.size(), checks, mismatches, failed,
+             why.empty() ? std::string("verified")
+                         : fmt::format("FAILED ({})", fmt::join(why, "; ")));
+  if (r.has_syntax_error()) return 2;
+  return why.empty() ? 0 : 1;
 }
 
 int run_layout(const LayoutOptions& o) {
@@ -68,27 +115,36 @@ int run_layout(const LayoutOptions& o) {
   try {
     text = read_wgsl_file(o.file, "layout: shader");
   } catch (const Error& e) {
-    std::fprintf(stderr, "bindery: error [%s]: %s\n", std::string(to_string(e.kind())).c_str(),
-                 e.what());
+    print_error(to_string(e.kind()), e.what());
     return 2;  // unreadable: exit 2 (issue 3)
-  }
-  if (o.verify) {
-    try {
-      return run_verify(o, text);
-    } catch (const Error& e) {
-      std::fprintf(stderr, "bindery: error [%s]: %s\n", std::string(to_string(e.kind())).c_str(),
-                   e.what());
-      return 2;
-    }
   }
   Reflection r =
       reflect_wgsl(text, ReflectOptions{.uniform_buffer_standard_layout = o.standard_layout});
+  if (o.verify && wgsl_nesting_error(text)) {
+    // Deeper than bindery reads: handed to no shader compiler (kMaxWgslNestingDepth).
+    fmt::print("{}", diagnostics(o.file, r));
+    print_error("WgslSyntax", fmt::format("{}: not verified: the module nests deeper than {} "
+                                          "levels and is not handed to the implementation",
+                                          escape_for_message(o.file), kMaxWgslNestingDepth));
+    return 2;
+  }
+  if (o.verify) {
+    try {
+      return run_verify(o, text, r);
+    } catch (const Error& e) {
+      print_error(to_string(e.kind()), e.what());
+      return 2;
+    }
+  }
   if (o.json) {
     fmt::print("{}\n", layout_json(r));
   } else {
-    fmt::print("{}", layout_table(r));
+    Reflection tables = r;
+    tables.errors.clear();
+    fmt::print("{}{}", layout_table(tables), diagnostics(o.file, r));
     if (!r.ok())
-      std::fprintf(stderr, "bindery: %s: %zu error(s)\n", o.file.c_str(), r.errors.size());
+      std::fprintf(stderr, "bindery: %s: %zu error(s)\n", escape_for_message(o.file).c_str(),
+                   r.errors.size());
   }
   if (r.has_syntax_error()) return 2;
   return r.ok() ? 0 : 1;

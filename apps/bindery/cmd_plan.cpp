@@ -40,7 +40,7 @@ Registration reg{
                    "treat intruders as errors (kind Intruder), as debug builds do");
       return [opts] {
         const std::string text = read_input_file(opts->scene, "plan: scene");
-        PlanInput input = with_context(fmt::format("reading the scene file {}", opts->scene),
+        PlanInput input = with_context(fmt::format("reading the scene file {}", escape_for_message(opts->scene)),
                                        [&] { return parse_plan_input(text); });
         if (opts->strict) input.options.strict_intruders = true;
         const BindGroupPlan plan = plan_bind_groups(input);

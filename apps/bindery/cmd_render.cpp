@@ -50,6 +50,7 @@ struct RenderCli {
   std::optional<std::string> city_option_given;  ///< the first of those on the command line
   bool instances_given = false;                  ///< --instances was on the command line
   bool moving_given = false;                     ///< --moving was on the command line
+  bool seed_given = false;                       ///< --seed was on the command line
 };
 
 struct Summary {
@@ -116,6 +117,13 @@ int run_render(const RenderCli& o) {
                 "render: --instances copies a glTF model; the city takes --objects");
   if (gltf && o.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "render: --spread places the cubes; a glTF scene has none");
+  if (!gltf && o.instances_given)
+    throw Error(ErrorKind::SceneInput,
+                "render: --instances sets the copies of a glTF model; the cube scene takes "
+                "--objects");
+  if (gltf && o.seed_given)
+    throw Error(ErrorKind::SceneInput,
+                "render: --seed places the cubes; a glTF scene has none");
   if (gltf && o.objects_given)
     throw Error(ErrorKind::SceneInput,
                 "render: --objects sets the cube count; a glTF scene takes --instances");
@@ -141,7 +149,8 @@ int run_render(const RenderCli& o) {
     const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
     scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances), lo);
     for (const std::string& w : scene.warnings)
-      fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", o.model, w);
+      fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", escape_for_message(o.model),
+                 escape_for_message(w));
   }
 
   // Fail before rendering, not after, when the PNG cannot be written (the file is not touched).
@@ -216,7 +225,8 @@ int run_render(const RenderCli& o) {
     fmt::print("culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
                culling->objects, culling->after_frustum, culling->after_occlusion,
                culling->drawn, culling->sub_draws);
-  if (!o.png.empty()) fmt::print("wrote {}\n", o.png);
+  if (!o.png.empty()) fmt::print("wrote {}
+", escape_for_message(o.png));
 
   nlohmann::ordered_json j;
   j["scene"] = r.scene;
@@ -320,6 +330,7 @@ Registration reg{
       CLI::Option* objects_opt = sub.get_option("--objects");
       CLI::App* app = &sub;
       return [o, scene_opt, png_opt, objects_opt, app] {
+        o->seed_given = app->get_option("--seed")->count() > 0;
         o->scene_given = scene_opt->count() > 0;
         o->png_given = png_opt->count() > 0;
         o->objects_given = objects_opt->count() > 0;

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bindery::cli {
@@ -24,6 +25,14 @@ struct CommandInfo {
   std::string description;
   Setup setup;
 };
+
+/// `text` with every control character escaped (C0, DEL as `\n`, `\xHH`; C1 in UTF-8 as
+/// `\u0085`), backslashes kept: the last defence that keeps an error on one line whatever its
+/// message holds (values from input files are already escaped with escape_for_message).
+std::string escape_controls(std::string_view text);
+
+/// Prints `bindery: error [KIND]: MESSAGE` as one line on stderr (stdout flushed first).
+void print_error(std::string_view kind, std::string_view message);
 
 /// All registered subcommands, in registration order.
 std::vector<CommandInfo>& registry();

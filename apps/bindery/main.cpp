@@ -1,26 +1,245 @@
 // SPDX-License-Identifier: MIT
 // bindery — the command-line tool. Subcommands live in apps/bindery/cmd_*.cpp.
+//
+// Every error is one line `bindery: error [Kind]: message` on stderr (print_error: control
+// characters escaped as a last defence, whatever a message holds). Command-line usage errors are
+// worded here, not by CLI11: an unknown subcommand or option is named with the nearest valid one;
+// an option value that is not a number of the option's type names the value typed. Standard
+// output is flushed and checked before exit: output that could not be written is an Io error.
 #include "command.hpp"
 
 #include <bindery/error.hpp>
 #include <bindery/version.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 namespace bindery::cli {
 std::vector<CommandInfo>& registry() {
   static std::vector<CommandInfo> commands;
   return commands;
 }
+
+std::string escape_controls(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0u;
+    if (c < 0x20 || c == 0x7f) {
+      out += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t")
+             : c == '\r' ? std::string("\\r")
+                         : fmt::format("\\x{}{}", kHex[c >> 4], kHex[c & 0xf]);
+    } else if (c == 0xC2 && next >= 0x80 && next <= 0x9F) {
+      out += fmt::format("\\u{:04x}", next);  // a C1 control (U+0080..U+009F) in UTF-8
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void print_error(std::string_view kind, std::string_view message) {
+  std::fflush(stdout);  // what the command printed comes before its error line
+  const std::string line = fmt::format("bindery: error [{}]: {}\n", kind, escape_controls(message));
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// " (did you mean 'X'?)" for the candidate nearest to `typed`, when it is near enough.
+std::string nearest(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string* best = nullptr;
+  size_t best_d = SIZE_MAX;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(typed, c);
+    if (d < best_d) best = &c, best_d = d;
+  }
+  if (!best || best_d > std::max<size_t>(2, typed.size() / 3)) return {};
+  return fmt::format(" (did you mean '{}'?)", *best);
+}
+
+std::vector<std::string> option_names(const CLI::App& sub) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : sub.get_options()) {
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    for (const std::string& n : o->get_snames()) names.push_back("-" + n);
+  }
+  return names;
+}
+
+/// The arguments after the subcommand's name (empty when there is none).
+std::vector<std::string> args_of(int argc, char** argv, const CLI::App* sub) {
+  std::vector<std::string> args;
+  bool in = sub == nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (in) args.emplace_back(argv[i]);
+    else if (argv[i] == sub->get_name()) in = true;
+  }
+  return args;
+}
+
+/// The option of `sub` that `what` (CLI11's message) names and the value typed after it.
+std::optional<std::pair<std::string, std::string>> option_and_value(const CLI::App& sub,
+                                                                    const std::string& what,
+                                                                    const std::vector<std::string>& args) {
+  for (const std::string& name : option_names(sub)) {
+    if (what.find(name) == std::string::npos) continue;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == name && i + 1 < args.size()) return std::pair{name, args[i + 1]};
+      if (args[i].rfind(name + "=", 0) == 0) return std::pair{name, args[i].substr(name.size() + 1)};
+    }
+  }
+  return std::nullopt;
+}
+
+/// Words a CLI11 parse error as bindery does; `sub` is the subcommand given (or null).
+std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const CLI::App* sub,
+                          int argc, char** argv) {
+  const std::string where = sub ? sub->get_name() : "bindery";
+  std::vector<std::string> commands;
+  for (const CLI::App* s : app.get_subcommands({})) commands.push_back(s->get_name());
+  const std::vector<std::string> args = args_of(argc, argv, sub);
+  if (!sub) {
+    for (const std::string& a : args) {
+      if (a.empty() || a[0] == '-') continue;
+      return fmt::format("'{}' is not a bindery subcommand{}; the subcommands are {}",
+                         escape_for_message(a), nearest(a, commands), fmt::join(commands, ", "));
+    }
+    return fmt::format("a subcommand is required: {}", fmt::join(commands, ", "));
+  }
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    const std::vector<std::string> known = option_names(*sub);
+    for (const std::string& a : args) {
+      if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) continue;
+      const std::string name = a.substr(0, a.find('='));
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      return fmt::format("option '{}' is not known to '{}'{}", escape_for_message(name), where,
+                         nearest(name, known));
+    }
+    for (const std::string& a : sub->remaining())
+      return fmt::format("unexpected argument '{}'", escape_for_message(a));
+  }
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::ConversionError*>(&e) || dynamic_cast<const CLI::ValidationError*>(&e)) {
+    if (auto ov = option_and_value(*sub, what, args)) {
+      const CLI::Option* opt = sub->get_option_no_throw(ov->first);
+      const std::string type = opt ? opt->get_type_name() : std::string();
+      const bool integer = type.find("INT") != std::string::npos;
+      if (integer && !ov->second.empty() && ov->second[0] == '-' && type.find("UINT") != std::string::npos)
+        return fmt::format("{} '{}': the value must not be negative", ov->first,
+                           escape_for_message(ov->second));
+      if (integer)
+        return fmt::format("{} '{}' is not a whole number within the option's range", ov->first,
+                           escape_for_message(ov->second));
+      if (dynamic_cast<const CLI::ConversionError*>(&e))
+        return fmt::format("{} '{}' is not a value of the option's type ({})", ov->first,
+                           escape_for_message(ov->second), type);
+      return fmt::format("{} '{}' is not one of the option's values", ov->first,
+                         escape_for_message(ov->second));
+    }
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+    for (const CLI::Option* o : sub->get_options())
+      if (o->get_required() && o->count() == 0)
+        return fmt::format("the argument {} is required", o->get_name(false, true));
+    return "a required argument is missing";
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    for (const std::string& name : option_names(*sub))
+      if (what.find(name + ":") != std::string::npos)
+        return fmt::format("option {} needs exactly one value", name);
+    return "an option is missing its value or has too many";
+  }
+  return what;
+}
+
+/// Integer options take decimal text that fits the type exactly: CLI11 alone would wrap a
+/// negative number into an unsigned one (-1 -> 2^64-1) and saturate an overflowing one.
+void check_integer_options(CLI::App& sub) {
+  for (CLI::Option* o : sub.get_options()) {
+    const std::string type = o->get_type_name();
+    if (type.find("INT") == std::string::npos) continue;
+    const bool is_unsigned = type.find("UINT") != std::string::npos;
+    o->check(CLI::Validator(
+        [is_unsigned](std::string& value) {
+          const char* first = value.data();
+          const char* last = value.data() + value.size();
+          std::from_chars_result r{};
+          if (is_unsigned) {
+            uint64_t v = 0;
+            if (!value.empty() && value[0] == '-') return std::string("negative");
+            r = std::from_chars(first, last, v);
+          } else {
+            int64_t v = 0;
+            r = std::from_chars(first, last, v);
+          }
+          return r.ec == std::errc() && r.ptr == last && !value.empty() ? std::string()
+                                                                        : std::string("range");
+        },
+        "", "a whole number"));
+  }
+}
+
+/// Keeps descriptors 0-2 taken (on /dev/null) so that no file opened later lands on one; returns
+/// whether stdout was open at start.
+bool guard_standard_descriptors() {
+  bool stdout_open = true;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1) continue;
+    if (fd == 1) stdout_open = false;
+    const int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (n >= 0 && n != fd) {
+      dup2(n, fd);
+      close(n);
+    }
+  }
+  return stdout_open;
+}
+
+/// Exit status `code` after checking that standard output reached its file.
+int finish(int code, bool stdout_open) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !stdout_open) {
+    print_error("Io", "standard output could not be written (closed, or the device is full)");
+    return 1;
+  }
+  return code;
+}
+
+}  // namespace
 }  // namespace bindery::cli
 
 int main(int argc, char** argv) {
   using namespace bindery::cli;
+  const bool stdout_open = guard_standard_descriptors();
   CLI::App app{"bindery: per-draw data for WebGPU renderers that draw thousands of objects"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "bindery " BINDERY_VERSION_STRING);
@@ -32,38 +251,35 @@ int main(int argc, char** argv) {
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners.emplace_back(sub, c.setup(*sub));
+    check_integer_options(*sub);
   }
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version (CLI::CallForHelp is a CLI::Success)
+    return finish(app.exit(e), stdout_open);  // --help, --version
   } catch (const CLI::ParseError& e) {
     // A command-line usage error: one line like every other error, exit 2.
-    std::string what = e.what();
-    for (char& c : what)
-      if (c == '\n') c = ' ';
+    const CLI::App* given = nullptr;
+    for (const CLI::App* sub : app.get_subcommands()) given = sub;
     std::string help = "bindery --help";
-    for (const CLI::App* sub : app.get_subcommands())
-      if (sub->parsed()) help = "bindery " + sub->get_name() + " --help";
-    std::fprintf(stderr, "bindery: error [InvalidArgument]: %s (see '%s')\n", what.c_str(),
-                 help.c_str());
+    if (given) help = "bindery " + given->get_name() + " --help";
+    print_error("InvalidArgument",
+                fmt::format("{}{} (see '{}')", given ? given->get_name() + ": " : "",
+                            usage_message(e, app, given, argc, argv), help));
     return 2;
   }
 
   try {
     for (auto& [sub, run] : runners) {
-      if (sub->parsed()) return run();
+      if (sub->parsed()) return finish(run(), stdout_open);
     }
   } catch (const bindery::Error& e) {
-    std::fflush(stdout);  // what the command printed comes before its error line
-    std::fprintf(stderr, "bindery: error [%s]: %s\n",
-                 std::string(bindery::to_string(e.kind())).c_str(), e.what());
+    print_error(bindery::to_string(e.kind()), e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fflush(stdout);
     // A fault bindery did not turn into a bindery::Error at a boundary: still one line with a kind.
-    std::fprintf(stderr, "bindery: error [Internal]: %s\n", e.what());
+    print_error("Internal", e.what());
     return 1;
   }
   return 1;

@@ -48,6 +48,7 @@
 #include "bindery/counters.hpp"
 #include "bindery/limits.hpp"
 #include "bindery/sort_key.hpp"
+#include "bindery/validation.hpp"
 
 #include <webgpu/webgpu.h>
 
@@ -167,13 +168,26 @@ class RenderStateTracker {
   /// the layout's dynamic entries sorted by binding number (shared/cases D05). Throws like
   /// set_bind_group for a group index out of bounds.
   void describe_group(uint32_t group, const BindGroupLayoutDesc& layout);
+  /// Optional, with the device's limits: group `group`'s bind groups from now on are made from
+  /// `layout` with the buffer windows `windows` (BufferBindingWindow: binding offset, size and
+  /// the buffer's size). set_bind_group then refuses, before anything is issued, a dynamic offset
+  /// count other than the layout's dynamic entries (DynamicOffsetCount), an offset that is not a
+  /// multiple of its entry's minUniformBufferOffsetAlignment / minStorageBufferOffsetAlignment
+  /// (DynamicOffsetAlignment) and a window moved past its buffer's end
+  /// (window.offset + window.size + offset > buffer_size: DynamicOffsetOutOfBounds), as
+  /// validate_dynamic_offsets() does. Without a description (or without `windows`) only what
+  /// the limits alone decide is checked: every offset a multiple of the smaller of the two
+  /// alignments. Throws InvalidArgument when a dynamic entry has no window.
+  void describe_group(uint32_t group, const BindGroupLayoutDesc& layout,
+                      std::span<const BufferBindingWindow> windows);
 
   /// setPipeline: false (skipped) when `pipeline` is the one bound. Throws InvalidArgument for a
   /// null pipeline (unbound state never equals null, so a null handle is never skipped).
   bool set_pipeline(const void* pipeline);
   /// setBindGroup: false (skipped) when group `group` holds `bind_group` with the same dynamic
-  /// offsets (count and values). Throws the bounds errors listed above; the offsets are not
-  /// checked against alignment or binding sizes (validate_dynamic_offsets in validation.hpp is).
+  /// offsets (count and values). Throws the bounds errors listed above and, with limits, the
+  /// dynamic offset rules (DynamicOffsetAlignment always; DynamicOffsetCount and
+  /// DynamicOffsetOutOfBounds for a group described with its windows: see describe_group).
   /// `declared` and `key`: the group's declared frequency and this draw's key of that frequency.
   bool set_bind_group(uint32_t group, const void* bind_group,
                       std::span<const uint32_t> dynamic_offsets, Frequency declared, uint64_t key);
@@ -220,6 +234,10 @@ class RenderStateTracker {
   [[noreturn]] void refuse_bind_group(const char* call, uint32_t group, const void* bind_group,
                                       size_t offset_count) const;
   [[noreturn]] void refuse_vertex_buffer(uint32_t slot, const void* buffer) const;
+  [[noreturn]] void refuse_dynamic_offsets(uint32_t group,
+                                           std::span<const uint32_t> offsets) const;
+  /// Whether `offsets` break group `group`'s dynamic offset rules (count, alignment, windows).
+  bool breaks_dynamic_rules(uint32_t group, std::span<const uint32_t> offsets) const;
   [[noreturn]] static void refuse_null(const char* call, const char* what);
   /// Intruder check against the previous draw, then remember this draw's state.
   void record_draw();
@@ -249,6 +267,16 @@ class RenderStateTracker {
   std::array<BufferBinding, kMaxVertexBuffers> vertex_{};
   BufferBinding index_{};
   uint32_t index_format_ = 0;
+
+  /// The dynamic offset rules per group (describe_group): the count a layout takes (kAnyCount:
+  /// not described), per offset its alignment - 1 and the largest offset its window allows.
+  static constexpr uint32_t kAnyCount = UINT32_MAX;
+  struct DynamicRules {
+    uint32_t count = kAnyCount;
+    std::array<uint32_t, kMaxDynamicOffsetsPerGroup> align_mask{};
+    std::array<uint64_t, kMaxDynamicOffsetsPerGroup> max_offset{};
+  };
+  std::array<DynamicRules, kMaxBindGroups> rules_{};
 
   std::array<BindGroupLayoutDesc, kMaxBindGroups> described_{};
   /// Per group, the changes already in intruders_: bit 0 the bind group, bit 1 + i dynamic
@@ -306,6 +334,8 @@ inline bool RenderStateTracker::set_bind_group(uint32_t group, const void* bind_
   }
   if (bind_group == nullptr || count > offset_bound_) [[unlikely]]
     refuse_bind_group("set_bind_group", group, bind_group, count);
+  if (breaks_dynamic_rules(group, dynamic_offsets)) [[unlikely]]
+    refuse_dynamic_offsets(group, dynamic_offsets);
   const uint32_t bit = 1u << group;
   if ((dirty_mask_ & bit) == 0) g.current ^= 1;  // keep the record the previous draw used
   g.bind_group[g.current] = bind_group;
@@ -316,6 +346,15 @@ inline bool RenderStateTracker::set_bind_group(uint32_t group, const void* bind_
   dirty_mask_ |= bit;
   ++counters_.set_bind_group;
   return true;
+}
+
+inline bool RenderStateTracker::breaks_dynamic_rules(uint32_t group,
+                                                     std::span<const uint32_t> offsets) const {
+  const DynamicRules& r = rules_[group];
+  bool bad = r.count != kAnyCount && r.count != offsets.size();
+  for (size_t i = 0; i < offsets.size(); ++i)
+    bad |= (offsets[i] & r.align_mask[i]) != 0 || offsets[i] > r.max_offset[i];
+  return bad;
 }
 
 inline bool RenderStateTracker::set_vertex_buffer(uint32_t slot, const void* buffer,

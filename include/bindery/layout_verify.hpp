@@ -44,6 +44,8 @@ struct CompileVerdict {
   /// The module compiled: wgpuDeviceCreateShaderModule raised no validation error.
   bool valid = false;
   std::string message;  ///< the implementation's error on one line; empty when valid
+  /// The implementation's error as it wrote it (several lines); empty when valid.
+  std::string diagnostic;
 };
 
 /// Creates a shader module from `wgsl` inside a validation error scope and returns whether the
@@ -147,6 +149,11 @@ struct ModuleVerification {
   bool gpu_valid = false;       ///< the implementation compiled the whole module
   /// The implementation's error on one line (CompileVerdict::message); empty when gpu_valid.
   std::string gpu_message;
+  /// The implementation's error as it wrote it (several lines; CompileVerdict::diagnostic).
+  std::string gpu_diagnostic;
+  /// False when the module was handed to no shader compiler: it nests deeper than
+  /// kMaxWgslNestingDepth (bindery_message says where). ok() is then false.
+  bool gpu_checked = true;
   /// A known implementation deviation that changes a bound struct's layout; bindery_valid is then
   /// bindery's prediction for this implementation. Empty when none applies.
   std::string deviation;
@@ -159,7 +166,8 @@ struct ModuleVerification {
 };
 
 /// Reflects `source`, compares bindery's verdict on the whole module with the implementation's,
-/// then verify_structs() on every reflected struct.
+/// then verify_structs() on every reflected struct. A module nested deeper than
+/// kMaxWgslNestingDepth is handed to no shader compiler (gpu_checked false).
 ModuleVerification verify_module(const Device& device, std::string_view source,
                                  const VerifyOptions& options = {});
 

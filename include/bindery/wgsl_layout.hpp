@@ -10,7 +10,14 @@
 /// What is parsed: module-scope declarations only — `enable`, `requires`, `struct` (with `@align` /
 /// `@size` member attributes), `alias`, `const` integer expressions used as array sizes, and
 /// `var<uniform>` / `var<storage, read|read_write>` / texture / sampler variables with
-/// `@group` / `@binding`. Function bodies are skipped by brace matching.
+/// `@group` / `@binding`, `var<private>` / `var<workgroup>`. Function bodies are skipped by brace
+/// matching, except their `var` declarations, whose address space and store type are checked.
+///
+/// Address-space rules checked for every variable (WGSL "Address Spaces", "Atomic Types",
+/// "Host-shareable types"): a runtime-sized array (or a struct ending in one) only in storage;
+/// atomics only in storage with read_write access and in workgroup; bool and other
+/// non-host-shareable types not in uniform or storage; textures and samplers only in the handle
+/// address space (a module-scope var without one); only `function` inside a function.
 ///
 /// Layout rules (WGSL spec §14.4 "Memory Layout"): AlignOf / SizeOf per type, member offset =
 /// roundUp(AlignOfMember, end of previous member), struct size = roundUp(AlignOf(S), end of last
@@ -29,6 +36,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -248,6 +256,19 @@ struct Reflection {
   /// The `var<immediate>` called `name`, or nullptr.
   const ImmediateInfo* find_immediate(std::string_view name) const noexcept;
 };
+
+/// The deepest nesting bindery's WGSL reader accepts: open brackets '(' '[' '{', open template
+/// lists (`array<vec4<...`) and prefix operators in a row (`- - !x`) count together, anywhere in
+/// the module, function bodies included. Deeper source is a WgslSyntax error at the token that
+/// goes past it, found before anything else reads the module: `bindery layout --verify`
+/// (verify_module) hands such a module to no shader compiler, whose recursive parsers a few
+/// thousand levels exhaust. WGSL sets no limit; 256 is far beyond hand-written or generated
+/// shaders (bindery's own nest at most 8).
+inline constexpr uint32_t kMaxWgslNestingDepth = 256;
+
+/// The nesting error (kMaxWgslNestingDepth) of `source`, or nullopt when it nests within the
+/// limit or fails to lex for another reason. Bounded work, never throws.
+std::optional<ReflectionError> wgsl_nesting_error(std::string_view source);
 
 /// Reflects the memory layout of `source` (WGSL text). Never throws for bad shader content:
 /// syntax, type and layout errors go into Reflection::errors with line:column. Bounded work and

@@ -74,6 +74,88 @@ RenderStateTracker::RenderStateTracker(Counters& counters, IntruderPolicy policy
     offset_bound_ = static_cast<uint32_t>(std::min<uint64_t>(dynamic, kMaxDynamicOffsetsPerGroup));
     vertex_bound_ = std::min(limits->maxVertexBuffers, kMaxVertexBuffers);
   }
+  // Without a description the limits alone decide: every dynamic offset is a multiple of the
+  // smaller alignment (a uniform or a storage entry's); no window bounds it.
+  const uint32_t align =
+      limits ? std::min(limits->minUniformBufferOffsetAlignment,
+                        limits->minStorageBufferOffsetAlignment)
+             : 1;
+  for (DynamicRules& r : rules_) {
+    r.align_mask.fill(align == 0 ? 0 : align - 1);
+    r.max_offset.fill(UINT64_MAX);
+  }
+}
+
+void RenderStateTracker::describe_group(uint32_t group, const BindGroupLayoutDesc& layout,
+                                        std::span<const BufferBindingWindow> windows) {
+  describe_group(group, layout);
+  std::vector<const BindingLayoutEntry*> dynamic;
+  for (const BindingLayoutEntry& e : layout.entries)
+    if (e.has_dynamic_offset) dynamic.push_back(&e);
+  std::sort(dynamic.begin(), dynamic.end(),
+            [](auto* a, auto* b) { return a->binding < b->binding; });  // D05: binding order
+  if (dynamic.size() > kMaxDynamicOffsetsPerGroup)
+    refuse_bind_group("describe_group", group, &layout, dynamic.size());
+  DynamicRules r;
+  r.count = static_cast<uint32_t>(dynamic.size());
+  for (size_t i = 0; i < dynamic.size(); ++i) {
+    const BindingLayoutEntry& e = *dynamic[i];
+    const uint32_t align = !limits_            ? 1
+                           : is_storage(e.kind) ? limits_->minStorageBufferOffsetAlignment
+                                                : limits_->minUniformBufferOffsetAlignment;
+    r.align_mask[i] = align == 0 ? 0 : align - 1;
+    const auto w = std::find_if(windows.begin(), windows.end(),
+                                [&](const BufferBindingWindow& x) { return x.binding == e.binding; });
+    if (w == windows.end())
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("describe_group({}): dynamic binding {} ('{}') has no buffer window",
+                              group, e.binding, escape_for_message(e.name)));
+    const uint64_t size = w->size == kWholeSize
+                              ? (w->buffer_size > w->offset ? w->buffer_size - w->offset : 0)
+                              : w->size;
+    const uint64_t end = w->offset + size;
+    r.max_offset[i] = end <= w->buffer_size ? w->buffer_size - end : 0;
+  }
+  rules_[group] = r;
+}
+
+void RenderStateTracker::refuse_dynamic_offsets(uint32_t group,
+                                                std::span<const uint32_t> offsets) const {
+  const DynamicRules& r = rules_[group];
+  const BindGroupLayoutDesc& d = described_[group];
+  if (r.count != kAnyCount && r.count != offsets.size())
+    throw Error(ErrorKind::DynamicOffsetCount,
+                fmt::format("set_bind_group({}): {} dynamic offsets given; the layout{} has {} "
+                            "dynamic entries",
+                            group, offsets.size(),
+                            d.label.empty() ? "" : " '" + escape_for_message(d.label) + "'",
+                            r.count));
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if ((offsets[i] & r.align_mask[i]) != 0) {
+      std::string limit = "min(minUniformBufferOffsetAlignment, minStorageBufferOffsetAlignment)";
+      if (r.count != kAnyCount && limits_) {
+        std::vector<const BindingLayoutEntry*> dynamic;
+        for (const BindingLayoutEntry& e : d.entries)
+          if (e.has_dynamic_offset) dynamic.push_back(&e);
+        std::sort(dynamic.begin(), dynamic.end(),
+                  [](auto* a, auto* b) { return a->binding < b->binding; });
+        if (i < dynamic.size())
+          limit = is_storage(dynamic[i]->kind) ? "minStorageBufferOffsetAlignment"
+                                               : "minUniformBufferOffsetAlignment";
+      }
+      throw Error(ErrorKind::DynamicOffsetAlignment,
+                  fmt::format("set_bind_group({}): dynamic offset {} ({}) is not a multiple of "
+                              "{} ({})",
+                              group, i, offsets[i], limit, uint64_t{r.align_mask[i]} + 1));
+    }
+    if (offsets[i] > r.max_offset[i])
+      throw Error(ErrorKind::DynamicOffsetOutOfBounds,
+                  fmt::format("set_bind_group({}): dynamic offset {} ({}) moves the binding "
+                              "window past the end of its buffer (at most {} fits: "
+                              "window offset + size + dynamic offset <= buffer size)",
+                              group, i, offsets[i], r.max_offset[i]));
+  }
+  throw Error(ErrorKind::Internal, "set_bind_group: dynamic offsets refused without a reason");
 }
 
 void RenderStateTracker::refuse_null(const char* call, const char* what) {

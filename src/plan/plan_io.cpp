@@ -17,7 +17,8 @@ namespace {
 using nlohmann::json;
 
 [[noreturn]] void bad(const std::string& field, const std::string& what) {
-  throw Error(ErrorKind::PlanInput, fmt::format("{}: {}", field, what));
+  // Keys and values quoted from the scene file are escaped here, once for every message.
+  throw Error(ErrorKind::PlanInput, escape_for_message(fmt::format("{}: {}", field, what)));
 }
 
 void only_keys(const json& obj, const std::string& field, std::initializer_list<const char*> keys) {

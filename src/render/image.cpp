@@ -25,8 +25,15 @@ struct FileCloser {
 
 void write_png(const std::string& path, const Image& image) {
   check_output_file(path, "PNG");  // never open a pipe or a device for writing (it may block)
+  const std::string quoted = escape_for_message(path);
   std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
-  if (!file) throw Error(ErrorKind::Io, fmt::format("cannot open '{}' for writing", path));
+  if (!file) throw Error(ErrorKind::Io, fmt::format("cannot open '{}' for writing", quoted));
+  // A PNG that could not be completed is removed: no truncated image is left behind.
+  auto fail = [&](std::string message) {
+    file.reset();
+    std::remove(path.c_str());
+    return Error(ErrorKind::Io, std::move(message));
+  };
   std::unique_ptr<spng_ctx, CtxDeleter> ctx(spng_ctx_new(SPNG_CTX_ENCODER));
   spng_set_png_file(ctx.get(), file.get());
   spng_ihdr ihdr = {};
@@ -37,13 +44,16 @@ void write_png(const std::string& path, const Image& image) {
   spng_set_ihdr(ctx.get(), &ihdr);
   int rc = spng_encode_image(ctx.get(), image.rgba.data(), image.rgba.size(), SPNG_FMT_PNG,
                              SPNG_ENCODE_FINALIZE);
-  if (rc != 0)
-    throw Error(ErrorKind::Io, fmt::format("writing PNG '{}': {}", path, spng_strerror(rc)));
   ctx.reset();
+  if (rc != 0) throw fail(fmt::format("writing PNG '{}': {}", quoted, spng_strerror(rc)));
   // The bytes reach the file only on flush/close: a full disk shows up here, not above.
-  if (std::fclose(file.release()) != 0)
-    throw Error(ErrorKind::Io,
-                fmt::format("writing PNG '{}': the file could not be completed", path));
+  const bool flushed = std::fflush(file.get()) == 0 && !std::ferror(file.get());
+  if (std::fclose(file.release()) != 0 || !flushed) {
+    std::remove(path.c_str());
+    throw Error(ErrorKind::Io, fmt::format("writing PNG '{}': the file could not be completed "
+                                           "(removed)",
+                                           quoted));
+  }
 }
 
 Image read_png(const std::string& path) {

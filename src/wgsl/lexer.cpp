@@ -65,10 +65,42 @@ size_t blank_at(std::string_view src, size_t i) {
   return 0;
 }
 
+/// The nesting depth at each token (kMaxWgslNestingDepth): open brackets, open template lists
+/// (a '<' right after an identifier, closed by '>' and forgotten at ';', '{', '}') and the run of
+/// prefix operators ('-' '!' '~' '&' '*') in a row. Counting happens in the lexer so that every
+/// consumer of the tokens (bindery's parser, the implementation's compiler under --verify) sees
+/// bounded nesting; a '<' that is a comparison only overcounts until the statement ends.
+class NestingMeter {
+ public:
+  /// Adds `t` (after `prev`, null for the first token); false when the depth exceeds the limit.
+  bool add(const Token& t, const Token* prev) {
+    if (t.kind != Tok::Punct) {
+      prefix_run_ = 0;
+      return true;
+    }
+    const char c = t.text[0];
+    if (c == '-' || c == '!' || c == '~' || c == '&' || c == '*') {
+      ++prefix_run_;
+    } else {
+      prefix_run_ = 0;
+    }
+    if (c == '(' || c == '[' || c == '{') ++brackets_;
+    if ((c == ')' || c == ']' || c == '}') && brackets_ > 0) --brackets_;
+    if (c == ';' || c == '{' || c == '}') templates_ = 0;
+    if (c == '<' && prev && prev->kind == Tok::Ident) ++templates_;
+    if (c == '>' && templates_ > 0) --templates_;
+    return uint64_t{brackets_} + templates_ + prefix_run_ <= kMaxWgslNestingDepth;
+  }
+
+ private:
+  uint32_t brackets_ = 0, templates_ = 0, prefix_run_ = 0;
+};
+
 }  // namespace
 
 LexResult lex(std::string_view src) {
   LexResult out;
+  NestingMeter nesting;
   uint32_t line = 1, column = 1;
   size_t i = 0;
   // Advances over src[i], keeping line and column (columns count code points: UTF-8 continuation
@@ -174,6 +206,15 @@ LexResult lex(std::string_view src) {
                                  : fmt::format("unexpected byte 0x{:02X}", c));
       break;
     }
+    if (!nesting.add(t, out.tokens.empty() ? nullptr : &out.tokens.back())) {
+      fail(t.line, t.column,
+           fmt::format("nesting deeper than {} levels (brackets '(' '[' '{{', template lists and "
+                       "prefix operators count together): bindery's limit, so that no parser, "
+                       "its own or a shader compiler's, can exhaust its stack",
+                       kMaxWgslNestingDepth));
+      out.too_deep = true;
+      break;
+    }
     out.tokens.push_back(t);
   }
   Token end;
@@ -186,3 +227,13 @@ LexResult lex(std::string_view src) {
 }
 
 }  // namespace bindery::wgsl
+
+namespace bindery {
+
+std::optional<ReflectionError> wgsl_nesting_error(std::string_view source) {
+  wgsl::LexResult lexed = wgsl::lex(source);
+  if (lexed.too_deep) return lexed.error;
+  return std::nullopt;
+}
+
+}  // namespace bindery

@@ -35,6 +35,7 @@ struct Token {
 struct LexResult {
   std::vector<Token> tokens;  ///< always ends with one Tok::End token
   std::optional<ReflectionError> error;  ///< first lexical error (unknown character, open comment)
+  bool too_deep = false;  ///< `error` is the nesting limit (kMaxWgslNestingDepth)
 };
 
 /// Tokenizes `source`. Never throws; stops at the first lexical error.

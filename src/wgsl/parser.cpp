@@ -258,7 +258,7 @@ class Parser {
           fail(kw, fmt::format("function declared here has no body, found {}", describe(cur())));
         next();
       }
-      skip_balanced('{', '}');
+      parse_function_body();
     } else {
       fail(kw, fmt::format("expected a module-scope declaration (struct, alias, const, var, fn, ...), found {}",
                            describe(kw)));
@@ -291,8 +291,30 @@ class Parser {
     m_.structs.push_back(std::move(s));
   }
 
-  void parse_var(const Attrs& attrs) {
-    VarAst v;
+  /// Walks a function body by brace matching; records every `var` declared in it (WGSL §7.3: a
+  /// function-scope variable) with its address space and type, leaving initializers to the walk.
+  void parse_function_body() {
+    const Token& start = cur();
+    expect('{', "");
+    int depth = 1;
+    while (true) {
+      const Token& t = cur();
+      if (t.kind == Tok::End) fail(start, "'{' opened here is never closed");
+      if (t.is_ident("var")) {
+        VarAst v;
+        parse_var_header(v);
+        m_.function_vars.push_back(std::move(v));
+        continue;
+      }
+      if (t.is('{')) ++depth;
+      if (t.is('}') && --depth == 0) break;
+      next();
+    }
+    next();
+  }
+
+  /// `var` [`<` space [`,` access] `>`] name [`:` type]; the current token is `var`.
+  void parse_var_header(VarAst& v) {
     v.var_tok = i_;
     next();  // var
     if (cur().is('<')) {
@@ -310,6 +332,11 @@ class Parser {
       next();
       v.type = parse_type(0);
     }
+  }
+
+  void parse_var(const Attrs& attrs) {
+    VarAst v;
+    parse_var_header(v);
     v.group = attrs.group;
     v.binding = attrs.binding;
     if (cur().is('=')) skip_to_semicolon(t_[v.var_tok]);

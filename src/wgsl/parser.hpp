@@ -3,7 +3,8 @@
 //
 // Recursive descent over the declarations that matter for memory layout: enable / requires,
 // struct (with @align / @size), alias, const, var (with @group / @binding). Function bodies,
-// override, const_assert and diagnostic directives are skipped by bracket matching. Expressions
+// override, const_assert and diagnostic directives are skipped by bracket matching, except the
+// `var` declarations in function bodies (their address space and type are checked). Expressions
 // (array counts, attribute arguments, const initialisers) are kept as token ranges and evaluated
 // later by the resolver. Nesting depth is bounded so arbitrary input cannot exhaust the stack.
 #pragma once
@@ -81,6 +82,9 @@ struct ModuleAst {
   std::vector<AliasAst> aliases;
   std::vector<ConstAst> consts;
   std::vector<VarAst> vars;
+  /// Every `var` declared inside a function body (function address space unless it names
+  /// another, which is an error), in source order; group and binding stay empty.
+  std::vector<VarAst> function_vars;
   std::vector<uint32_t> enables;   ///< tokens naming enabled extensions
   std::vector<uint32_t> requires_; ///< tokens naming required language extensions
   std::vector<DeclSpan> decls;     ///< every directive and declaration, in source order

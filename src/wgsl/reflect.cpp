@@ -176,6 +176,7 @@ class Resolver {
       if (struct_result_[i]) out_.structs.push_back(struct_result_[i]);
     }
     for (const auto& v : m_.vars) guarded([&] { resolve_var(v); });
+    for (const auto& v : m_.function_vars) guarded([&] { resolve_function_var(v); });
     // Every alias must name a type, used or not (WGSL §5.1, §4: a declaration's identifiers
     // resolve and module-scope declarations form no cycle); those in use resolved above. A
     // texture, sampler or pointer type is no data type: its parameters are checked where a
@@ -767,7 +768,7 @@ class Resolver {
   void resolve_var(const wgsl::VarAst& v) {
     const Token& name = t_[v.name_tok];
     std::string_view space = v.space_tok ? t_[*v.space_tok].text : std::string_view{};
-    if (space == "private" || space == "workgroup") return;  // not bound resources
+    if (space == "private" || space == "workgroup") return resolve_unbound_var(v, space);
     if (space == "immediate") return resolve_immediate(v);
     if (!space.empty() && space != "uniform" && space != "storage")
       fail(*v.space_tok, ErrorKind::WgslType,
@@ -826,6 +827,85 @@ class Resolver {
     b.group = static_cast<uint32_t>(g);
     b.binding = static_cast<uint32_t>(bi);
     out_.bindings.push_back(std::move(b));
+  }
+
+  // ---- variables that are not bound resources (WGSL "Address Spaces") ---------------------
+  /// What a store type holds that an address space may forbid: a runtime-sized array (itself or
+  /// a struct's last member), an atomic, a texture or sampler; the first of each, as written.
+  struct StoreParts {
+    std::string runtime_array, atomic, handle;
+  };
+
+  void collect_parts(const WgslType& t, StoreParts& p) const {
+    if (t.is_runtime_array() && p.runtime_array.empty()) p.runtime_array = t.name;
+    if (t.kind == TypeKind::Atomic && p.atomic.empty()) p.atomic = t.name;
+    if (t.kind == TypeKind::Array) collect_parts(*t.element, p);
+    if (t.kind == TypeKind::Struct)
+      for (const auto& m : t.struct_layout->members) collect_parts(*m.type, p);
+  }
+
+  /// Walks the type as written (array counts are not evaluated: a function-scope const or an
+  /// override may size a local array); structs are read from their resolved layout.
+  void collect_parts(const TypeAst& written, StoreParts& p, int depth) {
+    if (depth > kMaxResolveDepth) return;
+    const TypeAst& ty = unalias(written);
+    const std::string_view n = t_[ty.name_tok].text;
+    if (const auto* d = lookup(n)) {
+      if (d->first == 's' && struct_type_[d->second]) collect_parts(*struct_type_[d->second], p);
+      return;  // a struct that failed is reported where it is declared
+    }
+    if (n == "array" && ty.count.empty() && p.runtime_array.empty()) p.runtime_array = token_text(ty.full);
+    if (n == "atomic" && p.atomic.empty()) p.atomic = token_text(ty.full);
+    if (is_handle_type_name(n) && p.handle.empty()) p.handle = std::string(n);
+    if (n == "array" && !ty.args.empty()) collect_parts(ty.args[0], p, depth + 1);
+  }
+
+  /// var<private>, var<workgroup> and a function's var: the store type must be constructible
+  /// (function, private) or a plain type (workgroup, which also holds atomics); neither holds a
+  /// runtime-sized array or a handle type.
+  void check_unbound_store(const wgsl::VarAst& v, std::string_view space) {
+    const Token& name = t_[v.name_tok];
+    const std::string where = fmt::format("var<{}> '{}'", space, name.text);
+    if (v.access_tok)
+      fail(*v.access_tok, ErrorKind::WgslType,
+           fmt::format("{}: only var<storage> takes an access mode", where));
+    if (!v.group.empty() || !v.binding.empty())
+      fail(name, ErrorKind::WgslType,
+           fmt::format("{}: @group and @binding belong to resource variables (uniform, storage, "
+                       "handle)",
+                       where));
+    if (!v.type) return;  // inferred from its initializer: a constructible type
+    StoreParts p;
+    collect_parts(*v.type, p, 0);
+    if (!p.handle.empty())
+      report(name.line, name.column, ErrorKind::WgslType,
+             fmt::format("{}: '{}' is a texture or sampler type, which only a module-scope var "
+                         "without an address space (the handle address space) can hold",
+                         where, p.handle));
+    if (!p.runtime_array.empty())
+      report(name.line, name.column, ErrorKind::WgslType,
+             fmt::format("{}: runtime-sized '{}' is allowed only in the storage address space "
+                         "(WGSL \"Address Spaces\": the store type of var<{}> must have a fixed "
+                         "size)",
+                         where, p.runtime_array, space));
+    if (!p.atomic.empty() && space != "workgroup")
+      report(name.line, name.column, ErrorKind::WgslType,
+             fmt::format("{}: '{}' is allowed only in var<storage, read_write> and "
+                         "var<workgroup> (WGSL \"Atomic Types\")",
+                         where, p.atomic));
+  }
+
+  void resolve_unbound_var(const wgsl::VarAst& v, std::string_view space) {
+    check_unbound_store(v, space);
+  }
+
+  void resolve_function_var(const wgsl::VarAst& v) {
+    if (v.space_tok && t_[*v.space_tok].text != "function")
+      fail(*v.space_tok, ErrorKind::WgslType,
+           fmt::format("var '{}' inside a function: only the function address space is allowed "
+                       "there, found '{}' (module-scope variables hold the others)",
+                       t_[v.name_tok].text, t_[*v.space_tok].text));
+    check_unbound_store(v, "function");
   }
 
   // var<immediate>: no binding, no access mode, a fixed-size host-shareable store type (checked

@@ -634,8 +634,8 @@ struct Scope {
   explicit Scope(const Device& device) : d(device) {
     wgpuDevicePushErrorScope(d.get(), WGPUErrorFilter_Validation);
   }
-  /// Pops the scope: the error message, or empty.
-  std::string pop() {
+  /// Pops the scope: the error message as the implementation wrote it, or empty.
+  std::string pop_raw() {
     struct R {
       bool done = false;
       WGPUPopErrorScopeStatus status = WGPUPopErrorScopeStatus_Error;
@@ -658,8 +658,11 @@ struct Scope {
     if (!r.done || r.status != WGPUPopErrorScopeStatus_Success)
       throw Error(ErrorKind::DeviceLost,
                   "popErrorScope: the implementation never reported the scope's result");
-    return r.type == WGPUErrorType_NoError ? std::string() : one_line(r.message);
+    if (r.type == WGPUErrorType_NoError) return std::string();
+    return r.message.empty() ? std::string("(the implementation gave no message)") : r.message;
   }
+  /// Pops the scope: the error message on one line, or empty.
+  std::string pop() { return one_line(pop_raw()); }
 };
 
 gpu::ShaderModule create_module(const Device& d, std::string_view wgsl) {
@@ -1014,8 +1017,9 @@ class Verifier {
 CompileVerdict compile_verdict(const Device& device, std::string_view wgsl) {
   Scope scope(device);
   gpu::ShaderModule module = create_module(device, wgsl);
-  std::string e = scope.pop();
-  return CompileVerdict{e.empty(), e};
+  std::string raw = scope.pop_raw();
+  std::string e = raw.empty() ? std::string() : one_line(raw);
+  return CompileVerdict{e.empty(), e, std::move(raw)};
 }
 
 bool implementation_has_uniform_buffer_standard_layout(const Device& device) {
@@ -1204,7 +1208,7 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
 }
 
 bool ModuleVerification::ok() const noexcept {
-  if (!verdict_agrees()) return false;
+  if (!gpu_checked || !verdict_agrees()) return false;
   for (const auto& s : structs)
     if (!s.ok()) return false;
   return true;
@@ -1212,8 +1216,16 @@ bool ModuleVerification::ok() const noexcept {
 
 ModuleVerification verify_module(const Device& device, std::string_view source,
                                  const VerifyOptions& requested) {
-  const VerifyOptions options = effective_options(device, requested);
   ModuleVerification out;
+  if (std::optional<ReflectionError> deep = wgsl_nesting_error(source)) {
+    // Deeper than bindery reads: handed to no shader compiler, whose recursion it could exhaust.
+    out.gpu_checked = false;
+    out.bindery_message = fmt::format("{}:{}: [{}] {}", deep->line, deep->column,
+                                      to_string(deep->kind), deep->message);
+    out.gpu_message = "not compiled: the module nests deeper than bindery's limit";
+    return out;
+  }
+  const VerifyOptions options = effective_options(device, requested);
   Reflection r = reflect_wgsl(source, options.reflect);
   out.bindery_valid = r.ok();
   if (!r.ok()) {
@@ -1247,6 +1259,7 @@ ModuleVerification verify_module(const Device& device, std::string_view source,
   CompileVerdict c = compile_verdict(device, source);
   out.gpu_valid = c.valid;
   out.gpu_message = c.message;
+  out.gpu_diagnostic = c.diagnostic;
   std::vector<const StructLayout*> structs;
   for (const auto& s : r.structs) structs.push_back(s.get());
   out.structs = verify_structs(device, source, r, structs, options);

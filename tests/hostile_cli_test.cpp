@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// The CLI under hostile input (issue 18; ../shared/cases/hostile.md H6, H7, H8, H9, H10 and
+// relatives), no device needed: every error is one line `bindery: error [Kind]: ...` with control
+// characters escaped; includes stay in the shader's folder; usage errors name what was typed and
+// the nearest valid name; lost standard output is an Io error. Inputs are written here, in a
+// fresh folder per test.
+#include "cli_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace bindery {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_cli;
+
+class HostileCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("bindery_hostile_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& rel, const std::string& text) {
+    const fs::path p = dir_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+  fs::path dir_;
+};
+
+/// The error line's kind, when `err` is exactly one line `bindery: error [Kind]: ...`.
+std::string one_error_kind(const std::string& err) {
+  if (test::count_lines(err) != 1 || err.rfind("bindery: error [", 0) != 0) return "not one line: " + err;
+  for (char c : err.substr(0, err.size() - 1))
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "control character in: " + err;
+  return err.substr(16, err.find(']') - 16);
+}
+
+TEST_F(HostileCli, H6PlanBindingNameWithControlCharactersIsOneEscapedLine) {
+  const std::string plan = write(
+      "plan/H6.json",
+      "{\"bindings\": [{\"name\": \"camera\", \"kind\": \"uniform\", \"size\": 64, \"frequency\": "
+      "\"frame\"}, {\"name\": \"bad\\n\\u001b[31mname\", \"kind\": \"uniform\", \"size\": 16, "
+      "\"frequency\": \"object\"}], \"stats\": {\"objects\": 4, \"materials\": 1, \"passes\": 1}}");
+  const test::CliResult r = run_cli("plan " + plan);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(one_error_kind(r.err), "PlanInput");
+  EXPECT_NE(r.err.find("bad\\n\\x1b[31mname"), std::string::npos) << r.err;
+  // A key holding control characters, and a file name holding them.
+  const std::string key = write("plan/key.json", "{\"stats\\u0007\": 1}");
+  EXPECT_EQ(one_error_kind(run_cli("plan " + key).err), "PlanInput");
+  const std::string odd = write("plan/odd\x1b[2Jname.json", "{");
+  EXPECT_EQ(one_error_kind(run_cli("plan '" + odd + "'").err), "PlanInput");
+  EXPECT_EQ(one_error_kind(run_cli("plan '" + (dir_ / "missing\x1b[2J.json").string() + "'").err),
+            "Io");
+}
+
+TEST_F(HostileCli, H9IncludeThroughASymbolicLinkOutsideTheFolderIsRefused) {
+  const std::string secret = write("outside_secret.txt", "hunter2 is the password\n");
+  fs::create_directories(dir_ / "wgsl/inc");
+  fs::create_symlink(secret, dir_ / "wgsl/inc/secret.wgsl");
+  const std::string shader = write("wgsl/inc/H9.wgsl",
+                                   "// shared declarations\n// @include secret.wgsl\nstruct S { a: f32 }\n");
+  const test::CliResult r = run_cli("layout " + shader);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(one_error_kind(r.err), "Io");
+  EXPECT_NE(r.err.find("@include secret.wgsl"), std::string::npos) << r.err;  // as written
+  EXPECT_EQ(r.err.find("hunter2"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("hunter2"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("outside_secret"), std::string::npos) << r.err;  // nor where it points
+
+  // A link inside the folder to a file of the folder is an ordinary include.
+  write("wgsl/inc/common.wgsl", "struct Common { a: f32 }\n");
+  fs::create_symlink("common.wgsl", dir_ / "wgsl/inc/alias.wgsl");
+  const std::string ok = write("wgsl/inc/ok.wgsl", "// x\n// @include alias.wgsl\nstruct T { c: Common }\n");
+  const test::CliResult good = run_cli("layout " + ok);
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("struct Common"), std::string::npos);
+
+  // Relatives: '..', an absolute path, a subfolder, a control character, a folder link.
+  fs::create_directories(dir_ / "elsewhere");
+  write("elsewhere/x.wgsl", "struct X { a: f32 }\n");
+  fs::create_directory_symlink(dir_ / "elsewhere", dir_ / "wgsl/inc/sub");
+  for (const std::string& name : {std::string("../../outside_secret.txt"), secret,
+                                  std::string("sub/x.wgsl"), std::string("a\x1b[2Jb.wgsl"),
+                                  std::string("..")}) {
+    const std::string s = write("wgsl/inc/rel.wgsl", "// x\n// @include " + name + "\n");
+    const test::CliResult rr = run_cli("layout " + s);
+    EXPECT_EQ(rr.exit_code, 2) << name;
+    EXPECT_EQ(one_error_kind(rr.err), "Io") << name;
+    EXPECT_EQ(rr.err.find("hunter2"), std::string::npos) << rr.err;
+  }
+}
+
+TEST_F(HostileCli, LayoutErrorsAreCompilerStyleWithTheFileName) {
+  const std::string shader =
+      write("s.wgsl", "struct X {\n  a: array<u32, 2>,\n}\n@group(0) @binding(0) var<uniform> u: X;\n");
+  const test::CliResult r = run_cli("layout " + shader);
+  EXPECT_EQ(r.exit_code, 1);
+  // L06: the array's stride 4 in uniform, at the member (line 2, column 3).
+  EXPECT_NE(r.out.find(shader + ":2:3: error [WgslLayout]: "), std::string::npos) << r.out;
+}
+
+TEST_F(HostileCli, H8AndH7OfPlainLayout) {
+  EXPECT_EQ(run_cli("layout " + write("H8.wgsl", "var<private> a: array<u32>;\n")).exit_code, 1);
+  EXPECT_EQ(run_cli("layout " + write("H8b.wgsl", "fn f() { var a: atomic<u32>; }\n")).exit_code, 1);
+  const std::string deep = write(
+      "H7.wgsl", "struct S { a: f32 }\n@group(0) @binding(0) var<storage> s: S;\nfn f() -> f32 { let x = " +
+                     std::string(100000, '(') + "1.0" + std::string(100000, ')') +
+                     "; return x; }\n");
+  const test::CliResult r = run_cli("layout " + deep, 60);
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // not parsed: bindery's nesting limit
+  EXPECT_NE(r.out.find(deep + ":3:"), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_NE(r.out.find("[WgslSyntax]"), std::string::npos);
+}
+
+TEST_F(HostileCli, UnknownSubcommandsAndOptionsAreNamedWithTheNearestOne) {
+  const test::CliResult sub = run_cli("bogus");
+  EXPECT_EQ(sub.exit_code, 2);
+  EXPECT_EQ(one_error_kind(sub.err), "InvalidArgument");
+  EXPECT_NE(sub.err.find("'bogus'"), std::string::npos) << sub.err;
+  const test::CliResult near = run_cli("rendr");
+  EXPECT_NE(near.err.find("did you mean 'render'"), std::string::npos) << near.err;
+
+  const test::CliResult opt = run_cli("render --strategies naive");
+  EXPECT_EQ(opt.exit_code, 2);
+  EXPECT_EQ(one_error_kind(opt.err), "InvalidArgument");
+  EXPECT_NE(opt.err.find("'--strategies'"), std::string::npos) << opt.err;
+  EXPECT_NE(opt.err.find("'render'"), std::string::npos) << opt.err;
+  EXPECT_NE(opt.err.find("did you mean '--strategy'"), std::string::npos) << opt.err;
+  EXPECT_EQ(opt.err.find("were not expected"), std::string::npos) << opt.err;  // CLI11's words
+  EXPECT_EQ(one_error_kind(run_cli("plan --jsn x.json").err), "InvalidArgument");
+}
+
+TEST_F(HostileCli, IntegerOptionsNameWhatWasTyped) {
+  const test::CliResult neg = run_cli("render --seed -1");
+  EXPECT_EQ(neg.exit_code, 2);
+  EXPECT_EQ(one_error_kind(neg.err), "InvalidArgument");
+  EXPECT_NE(neg.err.find("'-1'"), std::string::npos) << neg.err;
+  const test::CliResult big = run_cli("render --encode-threads 99999999999999999999");
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_EQ(one_error_kind(big.err), "InvalidArgument");
+  EXPECT_NE(big.err.find("'99999999999999999999'"), std::string::npos) << big.err;
+  EXPECT_NE(big.err.find("--encode-threads"), std::string::npos) << big.err;
+  const test::CliResult word = run_cli("soak --objects many");
+  EXPECT_EQ(one_error_kind(word.err), "InvalidArgument");
+  EXPECT_NE(word.err.find("'many'"), std::string::npos) << word.err;
+}
+
+TEST_F(HostileCli, H11OptionsThatDoNotApplyToTheSceneAreRefused) {
+  // Refused before any device is created or model read.
+  const test::CliResult inst = run_cli("render --objects 10 --instances 5");
+  EXPECT_EQ(inst.exit_code, 1);
+  EXPECT_EQ(one_error_kind(inst.err), "SceneInput");
+  const test::CliResult seed = run_cli("render --model " + (dir_ / "none.gltf").string() + " --seed 3");
+  EXPECT_EQ(seed.exit_code, 1);
+  EXPECT_EQ(one_error_kind(seed.err), "SceneInput");
+}
+
+TEST_F(HostileCli, H10LostStandardOutputIsAnIoError) {
+  const std::string plan = write(
+      "p.json",
+      "{\"bindings\": [{\"name\": \"camera\", \"kind\": \"uniform\", \"size\": 64, \"frequency\": "
+      "\"frame\"}], \"stats\": {\"objects\": 4, \"materials\": 1, \"passes\": 1}}");
+  ASSERT_EQ(run_cli("plan " + plan).exit_code, 0);
+  const std::string shader = write("s.wgsl", "struct S { a: f32 }\n");
+  for (const std::string& args : {"plan " + plan, "layout " + shader, "layout --json " + shader}) {
+    const test::CliResult full = run_cli(args + " >/dev/full");
+    EXPECT_EQ(full.exit_code, 1) << args;
+    EXPECT_EQ(one_error_kind(full.err), "Io") << args;
+    const test::CliResult closed = run_cli(args + " >&-");
+    EXPECT_EQ(closed.exit_code, 1) << args;
+    EXPECT_EQ(one_error_kind(closed.err), "Io") << args;
+  }
+}
+
+}  // namespace
+}  // namespace bindery
