@@ -7,10 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace bindery {
@@ -101,7 +103,13 @@ struct Device::State {
   bool multi_draw_indirect_count = false;
   bool shader_f16 = false;
   bool immediates = false;
+  std::vector<WGPUFeatureName> features;  // the device's, from wgpuDeviceGetFeatures
   mutable Counters counters;
+  // ErrorCapture::error_scopes: whether bindery's scopes are open, on which thread (check()
+  // cycles them only there).
+  bool scopes_open = false;
+  std::thread::id scope_thread;
+  mutable std::mutex scope_mutex;
 
   // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
   mutable std::mutex mutex;
@@ -149,18 +157,124 @@ struct Device::State {
     std::lock_guard<std::mutex> lock(mutex);
     throw Error(ErrorKind::DeviceLost, fmt::format("{}: {}", call, lost_message));
   }
+
+  void record_uncaptured(WGPUErrorType type, std::string_view message) const {
+    ErrorKind kind =
+        type == WGPUErrorType_OutOfMemory ? ErrorKind::OutOfMemory : ErrorKind::WebGPUValidation;
+    record(kind, "WebGPU error: " + std::string(message));
+  }
+
+  void record_lost(WGPUDeviceLostReason reason, std::string_view message) const {
+    // bindery's own teardown is not a loss; anything else is, including wgpuDeviceDestroy called
+    // by the application on the handle it was lent (reason Destroyed).
+    if (destroying || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    record(ErrorKind::DeviceLost,
+           fmt::format("the device was lost ({}): {}",
+                       reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown reason",
+                       message));
+  }
+
+  // bindery's uncaptured-error and device-lost callbacks, set in the descriptor of a device that
+  // Device::create() requests (an adopted device keeps the application's).
+  void install_error_callbacks(WGPUDeviceDescriptor& desc) {
+    desc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
+                                                   WGPUStringView message, void* userdata1,
+                                                   void*) {
+      static_cast<const State*>(userdata1)->record_uncaptured(type, gpu::sv(message));
+    };
+    desc.uncapturedErrorCallbackInfo.userdata1 = this;
+    desc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+    desc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
+                                              WGPUStringView message, void* userdata1, void*) {
+      static_cast<const State*>(userdata1)->record_lost(reason, gpu::sv(message));
+    };
+    desc.deviceLostCallbackInfo.userdata1 = this;
+  }
+
+  // Limits and features, read from the device: the same for created and adopted devices.
+  void read_capabilities() {
+    WGPULimits raw = WGPU_LIMITS_INIT;
+    if (wgpuDeviceGetLimits(device.get(), &raw) != WGPUStatus_Success)
+      throw Error(ErrorKind::DeviceCreation, "wgpuDeviceGetLimits failed");
+    limits = to_limits(raw);
+    WGPUSupportedFeatures supported = WGPU_SUPPORTED_FEATURES_INIT;
+    wgpuDeviceGetFeatures(device.get(), &supported);
+    features.assign(supported.features, supported.features + supported.featureCount);
+    wgpuSupportedFeaturesFreeMembers(supported);
+    timestamp_query = has(WGPUFeatureName_TimestampQuery);
+    indirect_first_instance = has(WGPUFeatureName_IndirectFirstInstance);
+    multi_draw_indirect_count =
+        implementation::has_multi_draw_indirect_count(instance.get(), device.get());
+    shader_f16 = has(WGPUFeatureName_ShaderF16);
+    immediates = implementation::has_immediates(instance.get(), device.get(), limits);
+  }
+
+  bool has(WGPUFeatureName feature) const {
+    return std::find(features.begin(), features.end(), feature) != features.end();
+  }
+
+  // --- ErrorCapture::error_scopes (adopted devices) ---
+  // Not WGPUErrorFilter_Internal: wgpu-native refuses that filter (it panics: "invalid error
+  // filter"); internal errors reach the application's uncaptured-error callback.
+  static constexpr WGPUErrorFilter kScopeFilters[] = {WGPUErrorFilter_Validation,
+                                                      WGPUErrorFilter_OutOfMemory};
+
+  void open_scopes() {
+    for (WGPUErrorFilter filter : kScopeFilters) wgpuDevicePushErrorScope(device.get(), filter);
+    scopes_open = true;
+    scope_thread = std::this_thread::get_id();
+  }
+
+  // Pops bindery's scopes (innermost first) and records what they caught unless `discard`.
+  void close_scopes(bool discard) const {
+    struct Popped {
+      bool done = false;
+      WGPUErrorType type = WGPUErrorType_NoError;
+      std::string message;
+    };
+    for (size_t i = 0; i < std::size(kScopeFilters); ++i) {
+      Popped popped;
+      WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+      cb.mode = WGPUCallbackMode_AllowProcessEvents;
+      cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
+                       void* userdata1, void*) {
+        auto* p = static_cast<Popped*>(userdata1);
+        p->done = true;
+        if (status != WGPUPopErrorScopeStatus_Success) return;
+        p->type = type;
+        p->message = std::string(gpu::sv(message));
+      };
+      cb.userdata1 = &popped;
+      wgpuDevicePopErrorScope(device.get(), cb);
+      for (int n = 0; n < 100000 && !popped.done; ++n) wgpuInstanceProcessEvents(instance.get());
+      if (!discard && popped.type != WGPUErrorType_NoError)
+        record_uncaptured(popped.type, popped.message);
+    }
+  }
+
+  // check() on the adopting thread: what the scopes caught so far, then fresh scopes.
+  void cycle_scopes() const {
+    if (!scopes_open || std::this_thread::get_id() != scope_thread) return;
+    std::lock_guard<std::mutex> lock(scope_mutex);
+    close_scopes(false);
+    for (WGPUErrorFilter filter : kScopeFilters) wgpuDevicePushErrorScope(device.get(), filter);
+  }
 };
 
 namespace {
 
-gpu::Adapter request_adapter(WGPUInstance instance, const implementation::BackendTry& attempt) {
+// --- Device::create's stages ------------------------------------------------------------------
+
+gpu::Adapter request_adapter(WGPUInstance instance, const implementation::BackendTry& attempt,
+                             const DeviceOptions& device_options) {
   struct Result {
     bool done = false;
     WGPUAdapter adapter = nullptr;
     std::string message;
   } result;
   WGPURequestAdapterOptions options = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
-  options.powerPreference = WGPUPowerPreference_HighPerformance;
+  options.powerPreference = device_options.power_preference;
+  options.compatibleSurface = device_options.compatible_surface;
   implementation::adapter_options(attempt, options);
   WGPURequestAdapterCallbackInfo cb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
   cb.mode = WGPUCallbackMode_AllowProcessEvents;
@@ -182,47 +296,48 @@ gpu::Adapter request_adapter(WGPUInstance instance, const implementation::Backen
   return gpu::Adapter::acquire(result.adapter);
 }
 
-}  // namespace
-
-Device Device::create(const DeviceOptions& options) {
-  auto s = std::make_unique<State>();
-
-  // Adapter: Vulkan first (lavapipe on CPU-only machines), then GL (llvmpipe) when allowed.
+// Vulkan first (lavapipe on CPU-only machines), then GL (llvmpipe) when allowed.
+void find_adapter(const DeviceOptions& options, gpu::Instance& instance, gpu::Adapter& adapter) {
   std::string failures;
   for (const implementation::BackendTry& attempt : implementation::backend_tries(options.backend)) {
-    s->instance = implementation::create_instance(attempt);
-    if (!s->instance) continue;
+    instance = implementation::create_instance(attempt);
+    if (!instance) continue;
     try {
-      s->adapter = request_adapter(s->instance.get(), attempt);
-      break;
+      adapter = request_adapter(instance.get(), attempt, options);
+      return;
     } catch (const Error& e) {
       failures += std::string(failures.empty() ? "" : "; ") + std::string(attempt.label) + ": " +
                   e.what();
     }
   }
-  if (!s->adapter)
-    throw Error(ErrorKind::AdapterUnavailable,
-                "no WebGPU adapter found (" + failures +
-                    "); on a CPU-only machine run scripts/setup.sh to install Mesa lavapipe");
+  throw Error(ErrorKind::AdapterUnavailable,
+              "no WebGPU adapter found (" + failures +
+                  "); on a CPU-only machine run scripts/setup.sh to install Mesa lavapipe");
+}
 
+AdapterDescription describe_adapter(const WGPUAdapterInfo& info) {
+  AdapterDescription d;
+  d.name = std::string(gpu::sv(info.device));
+  d.driver = std::string(gpu::sv(info.description));
+  d.backend = backend_name(info.backendType);
+  d.adapter_type = adapter_type_name(info.adapterType);
+  d.vendor_id = info.vendorID;
+  d.device_id = info.deviceID;
+  d.implementation = std::string(implementation::name());
+  d.implementation_revision = implementation::revision();
+  return d;
+}
+
+AdapterDescription describe_adapter(WGPUAdapter adapter) {
   WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
-  wgpuAdapterGetInfo(s->adapter.get(), &info);
-  s->description.name = std::string(gpu::sv(info.device));
-  s->description.driver = std::string(gpu::sv(info.description));
-  s->description.backend = backend_name(info.backendType);
-  s->description.adapter_type = adapter_type_name(info.adapterType);
-  s->description.vendor_id = info.vendorID;
-  s->description.device_id = info.deviceID;
-  s->description.implementation = std::string(implementation::name());
-  s->description.implementation_revision = implementation::revision();
+  wgpuAdapterGetInfo(adapter, &info);
+  AdapterDescription d = describe_adapter(info);
   wgpuAdapterInfoFreeMembers(info);
+  return d;
+}
 
-  WGPULimits adapter_raw = WGPU_LIMITS_INIT;
-  if (wgpuAdapterGetLimits(s->adapter.get(), &adapter_raw) != WGPUStatus_Success)
-    throw Error(ErrorKind::DeviceCreation, "wgpuAdapterGetLimits failed");
-  s->adapter_limits = to_limits(adapter_raw);
-
-  // Required limits: the adapter's best by default (see the header), or nothing.
+// Required limits: the adapter's best by default (see the header), or nothing.
+WGPULimits required_limits(const DeviceOptions& options, const WGPULimits& adapter_raw) {
   WGPULimits required = WGPU_LIMITS_INIT;
   if (options.limits == LimitsRequest::adapter_best) required = adapter_raw;
   required.nextInChain = nullptr;
@@ -237,49 +352,42 @@ Device Device::create(const DeviceOptions& options) {
     required.minStorageBufferOffsetAlignment = resolve_alignment_limit(
         "minStorageBufferOffsetAlignment", options.min_storage_buffer_offset_alignment,
         adapter_raw.minStorageBufferOffsetAlignment, defaults.minStorageBufferOffsetAlignment);
+  return required;
+}
 
+std::vector<WGPUFeatureName> required_features(const DeviceOptions& options,
+                                               WGPUAdapter adapter) {
   std::vector<WGPUFeatureName> features;
-  if (options.want_timestamp_query &&
-      wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_TimestampQuery))
-    features.push_back(WGPUFeatureName_TimestampQuery);
+  for (WGPUFeatureName f : options.required_features) {
+    if (!wgpuAdapterHasFeature(adapter, f))
+      throw Error(ErrorKind::DeviceCreation,
+                  fmt::format("DeviceOptions::required_features: the adapter lacks feature {:#x}",
+                              uint32_t(f)));
+    features.push_back(f);
+  }
+  auto want = [&](WGPUFeatureName f) {
+    if (wgpuAdapterHasFeature(adapter, f) &&
+        std::find(features.begin(), features.end(), f) == features.end())
+      features.push_back(f);
+  };
+  if (options.want_timestamp_query) want(WGPUFeatureName_TimestampQuery);
   // GPU-driven draws write firstInstance into indirect arguments (gpu-culling strategy).
-  if (wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_IndirectFirstInstance))
-    features.push_back(WGPUFeatureName_IndirectFirstInstance);
+  want(WGPUFeatureName_IndirectFirstInstance);
   // The implementation's multi-draw-indirect-count and immediates features, where it has them
   // (implementation.hpp).
-  implementation::optional_features(s->adapter.get(), features);
-  if (options.want_shader_f16 && wgpuAdapterHasFeature(s->adapter.get(), WGPUFeatureName_ShaderF16))
-    features.push_back(WGPUFeatureName_ShaderF16);
+  std::vector<WGPUFeatureName> optional;
+  implementation::optional_features(adapter, optional);
+  for (WGPUFeatureName f : optional) want(f);
+  if (options.want_shader_f16) want(WGPUFeatureName_ShaderF16);
+  return features;
+}
 
-  WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
-  desc.label = gpu::sv("bindery device");
-  desc.requiredFeatureCount = features.size();
-  desc.requiredFeatures = features.data();
-  desc.requiredLimits = &required;
-  State* raw_state = s.get();
-  desc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
-                                                 WGPUStringView message, void* userdata1, void*) {
-    auto* st = static_cast<State*>(userdata1);
-    ErrorKind kind =
-        type == WGPUErrorType_OutOfMemory ? ErrorKind::OutOfMemory : ErrorKind::WebGPUValidation;
-    st->record(kind, "WebGPU error: " + std::string(gpu::sv(message)));
-  };
-  desc.uncapturedErrorCallbackInfo.userdata1 = raw_state;
-  desc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
-  desc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
-                                            WGPUStringView message, void* userdata1, void*) {
-    auto* st = static_cast<State*>(userdata1);
-    // bindery's own teardown is not a loss; anything else is, including wgpuDeviceDestroy called
-    // by the application on the handle it was lent (reason Destroyed).
-    if (st->destroying || reason == WGPUDeviceLostReason_CallbackCancelled) return;
-    st->record(
-        ErrorKind::DeviceLost,
-        fmt::format("the device was lost ({}): {}",
-                    reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown reason",
-                    gpu::sv(message)));
-  };
-  desc.deviceLostCallbackInfo.userdata1 = raw_state;
+}  // namespace
 
+namespace {
+
+WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter,
+                          const WGPUDeviceDescriptor& desc) {
   struct Result {
     bool done = false;
     WGPUDevice device = nullptr;
@@ -295,23 +403,64 @@ Device Device::create(const DeviceOptions& options) {
     r->message = std::string(gpu::sv(message));
   };
   cb.userdata1 = &result;
-  wgpuAdapterRequestDevice(s->adapter.get(), &desc, cb);
-  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(s->instance.get());
+  wgpuAdapterRequestDevice(adapter, &desc, cb);
+  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
   if (!result.device)
     throw Error(ErrorKind::DeviceCreation, "requestDevice failed: " + result.message);
-  s->device = gpu::Device::acquire(result.device);
-  s->queue = gpu::Queue::acquire(wgpuDeviceGetQueue(s->device.get()));
+  return result.device;
+}
 
-  WGPULimits device_raw = WGPU_LIMITS_INIT;
-  wgpuDeviceGetLimits(s->device.get(), &device_raw);
-  s->limits = to_limits(device_raw);
-  s->timestamp_query = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_TimestampQuery);
-  s->indirect_first_instance =
-      wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_IndirectFirstInstance);
-  s->multi_draw_indirect_count =
-      implementation::has_multi_draw_indirect_count(s->instance.get(), s->device.get());
-  s->shader_f16 = wgpuDeviceHasFeature(s->device.get(), WGPUFeatureName_ShaderF16);
-  s->immediates = implementation::has_immediates(s->instance.get(), s->device.get(), s->limits);
+}  // namespace
+
+Device Device::create(const DeviceOptions& options) {
+  auto s = std::make_unique<State>();
+  find_adapter(options, s->instance, s->adapter);
+  s->description = describe_adapter(s->adapter.get());
+
+  WGPULimits adapter_raw = WGPU_LIMITS_INIT;
+  if (wgpuAdapterGetLimits(s->adapter.get(), &adapter_raw) != WGPUStatus_Success)
+    throw Error(ErrorKind::DeviceCreation, "wgpuAdapterGetLimits failed");
+  s->adapter_limits = to_limits(adapter_raw);
+  const WGPULimits limits = required_limits(options, adapter_raw);
+  const std::vector<WGPUFeatureName> features = required_features(options, s->adapter.get());
+
+  WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
+  desc.label = gpu::sv("bindery device");
+  desc.requiredFeatureCount = features.size();
+  desc.requiredFeatures = features.data();
+  desc.requiredLimits = &limits;
+  s->install_error_callbacks(desc);
+  s->device = gpu::Device::acquire(request_device(s->instance.get(), s->adapter.get(), desc));
+  s->queue = gpu::Queue::acquire(wgpuDeviceGetQueue(s->device.get()));
+  s->read_capabilities();
+  return Device(std::move(s));
+}
+
+Device Device::adopt(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
+                     const AdoptOptions& options) {
+  if (instance == nullptr || device == nullptr)
+    throw Error(ErrorKind::InvalidArgument, "Device::adopt: instance and device must not be null");
+  auto s = std::make_unique<State>();
+  const bool borrow = options.ownership == Ownership::borrow;
+  s->instance = borrow ? gpu::Instance::share(instance) : gpu::Instance::acquire(instance);
+  s->adapter = borrow ? gpu::Adapter::share(adapter) : gpu::Adapter::acquire(adapter);
+  s->device = borrow ? gpu::Device::share(device) : gpu::Device::acquire(device);
+  s->queue = gpu::Queue::acquire(wgpuDeviceGetQueue(device));
+  s->read_capabilities();
+  if (adapter) {
+    s->description = describe_adapter(adapter);
+    WGPULimits adapter_raw = WGPU_LIMITS_INIT;
+    s->adapter_limits = wgpuAdapterGetLimits(adapter, &adapter_raw) == WGPUStatus_Success
+                            ? to_limits(adapter_raw)
+                            : s->limits;
+  } else {
+    WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+    wgpuDeviceGetAdapterInfo(device, &info);
+    s->description = describe_adapter(info);
+    wgpuAdapterInfoFreeMembers(info);
+    s->adapter_limits = s->limits;
+  }
+  if (options.errors == ErrorCapture::error_scopes) s->open_scopes();
   return Device(std::move(s));
 }
 
@@ -324,6 +473,8 @@ Device::~Device() {
   if (s_->device && !s_->lost) {
     implementation::poll(s_->instance.get(), s_->device.get(), s_->queue.get(), true);
   }
+  // An adopted device's stack of error scopes is left as the application had it.
+  if (s_->scopes_open) s_->close_scopes(true);
   // Members release in reverse order: queue, device, adapter, instance.
 }
 
@@ -364,7 +515,18 @@ Counters& Device::counters() const {
   return s_->counters;
 }
 
+bool Device::has_feature(WGPUFeatureName feature) const {
+  return s_->has(feature);
+}
+void Device::report_error(WGPUErrorType type, std::string_view message) const {
+  s_->record_uncaptured(type, message);
+}
+void Device::report_device_lost(WGPUDeviceLostReason reason, std::string_view message) const {
+  s_->record_lost(reason, message);
+}
+
 void Device::check() const {
+  s_->cycle_scopes();
   s_->throw_if_lost("check");
   std::unique_lock<std::mutex> lock(s_->mutex);
   if (!s_->has_error) return;

@@ -14,10 +14,17 @@
 /// them. The implementation (wgpu-native or Dawn) is chosen when bindery is built (CMake option
 /// BINDERY_WEBGPU); AdapterDescription names it.
 ///
-/// Errors: uncaptured validation / out-of-memory errors and device loss are recorded by callbacks
-/// and thrown as bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by
-/// Device::check(), which bindery calls after creating objects and after each submit. The first
-/// error wins; the program never continues silently after one.
+/// Two ways in: Device::create() makes instance, adapter and device itself (DeviceOptions);
+/// Device::adopt() wraps the ones an application already made with plain webgpu.h (AdoptOptions),
+/// reads that device's real limits and features, and works with every part and with render().
+///
+/// Errors: uncaptured validation / out-of-memory errors and device loss are recorded and thrown as
+/// bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by Device::check(), which
+/// bindery calls after creating objects and after each submit. The first error wins; the program
+/// never continues silently after one. How they are recorded: a created device's uncaptured-error
+/// and device-lost callbacks are bindery's; an adopted device keeps the application's callbacks
+/// and bindery uses error scopes (ErrorCapture::error_scopes) or the application forwards its
+/// callbacks (ErrorCapture::forwarded).
 #pragma once
 
 #include "bindery/counters.hpp"
@@ -30,6 +37,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace bindery {
 
@@ -43,6 +52,14 @@ enum class LimitsRequest {
 };
 
 /// Options for Device::create(). Zero-initialised means "the defaults".
+///
+/// Error capture: webgpu.h fixes a device's uncaptured-error and device-lost callbacks when the
+/// device is created, and Device::create() sets both to bindery's. Errors of the application's own
+/// calls on that device (through Device::get()) are then recorded too and thrown by bindery's next
+/// check(); an application that wants them itself wraps its calls in wgpuDevicePushErrorScope /
+/// wgpuDevicePopErrorScope (an error caught by a scope never reaches the uncaptured-error
+/// callback). An application that needs its own callbacks creates the device itself and uses
+/// Device::adopt().
 struct DeviceOptions {
   Backend backend = Backend::any;                      ///< which backend the implementation may use
   LimitsRequest limits = LimitsRequest::adapter_best;  ///< which limits to require
@@ -56,6 +73,59 @@ struct DeviceOptions {
   /// Request the "shader-f16" feature (WGSL `enable f16;`) when the adapter has it; see
   /// Device::has_shader_f16(). Off by default: only the layout verifier needs it.
   bool want_shader_f16 = false;
+  /// Features the device must have beyond those bindery requests itself (e.g.
+  /// WGPUFeatureName_Float32Filterable for the application's own pipelines). Each one the adapter
+  /// lacks: DeviceCreation naming it (WebGPU §4.3 requestDevice: a missing required feature
+  /// rejects the request). Read back with Device::has_feature().
+  std::vector<WGPUFeatureName> required_features;
+  /// requestAdapter's powerPreference (WebGPU §4.2 GPURequestAdapterOptions); HighPerformance by
+  /// default, Undefined lets the implementation choose.
+  WGPUPowerPreference power_preference = WGPUPowerPreference_HighPerformance;
+  /// requestAdapter's compatibleSurface (may be null): only an adapter that can present to this
+  /// surface is chosen. Lent for the duration of Device::create() (no AddRef, no Release);
+  /// configuring and presenting the surface stays the application's. The surface must come from
+  /// an instance of the same backend bindery tries (DeviceOptions::backend).
+  WGPUSurface compatible_surface = nullptr;
+};
+
+/// Who releases the webgpu.h handles given to Device::adopt().
+enum class Ownership {
+  /// bindery adds one reference to each handle (wgpuInstanceAddRef, wgpuAdapterAddRef,
+  /// wgpuDeviceAddRef) and releases exactly those in ~Device. The application keeps its own
+  /// references and releases them when it likes, before or after bindery's Device is gone.
+  borrow,
+  /// bindery takes over the application's one reference to each handle (no AddRef) and releases
+  /// it in ~Device; the application must not release them itself.
+  take,
+};
+// Either way bindery never calls wgpuDeviceDestroy on an adopted device: destroying bindery's
+// objects (the Device included) leaves the application's device alive and usable.
+
+/// How errors of an adopted device reach bindery. webgpu.h sets a device's uncaptured-error and
+/// device-lost callbacks once, at creation, so bindery cannot install its own on a device it did
+/// not create; the application chooses one of these.
+enum class ErrorCapture {
+  /// bindery pushes two error scopes (validation, out-of-memory) in adopt() and, in
+  /// every check() on the thread that called adopt(), pops them (an error found is thrown) and
+  /// pushes new ones; ~Device pops them. Works with any uncaptured-error callback the application
+  /// set (or none): an error inside bindery's scopes never reaches it. Rules: the application
+  /// pops only scopes it pushed (its push/pop pairs nest inside bindery's and keep their errors);
+  /// errors of the application's own calls made while bindery's scopes are open are bindery's
+  /// too (thrown by bindery's next check()). Implementations whose scope stack is per thread
+  /// (Dawn) send errors of calls on other threads (bindery's parallel encoders) to the uncaptured
+  /// callback, but an invalid command buffer also fails its submit, which bindery makes on the
+  /// adopting thread. Device loss is seen through the errors of calls on a lost device.
+  error_scopes,
+  /// bindery pushes nothing. The application forwards to bindery from its own callbacks:
+  /// Device::report_error() from its uncaptured-error callback, Device::report_device_lost() from
+  /// its device-lost callback. What it does not forward bindery does not see.
+  forwarded,
+};
+
+/// Options for Device::adopt().
+struct AdoptOptions {
+  Ownership ownership = Ownership::borrow;             ///< see Ownership
+  ErrorCapture errors = ErrorCapture::error_scopes;    ///< see ErrorCapture
 };
 
 /// What ran: adapter name, backend and driver, for the render report.
@@ -74,12 +144,24 @@ struct AdapterDescription {
   std::string implementation_revision;
 };
 
-/// A headless WebGPU device. Move-only; owns instance, adapter, device and queue.
+/// A headless WebGPU device. Move-only; holds one reference to each of instance, adapter, device
+/// and queue (its own from create(), or per Ownership from adopt()).
 class Device {
  public:
   /// Creates instance, adapter and device. Throws AdapterUnavailable when no adapter matches
   /// `options.backend`, DeviceCreation when a required limit cannot be met.
   static Device create(const DeviceOptions& options = {});
+  /// Wraps an instance, adapter and device the application created with plain webgpu.h.
+  /// `instance` and `device` must not be null (InvalidArgument); `adapter` may be null (then
+  /// adapter_limits() are the device's and adapter() comes from wgpuDeviceGetAdapterInfo).
+  /// Limits and features are read from the device (wgpuDeviceGetLimits, wgpuDeviceGetFeatures):
+  /// whatever the application required is what bindery's parts use. Ownership and error capture
+  /// as `options` says (see Ownership, ErrorCapture). bindery waits and runs callbacks through
+  /// `instance` (wgpuInstanceProcessEvents; on Dawn wgpuInstanceWaitAny, with or without the
+  /// instance's TimedWaitAny feature). Call it on the thread that drives bindery's frames (the
+  /// one whose check() cycles the error scopes).
+  static Device adopt(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
+                      const AdoptOptions& options = {});
 
   /// Moves the device; the moved-from Device must not be used again.
   Device(Device&&) noexcept;
@@ -120,6 +202,15 @@ class Device {
   /// limits().maxImmediateSize bytes of immediate data, set per draw with
   /// wgpuRenderPassEncoderSetImmediates and read in WGSL as `var<immediate>`.
   bool has_immediates() const;
+  /// Whether the device has `feature` (read from the device when it was created or adopted).
+  bool has_feature(WGPUFeatureName feature) const;
+  /// Records an uncaptured error for check() to throw (kind OutOfMemory for
+  /// WGPUErrorType_OutOfMemory, else WebGPUValidation): what an application's uncaptured-error
+  /// callback calls under ErrorCapture::forwarded. Thread-safe; the first error wins.
+  void report_error(WGPUErrorType type, std::string_view message) const;
+  /// Records device loss (permanent, see check()): what an application's device-lost callback
+  /// calls under ErrorCapture::forwarded. Reason CallbackCancelled is ignored. Thread-safe.
+  void report_device_lost(WGPUDeviceLostReason reason, std::string_view message) const;
   /// Throws the first recorded uncaptured error, if any, then clears it. Device loss (including
   /// wgpuDeviceDestroy on this device's handle by anyone but this object) is permanent: every
   /// later check() and every create_* / write_buffer call throws DeviceLost without touching the

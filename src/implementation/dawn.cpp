@@ -7,6 +7,10 @@
 
 #include <webgpu/webgpu.h>
 
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+
 namespace bindery::implementation {
 
 std::string_view name() {
@@ -91,9 +95,26 @@ WGPUFuture work_done(WGPUQueue queue) {
   return wgpuQueueOnSubmittedWorkDone(queue, info);
 }
 
+// Instances seen without the TimedWaitAny feature (an application's, given to Device::adopt):
+// their waits poll with a zero timeout instead of blocking.
+bool lacks_timed_wait(WGPUInstance instance, bool mark) {
+  static std::mutex mutex;
+  static std::unordered_set<WGPUInstance> untimed;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (mark) untimed.insert(instance);
+  return untimed.count(instance) != 0;
+}
+
 void wait_future(WGPUInstance instance, WGPUFuture future) {
   WGPUFutureWaitInfo info = {future, false};
-  wgpuInstanceWaitAny(instance, 1, &info, UINT64_MAX);
+  if (lacks_timed_wait(instance, false) ||
+      wgpuInstanceWaitAny(instance, 1, &info, UINT64_MAX) != WGPUWaitStatus_Success) {
+    lacks_timed_wait(instance, true);
+    while (!info.completed) {
+      if (wgpuInstanceWaitAny(instance, 1, &info, 0) == WGPUWaitStatus_Error) break;
+      if (!info.completed) std::this_thread::yield();
+    }
+  }
   wgpuInstanceProcessEvents(instance);  // callbacks (AllowProcessEvents) that are now ready
 }
 
