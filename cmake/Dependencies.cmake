@@ -20,7 +20,7 @@ if(BINDERY_BUILD_CLI)
 endif()
 
 # The WebGPU implementation, chosen at configure time (one build folder per implementation):
-# wgpu-native (default) or dawn (cmake/BinderyDawn.cmake). Only src/implementation/<name>.cpp
+# wgpu-native (default) or dawn (cmake/BinderyDawn.cmake). Only src/core/implementation/<name>.cpp
 # differs between the two builds; it sets BINDERY_WEBGPU_REVISION for `bindery info` and reports.
 set(BINDERY_WEBGPU "wgpu-native" CACHE STRING "WebGPU implementation: wgpu-native or dawn")
 set_property(CACHE BINDERY_WEBGPU PROPERTY STRINGS wgpu-native dawn)

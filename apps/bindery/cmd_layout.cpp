@@ -12,11 +12,11 @@
 // disagreement, 2 when the file cannot be read or no device can be created.
 #include "command.hpp"
 
-#include <bindery/io.hpp>
+#include <bindery/core/io.hpp>
 
-#include <bindery/device.hpp>
-#include <bindery/layout_verify.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/wgsl/layout_verify.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <fmt/format.h>
 

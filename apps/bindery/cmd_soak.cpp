@@ -5,7 +5,7 @@
 #include "command.hpp"
 #include "options.hpp"
 
-#include <bindery/soak.hpp>
+#include <bindery/render/soak.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

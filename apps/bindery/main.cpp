@@ -2,8 +2,8 @@
 // bindery — the command-line tool. Subcommands live in apps/bindery/cmd_*.cpp.
 #include "command.hpp"
 
-#include <bindery/error.hpp>
-#include <bindery/version.hpp>
+#include <bindery/core/error.hpp>
+#include <bindery/core/version.hpp>
 
 #include <fmt/format.h>
 

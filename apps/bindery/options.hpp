@@ -6,9 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <bindery/counters.hpp>
-#include <bindery/device.hpp>
-#include <bindery/error.hpp>
+#include <bindery/core/counters.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/core/error.hpp>
 
 #include <optional>
 #include <string_view>

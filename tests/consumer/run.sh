@@ -56,7 +56,7 @@ grep -q "BINDERY_WEBGPU_DIR" "$tmp/no-webgpu.log" || { cat "$tmp/no-webgpu.log" 
 say "pkg-config: c++ \$(pkg-config --cflags --libs bindery)"
 pc=(env PKG_CONFIG_PATH="$pc_dir" pkg-config --define-variable=webgpu_dir="$webgpu")
 [ "$("${pc[@]}" --modversion bindery)" = "$(sed -n 's/^#define BINDERY_VERSION_STRING "\(.*\)"/\1/p' \
-  "$root/include/bindery/version.hpp")" ]
+  "$root/include/bindery/core/version.hpp")" ]
 # shellcheck disable=SC2046
 ${CXX:-c++} -std=c++20 "$root/tests/consumer/consumer.cpp" -o "$tmp/consumer_pc" \
   $("${pc[@]}" --cflags --libs bindery)
