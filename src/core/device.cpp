@@ -2,7 +2,7 @@
 // Device creation, error capture and the checked helpers of bindery::Device.
 #include "bindery/core/device.hpp"
 
-#include "bindery/data/validation.hpp"
+#include "bindery/core/device_checks.hpp"
 #include "core/implementation.hpp"
 
 #include <fmt/format.h>
@@ -227,7 +227,7 @@ Device Device::create(const DeviceOptions& options) {
   if (options.limits == LimitsRequest::adapter_best) required = adapter_raw;
   required.nextInChain = nullptr;
   // An explicit alignment request follows requestDevice's rules (cases D02): a power of two, not
-  // better than the adapter's; validation.hpp's resolve_alignment_limit says which value results.
+  // better than the adapter's; device_checks.hpp's resolve_alignment_limit says which value results.
   const Limits defaults = Limits::core_defaults();
   if (options.min_uniform_buffer_offset_alignment)
     required.minUniformBufferOffsetAlignment = resolve_alignment_limit(

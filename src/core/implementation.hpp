@@ -18,9 +18,10 @@
 //   live objects         wgpu-native: wgpuGenerateReport (wgpu.h); Dawn has no such report.
 #pragma once
 
-#include "bindery/core/device.hpp"
+#include "bindery/core/backend.hpp"
+#include "bindery/core/counters.hpp"
 #include "bindery/core/gpu.hpp"
-#include "bindery/render/soak.hpp"
+#include "bindery/core/limits.hpp"
 
 #include <cstdint>
 #include <optional>

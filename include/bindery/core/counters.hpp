@@ -10,6 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace bindery {
 
@@ -85,5 +88,8 @@ struct Counters {
     return d;
   }
 };
+
+/// A count per object type, e.g. {"Buffer", 12}; types with a count of zero are left out.
+using ObjectCounts = std::vector<std::pair<std::string, int64_t>>;
 
 }  // namespace bindery

@@ -20,6 +20,7 @@
 /// error wins; the program never continues silently after one.
 #pragma once
 
+#include "bindery/core/backend.hpp"
 #include "bindery/core/counters.hpp"
 #include "bindery/core/error.hpp"
 #include "bindery/core/gpu.hpp"
@@ -32,9 +33,6 @@
 #include <string>
 
 namespace bindery {
-
-/// Which backend the WebGPU implementation may use. `any` tries Vulkan, then GL.
-enum class Backend { any, vulkan, gl };
 
 /// Which limits to require when creating the device.
 enum class LimitsRequest {
@@ -147,7 +145,7 @@ class Device {
   /// device). Use it instead of calling wgpuQueueSubmit directly.
   void submit(std::span<const WGPUCommandBuffer> commands) const;
   /// queue.writeBuffer with bindery's checks first (WriteBufferAlignment, WriteBufferOutOfBounds:
-  /// offset and size multiples of 4, offset + size <= buffer size; shared/cases W01).
+  /// offset and size multiples of 4, offset + size <= buffer size; the cases (docs/REFERENCES.md) W01).
   void write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size) const;
 
  private:

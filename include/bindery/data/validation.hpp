@@ -5,7 +5,7 @@
 /// limit (e.g. "setBindGroup(2): dynamic offset 320 is not a multiple of
 /// minUniformBufferOffsetAlignment (256)").
 ///
-/// What is checked, with the spec step it mirrors (shared/cases/layout.md §0 gives the rules):
+/// What is checked, with the spec step it mirrors (the layout cases (docs/REFERENCES.md) §0 gives the rules):
 ///   validate_dynamic_offsets   setBindGroup: count, order (by binding number), alignment, bounds
 ///                              (cases D01, D05, D06; rules 4-6)
 ///   validate_bind_group_layout createBindGroupLayout: binding numbers, storage vs VERTEX,
@@ -13,8 +13,8 @@
 ///   validate_pipeline_layout   createPipelineLayout: sums over groups (rule 7; cases M01, M03)
 ///   validate_buffer_binding    createBindGroup buffer entries (rule 8; cases M04, U01, B03)
 ///   validate_min_binding_size  createRenderPipeline: layout minBindingSize vs shader (B03)
-///   validate_write_buffer      queue.writeBuffer (rule 9; case W01)
-///   resolve_alignment_limit    requestDevice for an alignment-class limit (case D02)
+///   validate_write_buffer      queue.writeBuffer (rule 9; case W01)    } in core/device_checks.hpp
+///   resolve_alignment_limit    requestDevice, alignment limits (D02)   } (Device uses them too)
 ///
 /// Every limit comes from the `const Limits&` argument: pass Device::limits() (the DEVICE's
 /// limits), or Limits::core_defaults() / compatibility_defaults() in planning and tests.
@@ -23,6 +23,7 @@
 #pragma once
 
 #include "bindery/core/binding.hpp"
+#include "bindery/core/device_checks.hpp"
 #include "bindery/core/error.hpp"
 #include "bindery/core/limits.hpp"
 
@@ -54,7 +55,7 @@ struct AppliedDynamicOffset {
 };
 
 /// Checks setBindGroup(group_index, bg, dynamic_offsets) for a bind group made from `layout`
-/// (WebGPU §14.2.3 setBindGroup; shared/cases/layout.md rules 4-6, cases D01, D05, D06).
+/// (WebGPU §14.2.3 setBindGroup; the layout cases (docs/REFERENCES.md) rules 4-6, cases D01, D05, D06).
 ///
 /// - The offsets apply to the layout's entries with has_dynamic_offset SORTED BY BINDING NUMBER,
 ///   not listing order (D05); the count must match exactly (D06): DynamicOffsetCount.
@@ -87,7 +88,7 @@ struct StageBindingCounts {
 };
 
 /// The binding slots a set of bind group layouts uses, counted as the spec counts them
-/// (shared/cases/layout.md rule 7): a dynamic entry counts ONCE whatever its visibility; a
+/// (the layout cases (docs/REFERENCES.md) rule 7): a dynamic entry counts ONCE whatever its visibility; a
 /// per-stage count counts an entry once in each stage of its visibility.
 struct BindingUsage {
   uint32_t dynamic_uniform_buffers = 0;  ///< maxDynamicUniformBuffersPerPipelineLayout
@@ -134,7 +135,7 @@ struct BufferBindingDesc {
 /// Options of validate_buffer_binding.
 struct BufferBindingOptions {
   /// Also hold uniform bindings to the compatibility-mode budget
-  /// (Limits::compatibility_defaults().maxUniformBufferBindingSize, 16 KiB; seed 004, case M04).
+  /// (Limits::compatibility_defaults().maxUniformBufferBindingSize, 16 KiB; the uniform-buffer note, case M04).
   bool compatibility_uniform_budget = false;
 };
 
@@ -153,18 +154,5 @@ uint64_t validate_buffer_binding(const BufferBindingDesc& binding, const Limits&
 /// createComputePipeline; case B03; rule 3): a non-zero entry.min_binding_size must be
 /// >= shader_min_binding_size (MinBindingSizeTooSmall). 0 defers the check to draw time.
 void validate_min_binding_size(const BindingLayoutEntry& entry, uint64_t shader_min_binding_size);
-
-/// Checks queue.writeBuffer(buffer, buffer_offset, data, size) (WebGPU §19.2 writeBuffer;
-/// rule 9; case W01): buffer_offset and size multiples of 4 (WriteBufferAlignment) and
-/// buffer_offset + size <= buffer_size (WriteBufferOutOfBounds). Bytes.
-void validate_write_buffer(uint64_t buffer_offset, uint64_t size, uint64_t buffer_size);
-
-/// Resolves what an alignment-class limit (minUniformBufferOffsetAlignment,
-/// minStorageBufferOffsetAlignment) will be on a device requested with `requested`
-/// (requestDevice, WebGPU §4.3; case D02): absent -> `spec_default`; the request must be a power
-/// of two and not better (smaller) than `adapter_value`, else DeviceCreation; a request worse
-/// (larger) than the default leaves the default. `limit_name` is for the message.
-uint32_t resolve_alignment_limit(std::string_view limit_name, std::optional<uint32_t> requested,
-                                 uint32_t adapter_value, uint32_t spec_default);
 
 }  // namespace bindery

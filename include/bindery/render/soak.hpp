@@ -28,8 +28,6 @@
 
 namespace bindery {
 
-/// A count per object type, e.g. {"Buffer", 12}; types with a count of zero are left out.
-using ObjectCounts = std::vector<std::pair<std::string, int64_t>>;
 
 /// What soak() sees when a frame is done on the GPU.
 struct SoakSample {
