@@ -6,7 +6,7 @@
 /// WebGPU terms: an "alignment" limit (minUniformBufferOffsetAlignment,
 /// minStorageBufferOffsetAlignment) is a power of two; the spec default 256 is the worst case and
 /// a device may have been created with a smaller one, so strides are always computed from the
-/// DEVICE's Limits (bindery::Device::limits()), never from a constant (seeds 000 and 002:
+/// DEVICE's Limits (bindery::Device::limits()), never from a constant (the dynamic-offsets and offset-alignment notes:
 /// "alignTo with bit arithmetic", an 80-byte object at a 256 stride).
 ///
 /// Limits read: minUniformBufferOffsetAlignment, minStorageBufferOffsetAlignment.
@@ -30,7 +30,7 @@ namespace detail {
 }  // namespace detail
 
 /// Rounds `size` (bytes) up to the next multiple of `alignment` (bytes) with bit arithmetic:
-/// (size + alignment - 1) & ~(alignment - 1) (seed 002, alignTo).
+/// (size + alignment - 1) & ~(alignment - 1) (the offset-alignment note, alignTo).
 /// Throws NotPowerOfTwo when `alignment` is 0 or not a power of two, InvalidArgument when the
 /// result does not fit in 64 bits.
 constexpr uint64_t align_to(uint64_t size, uint64_t alignment) {
@@ -42,7 +42,7 @@ constexpr uint64_t align_to(uint64_t size, uint64_t alignment) {
 
 /// Stride in bytes between consecutive elements addressed by DYNAMIC OFFSETS into a uniform
 /// buffer: align_to(element_size_bytes, limits.minUniformBufferOffsetAlignment).
-/// E.g. 128-byte element: 256 at the spec default, 128 on a device created with 64 (seed 000).
+/// E.g. 128-byte element: 256 at the spec default, 128 on a device created with 64 (the dynamic-offsets note).
 /// Throws NotPowerOfTwo when the limit is not a power of two; InvalidArgument when
 /// element_size_bytes is 0.
 uint64_t dynamic_uniform_stride(uint64_t element_size_bytes, const Limits& limits);

@@ -53,7 +53,7 @@ struct SlotLayout {
 /// How a draw reaches its slot in an arena chunk.
 enum class SlotAddressing {
   /// setBindGroup's dynamic offset moves a one-element binding window over the chunk's buffer
-  /// (DynamicUniformBuffer; seeds 000, 002). Stride: the element aligned to
+  /// (DynamicUniformBuffer; the dynamic-offsets and offset-alignment notes). Stride: the element aligned to
   /// min{Uniform,Storage}BufferOffsetAlignment; a chunk ends where maxBufferSize or the uint32
   /// dynamic offset stops reaching.
   dynamic_offset,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/data_placement.hpp — the decision tree of seed 004 ("El uniform buffer"): for one piece
+/// bindery/data_placement.hpp — the decision tree of the uniform-buffer note ("El uniform buffer"): for one piece
 /// of shader data, should it be a plain uniform buffer, a uniform buffer with a dynamic offset,
 /// or a storage buffer?
 ///
@@ -10,9 +10,9 @@
 ///   2. Does it fit comfortably in the uniform budget, and is its size fixed (not growing with
 ///      the scene)? No -> storage buffer (a fixed array with a live count is a debt).
 ///   3. Does it change per draw? Yes -> uniform buffer with a dynamic offset (thousands of
-///      versions of a small datum, one buffer; seed 000). No -> plain uniform buffer (camera,
+///      versions of a small datum, one buffer; the dynamic-offsets note). No -> plain uniform buffer (camera,
 ///      frame parameters, material constants).
-/// The budget defaults to 16 KiB, the compatibility-mode maxUniformBufferBindingSize (seed 004:
+/// The budget defaults to 16 KiB, the compatibility-mode maxUniformBufferBindingSize (the uniform-buffer note:
 /// "si te importa la cobertura, 16 KiB es el presupuesto real").
 #pragma once
 
@@ -53,7 +53,7 @@ struct PlacementAdvice {
   std::string reason;  ///< the question that decided it, as one sentence
 };
 
-/// Answers seed 004's decision tree for `usage`. `uniform_budget_bytes` is the uniform binding
+/// Answers the uniform-buffer note's decision tree for `usage`. `uniform_budget_bytes` is the uniform binding
 /// budget (default: 16 KiB, compatibility mode's maxUniformBufferBindingSize). Pure; never
 /// throws.
 PlacementAdvice choose_data_placement(

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// bindery/dynamic_uniform_buffer.hpp — per-draw data in one uniform buffer addressed by dynamic
-/// offsets: one buffer, one bind group and a number that moves at draw time (seeds 000, 002).
+/// offsets: one buffer, one bind group and a number that moves at draw time (the dynamic-offsets and offset-alignment notes).
 ///
 /// The part is split in two:
 ///  - a pure CPU core, tested without a device: SlotLayout (stride and chunk arithmetic) and
@@ -53,7 +53,7 @@ struct DynamicUniformBufferDesc {
 };
 
 /// N per-draw elements in uniform buffers at a device-derived stride, bound once per chunk and
-/// addressed by dynamic offsets (seeds 000, 002; issue 4). Typical frame:
+/// addressed by dynamic offsets (the dynamic-offsets and offset-alignment notes; issue 4). Typical frame:
 ///   dub.write(i, object_i)             (or fill slot_data(i), then mark_dirty(i))
 ///   dub.flush()                        uploads what changed (queue.writeBuffer)
 ///   for each draw i: if chunk_of(i) changed: setBindGroup(g, bind_group(chunk_of(i)), [off])

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// bindery/frames_in_flight.hpp — N copies of per-frame data, so the CPU never writes a copy the
-/// GPU may still read (double / triple buffering; bgfx's ChunkedScratchBuffer, seed 003's
+/// GPU may still read (double / triple buffering; bgfx's ChunkedScratchBuffer, the optimization article's
 /// "double buffering" idea).
 ///
 /// Frame f uses copy f % N. With N copies, the copy written in frame f is next written in frame

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// bindery/staging_ring.hpp — a pool of mapped staging buffers for uploads without an
-/// intermediate copy (seed 003: "mapped transfer buffers with copyBufferToBuffer").
+/// intermediate copy (the optimization article: "mapped transfer buffers with copyBufferToBuffer").
 ///
 /// Each block is a buffer with usage MAP_WRITE | COPY_SRC, created with mappedAtCreation. A frame:
 ///   StagingBlock b = ring.acquire(bytes);   // already mapped (or newly created): never waits

@@ -2,7 +2,7 @@
 /// @file
 /// bindery/storage_array.hpp — per-draw data as a read-only storage buffer at the NATURAL stride,
 /// bound once in a low-frequency group and indexed in the shader by `@builtin(instance_index)`
-/// (seed 000 "Un storage buffer indexado desde el shader", seed 002 point 3):
+/// (the dynamic-offsets note "Un storage buffer indexado desde el shader", the offset-alignment note point 3):
 ///
 /// @code
 ///   @group(0) @binding(2) var<storage, read> objects : array<Object>;

@@ -3,7 +3,7 @@
 /// bindery/bind_group_plan.hpp — bind groups organised by frequency of change: the planner, its
 /// call/bind-group arithmetic, static intruder detection and the scene description it reads.
 ///
-/// Seed 001 ("Organizar los bind groups por frecuencia de cambio"): the cost of a draw loop is set
+/// The by-frequency note ("Organizar los bind groups por frecuencia de cambio"): the cost of a draw loop is set
 /// by how often each resource must be re-bound, so bindings are grouped by how often they change
 /// (constant < frame < pass < material < object), group 0 being the lowest frequency; never by
 /// resource type. The planner
@@ -11,15 +11,15 @@
 ///     more frequencies than groups (constants into the frame group; pass data into the frame group
 ///     when there is a single pass; then per-object buffers out of the group system into a
 ///     read-only storage buffer indexed by `@builtin(instance_index)`; then the two lowest groups);
-///   - turns per-object uniform buffers into dynamic-offset uniforms (hasDynamicOffset, seed 000)
+///   - turns per-object uniform buffers into dynamic-offset uniforms (hasDynamicOffset, the dynamic-offsets note)
 ///     or, on request or when maxDynamicUniformBuffersPerPipelineLayout is exhausted, into a
 ///     storage buffer indexed by instance_index;
 ///   - writes explicit bind group layouts (never layout 'auto', which cannot express
-///     hasDynamicOffset and is not shared across pipelines: shared/cases rule 10), the pipeline
+///     hasDynamicOffset and is not shared across pipelines: the cases (docs/REFERENCES.md) rule 10), the pipeline
 ///     layout, and the WGSL `@group(g) @binding(b) var ...` declarations;
 ///   - counts setBindGroup calls per pass and bind groups created for the scene statistics
-///     (seed 001: 2000 objects, 50 materials, 3 passes -> 2051 and 2051 by frequency, 6000 and 6000
-///     by resource type; shared/cases C01: 1 + 3 + 12 = 16);
+///     (the by-frequency note: 2000 objects, 50 materials, 3 passes -> 2051 and 2051 by frequency, 6000 and 6000
+///     by resource type; the cases (docs/REFERENCES.md) C01: 1 + 3 + 12 = 16);
 ///   - reports intruders: a binding declared at a lower frequency than the scene says it changes.
 ///
 ///   - splits per-object arrays and arenas into binding windows exactly as the renderer's
@@ -50,7 +50,7 @@
 
 namespace bindery {
 
-/// How often a binding's value changes while a frame is drawn, lowest first (seed 001's four
+/// How often a binding's value changes while a frame is drawn, lowest first (the by-frequency note's four
 /// buckets, with "frame" and "pass" kept apart). The numeric order is the planner's group order.
 enum class Frequency : uint8_t {
   constant = 0,  ///< whole application: LUTs, noise tables, a standard sampler
@@ -65,14 +65,14 @@ std::string_view to_string(Frequency f) noexcept;
 /// Parses the names above; throws PlanInput naming `field` for anything else.
 Frequency parse_frequency(std::string_view text, std::string_view field);
 
-/// How the planner builds groups. `frequency` is seed 001's recommendation; `resource_type`
+/// How the planner builds groups. `frequency` is the by-frequency note's recommendation; `resource_type`
 /// (all buffers / all textures / all samplers) is the arrangement the seed shows to be the worst.
 enum class Grouping { frequency, resource_type };
 
 /// What happens to per-object (Frequency::object) buffer bindings.
 enum class ObjectData {
-  dynamic_offset,  ///< one bind group, a dynamic offset per draw (hasDynamicOffset; seed 000)
-  bind_group,      ///< plain bindings, one bind group per object (seed 001's arithmetic)
+  dynamic_offset,  ///< one bind group, a dynamic offset per draw (hasDynamicOffset; the dynamic-offsets note)
+  bind_group,      ///< plain bindings, one bind group per object (the by-frequency note's arithmetic)
   storage_buffer,  ///< one read-only storage array, bound once, indexed by instance_index
 };
 
@@ -89,7 +89,7 @@ struct BindingSpec {
   uint64_t size_bytes = 0;  ///< buffers: SizeOf(store type) (one element for arrays); else 0
   Frequency frequency = Frequency::frame;  ///< DECLARED frequency: decides the group
   /// How often the scene says it really changes; unset = as declared. Higher than `frequency`
-  /// makes the binding an intruder (seed 001, "El error que arruina el reparto").
+  /// makes the binding an intruder (the by-frequency note, "El error que arruina el reparto").
   std::optional<Frequency> changes;
   uint32_t visibility = kStageVertex | kStageFragment;  ///< ShaderStage bits
   /// WGSL store type for the declaration text; empty = derived from the name (PascalCase for
@@ -100,7 +100,7 @@ struct BindingSpec {
   Frequency observed() const { return changes.value_or(frequency); }
 };
 
-/// Scene statistics the counts are computed for (seed 001: 2000 / 50 / 3, order material).
+/// Scene statistics the counts are computed for (the by-frequency note: 2000 / 50 / 3, order material).
 struct SceneStats {
   uint64_t objects = 1;    ///< draws per pass (>= 1)
   uint64_t materials = 1;  ///< distinct materials (1 <= materials <= objects)
@@ -110,7 +110,7 @@ struct SceneStats {
 
 /// Planner options.
 struct PlanOptions {
-  Grouping grouping = Grouping::frequency;  ///< how bindings are grouped (by frequency: seed 001)
+  Grouping grouping = Grouping::frequency;  ///< how bindings are grouped (by frequency: the by-frequency note)
   ObjectData object_data = ObjectData::dynamic_offset;  ///< what per-object buffers become
   /// Intruders become an Intruder error instead of a warning (debug builds).
   bool strict_intruders = false;
@@ -168,7 +168,7 @@ struct PlanWarning {
   std::string binding;  ///< binding name, empty for group-level warnings
   Frequency declared = Frequency::frame;  ///< the frequency the binding was declared with
   Frequency observed = Frequency::frame;  ///< the frequency the scene says it changes at
-  bool intruder = false;  ///< an intruder (observed > declared, seed 001), not a warning
+  bool intruder = false;  ///< an intruder (observed > declared, the by-frequency note), not a warning
   std::string message;    ///< one sentence for reports
 };
 

@@ -21,7 +21,7 @@
 ///   }
 /// @endcode
 ///
-/// Redundant-state elision (WebGPU §17 GPURenderPassEncoder; shared/cases C01 and rule 11):
+/// Redundant-state elision (WebGPU §17 GPURenderPassEncoder; the cases (docs/REFERENCES.md) C01 and rule 11):
 ///   - setPipeline with the bound pipeline, setBindGroup(g) with the same bind group AND the same
 ///     dynamic offsets, setVertexBuffer(slot) / setIndexBuffer with the same buffer, format, offset
 ///     and size are skipped; everything made or skipped is added to a bindery::Counters.
@@ -30,7 +30,7 @@
 ///     the pipeline, bind groups, vertex and index buffers (RenderPassState::execute_bundles
 ///     resets).
 ///
-/// Run-time intruders (seed 001, "El error que arruina el reparto"): each setBindGroup carries the
+/// Run-time intruders (the by-frequency note, "El error que arruina el reparto"): each setBindGroup carries the
 /// group's DECLARED frequency and the key of that frequency for the coming draw (material id for a
 /// material group, 0 for frame data, ...). A group below Frequency::object whose bind group or
 /// offsets change between two consecutive draws that share its key is an intruder: reported once
@@ -110,7 +110,7 @@ enum class IntruderPolicy {
   error,          ///< record it and throw bindery::Error(ErrorKind::Intruder)
 };
 
-/// One intruder found while encoding (seed 001): a binding of a group declared below per-object
+/// One intruder found while encoding (the by-frequency note): a binding of a group declared below per-object
 /// that changed between two consecutive draws with the same key of its frequency.
 struct IntruderReport {
   /// The bind group index (the `group` of set_bind_group, WGSL `@group`).
@@ -164,7 +164,7 @@ class RenderStateTracker {
                               const Limits* limits = nullptr);
 
   /// Optional: names for group `group`'s bindings in intruder reports; dynamic offsets map to
-  /// the layout's dynamic entries sorted by binding number (shared/cases D05). Throws like
+  /// the layout's dynamic entries sorted by binding number (the cases (docs/REFERENCES.md) D05). Throws like
   /// set_bind_group for a group index out of bounds.
   void describe_group(uint32_t group, const BindGroupLayoutDesc& layout);
 

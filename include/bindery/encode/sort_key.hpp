@@ -3,7 +3,7 @@
 /// bindery/sort_key.hpp — the 64-bit sort key of a draw-list item and its bit layout.
 ///
 /// Sorting draws by a single integer puts equal state next to each other, so the encoder can skip
-/// redundant setPipeline / setBindGroup calls (seed 001: "ordenas el bucle por material").
+/// redundant setPipeline / setBindGroup calls (the by-frequency note: "ordenas el bucle por material").
 /// Two layouts, each a set of constexpr shift/mask pairs whose masks are checked not to overlap
 /// (pattern: bgfx's kSortKeyDraw* constants):
 ///
@@ -17,7 +17,7 @@
 ///
 /// The bit pattern of a non-negative finite float grows with its value, so comparing the 32 bits
 /// as an unsigned integer orders depths front to back (smaller first). Ties keep insertion order
-/// (DrawList sorts stably), which is how object slots stay in draw order (shared/cases C01).
+/// (DrawList sorts stably), which is how object slots stay in draw order (the cases (docs/REFERENCES.md) C01).
 #pragma once
 
 #include <bit>

@@ -58,7 +58,7 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
 struct MeasureOptions {
   std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
   /// Render target size in pixels (RenderOptions::width / height: each 1..maxTextureDimension2D;
-  /// 1x1 is seed 003's "render off").
+  /// 1x1 is the optimization article's "render off").
   ///@{
   uint32_t width = 640, height = 480;
   ///@}

@@ -3,12 +3,12 @@
 /// bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
 /// per-draw-data strategy into an offscreen target, times every frame and reports counters.
 ///
-/// Frame timing (seed 003's measurements): math_ms = computing world/normal matrices on the CPU
+/// Frame timing (the optimization article's measurements): math_ms = computing world/normal matrices on the CPU
 /// (on every core by default); cpu_ms = uploads + command encoding + submit; gpu_ms = the frame's
 /// passes between timestamp queries, per pass in gpu_spans (nullopt where the adapter lacks
 /// "timestamp-query"); frame_ms = latency from the frame's first CPU work to its GPU work done;
 /// interval_ms = the time between the last frame's completion and this one's. With
-/// frames_in_flight = K the CPU starts frame N once frame N-K is done on the GPU (seed 003's
+/// frames_in_flight = K the CPU starts frame N once frame N-K is done on the GPU (the optimization article's
 /// "double buffering"), so CPU and GPU work in parallel; K = 1 is the serial loop. A size of 1x1
 /// is the article's "render off" mode.
 #pragma once
@@ -34,7 +34,7 @@ namespace bindery {
 struct StrategyInfo {
   std::string_view name;          ///< the --strategy name, e.g. "dynamic-offsets"
   std::string_view summary;       ///< one line: what carries per-object data, calls per frame
-  std::string_view article_step;  ///< the seed section it implements (seed 003 unless named)
+  std::string_view article_step;  ///< the article section it implements (the optimization article unless named)
 };
 
 /// Every strategy, in the order the CLI lists them.
@@ -71,7 +71,7 @@ struct FrameTiming;
 struct RenderOptions {
   std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
   /// Target size in pixels, each 1..maxTextureDimension2D (render() throws TextureSizeOutOfRange
-  /// otherwise); 1x1 is seed 003's "render off".
+  /// otherwise); 1x1 is the optimization article's "render off".
   ///@{
   uint32_t width = 640, height = 480;  ///< target size in pixels, each 1..maxTextureDimension2D
   ///@}

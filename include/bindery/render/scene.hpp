@@ -4,7 +4,7 @@
 /// independent of how per-draw data reaches the GPU.
 ///
 /// Two scenes fill it:
-/// - make_cube_scene(): the webgpufundamentals "optimization" article (seed 003): one cube mesh
+/// - make_cube_scene(): the webgpufundamentals "optimization" article (the optimization article): one cube mesh
 ///   (interleaved position/normal/uv, uint16 indices), 6 textures with mips, 20 materials,
 ///   N objects animated exactly like the article.
 /// - load_gltf_scene(): a glTF 2.0 model (.gltf/.glb, via tinygltf): every triangle primitive one
@@ -87,7 +87,7 @@ enum class AddressMode { clamp_to_edge, repeat, mirror_repeat };
 enum class FilterMode { nearest, linear };
 
 /// A texture sampler (WebGPU GPUSamplerDescriptor). The default is the article's sampler
-/// (seed 003): clamp-to-edge, linear magnification and minification, nearest mip level.
+/// (the optimization article): clamp-to-edge, linear magnification and minification, nearest mip level.
 struct SamplerData {
   /// addressModeU (glTF wrapS).
   AddressMode address_mode_u = AddressMode::clamp_to_edge;
@@ -117,12 +117,12 @@ enum class AlphaMode {
 };
 
 /// A material: colour multiplied with its texture (and the vertex colour), Blinn-Phong shininess
-/// (seed 003), the sampler of its texture and its alpha mode.
+/// (the optimization article), the sampler of its texture and its alpha mode.
 struct Material {
   /// RGBA factor multiplied with the texel and the vertex colour (glTF baseColorFactor; the
   /// article's HSL colours for cubes); alpha feeds alpha_mode.
   glm::vec4 color{1.0f};
-  /// Blinn-Phong specular exponent (seed 003: 10..120 for cubes; glTF: 2 + (1 - roughness) x 118).
+  /// Blinn-Phong specular exponent (the optimization article: 10..120 for cubes; glTF: 2 + (1 - roughness) x 118).
   float shininess = 30.0f;
   uint32_t texture = 0;  ///< index into Scene::textures
   uint32_t sampler = 0;  ///< index into Scene::samplers
@@ -137,7 +137,7 @@ struct Object {
   uint32_t mesh = 0;
   /// Index into Scene::materials (render() throws SceneInput when out of range).
   uint32_t material = 0;
-  /// The article's animation (seed 003, cubes), at time t in seconds: world =
+  /// The article's animation (the optimization article, cubes), at time t in seconds: world =
   /// rotate(axis, phase + t x speed) x translateZ(sin(phase_z1 + t x speed) x radius)
   /// x translateZ(sin(phase_z2 + t x 0.1) x radius) x rotateX(t x rotation_speed + phase)
   /// x scale(scale). axis: unit rotation axis; radius: world units; speed and rotation_speed:
@@ -158,7 +158,7 @@ struct Object {
   /// true: the article's animation above (cubes); false: `placement` (glTF).
   bool animated = true;
 
-  /// Sets phase, phase_z1, phase_z2 for object index `i` (seed 003's animation).
+  /// Sets phase, phase_z1, phase_z2 for object index `i` (the optimization article's animation).
   void set_article_phases(uint32_t i);
 };
 
@@ -170,7 +170,7 @@ struct ObjectTransform {
   glm::mat3 normal;
 };
 
-/// Camera and light of a scene (seed 003: eye (100,150,200) at the origin, fov 60°, near 1,
+/// Camera and light of a scene (the optimization article: eye (100,150,200) at the origin, fov 60°, near 1,
 /// far 2000, light at (-10, 30, 300)).
 struct View {
   /// Camera position, world units (also the specular view position).
@@ -237,7 +237,7 @@ struct CubeSceneOptions {
   float spread = 1.0f;
 };
 
-/// Builds the article's scene (seed 003). Throws SceneInput when `objects` exceeds 10,000,000,
+/// Builds the article's scene (the optimization article). Throws SceneInput when `objects` exceeds 10,000,000,
 /// `materials` is outside 1..100,000, `textures` outside 1..1024 or `spread` outside 0.01..1000.
 Scene make_cube_scene(const CubeSceneOptions& options);
 

@@ -5,7 +5,7 @@
 ///
 /// Why: every per-draw mechanism writes bytes at offsets; those offsets must come from the shader
 /// (vec3 is 12 bytes but 16-aligned, mat3x3<f32> is 48 bytes, array strides round up to the element
-/// alignment), never from hand-counted constants (issue 3, seed 004).
+/// alignment), never from hand-counted constants (issue 3, the uniform-buffer note).
 ///
 /// What is parsed: module-scope declarations only — `enable`, `requires`, `struct` (with `@align` /
 /// `@size` member attributes), `alias`, `const` integer expressions used as array sizes, and
@@ -19,7 +19,7 @@
 /// array members at multiples of roundUp(16, AlignOf(T)), roundUp(16, SizeOf(S)) bytes after a
 /// struct member, no runtime-sized arrays). Violations are reported as errors, never padded away.
 /// ReflectOptions::uniform_buffer_standard_layout lifts the stride and struct checks.
-/// Test cases: /work/shared/cases/layout.md (L, F, B, U).
+/// Test cases: the layout cases (docs/REFERENCES.md) (L, F, B, U).
 ///
 /// Reads no device limits. reflect_wgsl() never throws on bad shader content: it records errors
 /// with line:column in Reflection::errors.
