@@ -3,7 +3,7 @@
 #include "bindery/headless/offscreen.hpp"
 
 #include "bindery/core/error.hpp"
-#include "render/strategies/strategy.hpp"  // map_and_wait, and the renderer's formats checked below
+#include "headless/map_and_wait.hpp"
 
 #include <fmt/format.h>
 
@@ -12,10 +12,6 @@
 #include <limits>
 
 namespace bindery {
-
-// The public defaults are the renderer's formats; the renderer keeps its own constants for now.
-static_assert(kOffscreenColorFormat == strategies::kColorFormat);
-static_assert(kOffscreenDepthFormat == strategies::kDepthFormat);
 
 namespace {
 
@@ -206,7 +202,7 @@ void TextureReadback::record_copy(WGPUCommandEncoder encoder) const {
 
 Image TextureReadback::read() const {
   const uint64_t size = uint64_t(bytes_per_row_) * height_;
-  strategies::map_and_wait(*device_, buffer_.get(), WGPUMapMode_Read, size);
+  map_and_wait(*device_, buffer_.get(), WGPUMapMode_Read, size);
   const auto* data =
       static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(buffer_.get(), 0, size));
   if (!data) {

@@ -24,6 +24,10 @@
 
 namespace bindery {
 
+// The public defaults are the renderer's formats; the renderer keeps its own constants for now.
+static_assert(kOffscreenColorFormat == strategies::kColorFormat);
+static_assert(kOffscreenDepthFormat == strategies::kDepthFormat);
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

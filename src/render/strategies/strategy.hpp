@@ -7,6 +7,7 @@
 #include "bindery/render/renderer.hpp"
 #include "bindery/render/scene.hpp"
 #include "bindery/wgsl/wgsl_layout.hpp"
+#include "headless/map_and_wait.hpp"
 
 #include <glm/glm.hpp>
 #include <tbb/task_arena.h>
@@ -275,10 +276,6 @@ const StrategyRow& find_strategy_row(std::string_view name);
 /// Throws ImplementationLimit when creating `count` more bind groups would exceed
 /// default_max_bind_groups(device.adapter()); `what` names them in the message.
 void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what);
-
-/// Maps `buffer` (its first `size` bytes) with `mode` and polls the device until the map is done.
-/// Throws WebGPUValidation when the map fails or does not complete.
-void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uint64_t size);
 
 /// Reflects one of bindery's own shaders; any reflection error is a bug here and is thrown.
 Reflection reflect_checked(std::string_view wgsl);
