@@ -10,8 +10,8 @@
 // queue), ranges (writeBuffer calls per flush). BM_MemcpyFloor copies the same number of bytes
 // in one plain memcpy, in the same run: the floor a flush cannot beat.
 // Numbers and the command that produced them: docs/BENCHMARKS.md.
-#include "bindery/dynamic_uniform_buffer.hpp"
-#include "bindery/limits.hpp"
+#include "bindery/data/dynamic_uniform_buffer.hpp"
+#include "bindery/core/limits.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -18,8 +18,8 @@
 // prints inverted rates with an `s` suffix: `4.2s` there means 4.2 ns). Both implementations run
 // one pass first and must agree on every counter, else the benchmark stops with an error.
 // Numbers and the command that produced them: docs/BENCHMARKS.md.
-#include "bindery/draw_list.hpp"
-#include "bindery/error.hpp"
+#include "bindery/encode/draw_list.hpp"
+#include "bindery/core/error.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

@@ -12,18 +12,25 @@
 #                          lib/libwgpu_native.so (scripts/setup.sh unpacks the PyPI wheel so).
 #   default_dir            what the caller passes: bindery's own build passes its source tree's
 #                          third_party/wgpu-native (the wheel setup of scripts/setup.sh); the
-#                          installed config passes nothing.
+#                          installed config passes its own prefix, where the wgpu-native bindery
+#                          was built against is installed (cmake/Install.cmake).
 #   a search               find_path(webgpu/webgpu.h) + find_library(wgpu_native) over
 #                          CMAKE_PREFIX_PATH and the system folders.
 #
 # bindery's sources also include <webgpu/wgpu.h> (wgpu-native's extensions: wgpuDevicePoll);
 # bindery_find_webgpu(... NEED_WGPU_H) checks for it. Consumers need webgpu.h only.
 
-# bindery_find_webgpu(<result_var> DEFAULT_DIR <dir> [NEED_WGPU_H])
+# bindery_find_webgpu(<result_var> DEFAULT_DIR <dir> [LIBDIR <rel>] [EXPECT_SHA256 <hash>]
+#                     [NEED_WGPU_H])
 # Defines bindery::webgpu (once; later calls find it defined) and sets <result_var> to an empty
 # string on success, else to a one-line message saying what is missing and how to point at it.
+# LIBDIR: the library's folder under DEFAULT_DIR (default lib; a BINDERY_WEBGPU_DIR has lib/).
+# EXPECT_SHA256: the SHA-256 of the webgpu.h bindery was built against (the installed config
+# passes it): a webgpu.h with other contents is another version of the API, refused here rather
+# than failing at link or run time.
 function(bindery_find_webgpu result_var)
-  cmake_parse_arguments(arg "NEED_WGPU_H" "DEFAULT_DIR" "" ${ARGN})
+  cmake_parse_arguments(arg "NEED_WGPU_H" "DEFAULT_DIR;LIBDIR;EXPECT_SHA256" "" ${ARGN})
+
   set(${result_var} "" PARENT_SCOPE)
   if(TARGET bindery::webgpu)
     return()
@@ -38,6 +45,18 @@ function(bindery_find_webgpu result_var)
       set(${result_var} "${msg}" PARENT_SCOPE)
       return()
     endif()
+    if(arg_EXPECT_SHA256)
+      get_target_property(dirs ${BINDERY_WEBGPU_TARGET} INTERFACE_INCLUDE_DIRECTORIES)
+      foreach(d ${dirs})
+        if(NOT d MATCHES "\\$<" AND EXISTS ${d}/webgpu/webgpu.h)
+          _bindery_check_webgpu_h(${d} ${arg_EXPECT_SHA256} msg)
+          if(msg)
+            set(${result_var} "${msg}" PARENT_SCOPE)
+            return()
+          endif()
+        endif()
+      endforeach()
+    endif()
     add_library(bindery::webgpu INTERFACE IMPORTED GLOBAL)
     set_property(TARGET bindery::webgpu PROPERTY INTERFACE_LINK_LIBRARIES ${BINDERY_WEBGPU_TARGET})
     message(STATUS "bindery: WebGPU from target ${BINDERY_WEBGPU_TARGET}")
@@ -45,6 +64,7 @@ function(bindery_find_webgpu result_var)
   endif()
 
   set(dir "")
+  set(libdir lib)
   if(BINDERY_WEBGPU_DIR)
     set(dir ${BINDERY_WEBGPU_DIR})
     set(from "BINDERY_WEBGPU_DIR")
@@ -54,11 +74,14 @@ function(bindery_find_webgpu result_var)
   elseif(arg_DEFAULT_DIR)
     set(dir ${arg_DEFAULT_DIR})
     set(from "the default (run scripts/setup.sh to fill it)")
+    if(arg_LIBDIR)
+      set(libdir ${arg_LIBDIR})
+    endif()
   endif()
 
   if(dir)
     set(include_dir ${dir}/include)
-    set(library ${dir}/lib/libwgpu_native.so)
+    set(library ${dir}/${libdir}/libwgpu_native.so)
     set(missing "")
     foreach(f ${include_dir}/webgpu/webgpu.h ${library})
       if(NOT EXISTS ${f})
@@ -92,6 +115,13 @@ function(bindery_find_webgpu result_var)
     endif()
   endif()
 
+  if(arg_EXPECT_SHA256)
+    _bindery_check_webgpu_h(${include_dir} ${arg_EXPECT_SHA256} msg)
+    if(msg)
+      set(${result_var} "${msg}" PARENT_SCOPE)
+      return()
+    endif()
+  endif()
   add_library(bindery::webgpu SHARED IMPORTED GLOBAL)
   # The wheel's libwgpu_native.so has no SONAME: link it by name, found at run time through the
   # RPATH CMake adds for the library's folder.
@@ -100,4 +130,19 @@ function(bindery_find_webgpu result_var)
     IMPORTED_NO_SONAME ON
     INTERFACE_INCLUDE_DIRECTORIES ${include_dir})
   message(STATUS "bindery: WebGPU from ${library}")
+endfunction()
+
+# Sets <msg_var> to a message when <include_dir>/webgpu/webgpu.h is not the header whose SHA-256
+# is <expected>, else to an empty string.
+function(_bindery_check_webgpu_h include_dir expected msg_var)
+  file(SHA256 ${include_dir}/webgpu/webgpu.h actual)
+  if(actual STREQUAL expected)
+    set(${msg_var} "" PARENT_SCOPE)
+  else()
+    string(CONCAT msg "${include_dir}/webgpu/webgpu.h is another version of webgpu.h than the one "
+           "bindery was built against (SHA-256 ${actual}, expected ${expected}); use the "
+           "implementation installed with bindery (leave BINDERY_WEBGPU_DIR and "
+           "BINDERY_WEBGPU_TARGET unset) or build bindery against this one")
+    set(${msg_var} "${msg}" PARENT_SCOPE)
+  endif()
 endfunction()

@@ -5,7 +5,8 @@
 # third_party/wgpu-native/).
 #
 # Public dependencies (in bindery's headers): glm, fmt, WebGPU. Private ones (sources only):
-# libspng, nlohmann_json (header-only), tinygltf. binderyConfig.cmake finds the same targets again
+# libspng for bindery::bindery; tinygltf, stb, oneTBB for bindery::render; nlohmann_json
+# (header-only, build only) for both. binderyConfig.cmake finds the same targets again
 # for consumers of an installed static library (find_dependency), so the names used here are the
 # ones the exported bindery::bindery target refers to.
 find_package(PkgConfig REQUIRED)
@@ -20,7 +21,7 @@ if(BINDERY_BUILD_CLI)
 endif()
 
 # The WebGPU implementation, chosen at configure time (one build folder per implementation):
-# wgpu-native (default) or dawn (cmake/BinderyDawn.cmake). Only src/implementation/<name>.cpp
+# wgpu-native (default) or dawn (cmake/BinderyDawn.cmake). Only src/core/implementation/<name>.cpp
 # differs between the two builds; it sets BINDERY_WEBGPU_REVISION for `bindery info` and reports.
 set(BINDERY_WEBGPU "wgpu-native" CACHE STRING "WebGPU implementation: wgpu-native or dawn")
 set_property(CACHE BINDERY_WEBGPU PROPERTY STRINGS wgpu-native dawn)
@@ -43,5 +44,12 @@ endif()
 
 # stb_image (libstb-dev), which tinygltf decodes images with: bindery reads image headers with it
 # (stbi_info_from_memory) to refuse oversized images before they are decoded.
+# An imported target (not the library's path) so that the exported bindery::render names no path
+# of the build machine; the installed binderyConfig.cmake defines it the same way.
 find_path(STB_INCLUDE_DIR stb/stb_image.h REQUIRED)
 find_library(STB_LIBRARY stb REQUIRED)
+if(NOT TARGET bindery::stb)
+  add_library(bindery::stb UNKNOWN IMPORTED GLOBAL)
+  set_target_properties(bindery::stb PROPERTIES IMPORTED_LOCATION ${STB_LIBRARY}
+                                                INTERFACE_INCLUDE_DIRECTORIES ${STB_INCLUDE_DIR})
+endif()

@@ -1,17 +1,23 @@
 # SPDX-License-Identifier: MIT
 # `cmake --install BUILD --prefix PREFIX` puts:
-#   PREFIX/include/bindery/*.hpp                     the public headers
-#   PREFIX/lib/libbindery.a (or .so with -DBUILD_SHARED_LIBS=ON)
+#   PREFIX/include/bindery/<layer>/*.hpp             the public headers (and the 0.2 forwarding
+#                                                    headers in include/bindery/)
+#   PREFIX/lib/libbindery.a, libbindery_render.a     (or .so with -DBUILD_SHARED_LIBS=ON)
+#   PREFIX/lib/libwgpu_native.so, PREFIX/include/webgpu/{webgpu,wgpu}.h
+#                                                    the wgpu-native bindery was built against
+#                                                    (wgpu-native builds that found it in a folder)
 #   PREFIX/lib/cmake/bindery/                        binderyConfig.cmake, its version file, the
-#                                                    exported bindery::bindery target and
-#                                                    BinderyWebGPU.cmake
-#   PREFIX/lib/pkgconfig/bindery.pc
-# Then: find_package(bindery 0.2 CONFIG REQUIRED) + target_link_libraries(app bindery::bindery).
+#                                                    exported bindery::bindery and bindery::render
+#                                                    targets and BinderyWebGPU.cmake
+#   PREFIX/lib/pkgconfig/bindery.pc, bindery-render.pc
+# Then: find_package(bindery 0.2 CONFIG REQUIRED) + target_link_libraries(app bindery::bindery)
+# (the parts) or bindery::render (the renderer), with no other variable. Nothing installed names a
+# path of the build machine: the prefix can move.
 include(CMakePackageConfigHelpers)
 
 set(BINDERY_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/bindery)
 
-install(TARGETS bindery EXPORT binderyTargets
+install(TARGETS bindery bindery_render EXPORT binderyTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -24,6 +30,36 @@ if(BUILD_SHARED_LIBS)
 else()
   set(BINDERY_PACKAGE_STATIC ON)
 endif()
+
+# The WebGPU implementation: a wgpu-native found in a folder (the default third_party/, or
+# BINDERY_WEBGPU_DIR) is installed into the prefix, so the package stands on its own and an
+# application's runpath points into the prefix, not into the clone. The SHA-256 of its webgpu.h
+# is recorded: a consumer pointing at another webgpu.h is refused at configure time.
+get_target_property(_webgpu_type bindery::webgpu TYPE)
+get_target_property(_webgpu_includes bindery::webgpu INTERFACE_INCLUDE_DIRECTORIES)
+set(BINDERY_PACKAGE_WEBGPU_INSTALLED OFF)
+set(BINDERY_PACKAGE_WEBGPU_SHA256 "")
+set(BINDERY_PC_WEBGPU_LIB "wgpu_native")
+set(BINDERY_PC_WEBGPU_INCLUDEDIR "\${includedir}")
+set(BINDERY_PC_WEBGPU_LIBDIR "\${libdir}")
+if(_webgpu_includes AND EXISTS ${_webgpu_includes}/webgpu/webgpu.h)
+  file(SHA256 ${_webgpu_includes}/webgpu/webgpu.h BINDERY_PACKAGE_WEBGPU_SHA256)
+endif()
+if(BINDERY_WEBGPU STREQUAL "wgpu-native" AND _webgpu_type STREQUAL "SHARED_LIBRARY")
+  get_target_property(_webgpu_library bindery::webgpu IMPORTED_LOCATION)
+  install(FILES ${_webgpu_library} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES ${_webgpu_includes}/webgpu/webgpu.h ${_webgpu_includes}/webgpu/wgpu.h
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/webgpu)
+  set(BINDERY_PACKAGE_WEBGPU_INSTALLED ON)
+elseif(_webgpu_type STREQUAL "SHARED_LIBRARY")
+  # Dawn: recorded, not copied (its library needs the private sysroot it was unpacked into).
+  get_target_property(_webgpu_library bindery::webgpu IMPORTED_LOCATION)
+  get_filename_component(BINDERY_PC_WEBGPU_LIBDIR ${_webgpu_library} DIRECTORY)
+  get_filename_component(BINDERY_PC_WEBGPU_LIB ${_webgpu_library} NAME_WE)
+  string(REGEX REPLACE "^lib" "" BINDERY_PC_WEBGPU_LIB ${BINDERY_PC_WEBGPU_LIB})
+  set(BINDERY_PC_WEBGPU_INCLUDEDIR ${_webgpu_includes})
+endif()
+
 configure_package_config_file(cmake/binderyConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/binderyConfig.cmake INSTALL_DESTINATION ${BINDERY_CMAKE_DIR})
 # 0.x: a new minor version may break the API, so 0.2 accepts 0.2.* only.
@@ -35,17 +71,18 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/binderyConfig.cmake
         DESTINATION ${BINDERY_CMAKE_DIR})
 
 # pkg-config: a static library needs its private libraries on the consumer's link line, so they
-# are public requirements then (nlohmann_json is header-only and never needed by consumers).
-# A shared libbindery.so in a prefix outside the loader's search path is found through an RPATH,
-# as libwgpu_native.so is.
+# are public requirements then. A shared library in a prefix outside the loader's search path is
+# found through an RPATH to ${libdir}, as the installed libwgpu_native.so is.
 if(BUILD_SHARED_LIBS)
   set(BINDERY_PC_REQUIRES "glm fmt")
-  set(BINDERY_PC_REQUIRES_PRIVATE "spng tinygltf tbb")
-  set(BINDERY_PC_RPATH " -Wl,-rpath,\${libdir}")
+  set(BINDERY_PC_REQUIRES_PRIVATE "spng")
+  set(BINDERY_RENDER_PC_REQUIRES "bindery")
+  set(BINDERY_RENDER_PC_REQUIRES_PRIVATE "tinygltf tbb stb")
 else()
-  set(BINDERY_PC_REQUIRES "glm fmt spng tinygltf tbb")
+  set(BINDERY_PC_REQUIRES "glm fmt spng")
   set(BINDERY_PC_REQUIRES_PRIVATE "")
-  set(BINDERY_PC_RPATH "")
+  set(BINDERY_RENDER_PC_REQUIRES "bindery tinygltf tbb stb")
+  set(BINDERY_RENDER_PC_REQUIRES_PRIVATE "")
 endif()
 foreach(kind LIBDIR INCLUDEDIR)
   if(IS_ABSOLUTE ${CMAKE_INSTALL_${kind}})
@@ -57,10 +94,12 @@ endforeach()
 # The prefix is written at install time (cmake --install --prefix may differ from the configured
 # CMAKE_INSTALL_PREFIX): everything else is filled in now, the prefix by an install(CODE) step.
 set(BINDERY_PC_PREFIX "@CMAKE_INSTALL_PREFIX@")
-configure_file(cmake/bindery.pc.in ${CMAKE_CURRENT_BINARY_DIR}/bindery.pc.stage @ONLY)
-install(CODE "
-  configure_file(\"${CMAKE_CURRENT_BINARY_DIR}/bindery.pc.stage\"
-                 \"${CMAKE_CURRENT_BINARY_DIR}/bindery.pc\" @ONLY)
-  file(INSTALL \"${CMAKE_CURRENT_BINARY_DIR}/bindery.pc\"
-       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
-")
+foreach(pc bindery bindery-render)
+  configure_file(cmake/${pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc.stage @ONLY)
+  install(CODE "
+    configure_file(\"${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc.stage\"
+                   \"${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc\" @ONLY)
+    file(INSTALL \"${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc\"
+         DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
+  ")
+endforeach()

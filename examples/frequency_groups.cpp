@@ -8,14 +8,14 @@
 // the encoder's counters show what was issued.
 //
 //   build/examples/example_frequency_groups [out.png]        (default: frequency_groups.png)
-#include <bindery/bind_group_plan.hpp>
-#include <bindery/device.hpp>
-#include <bindery/draw_list.hpp>
-#include <bindery/dynamic_uniform_buffer.hpp>
-#include <bindery/io.hpp>
-#include <bindery/layout_builder.hpp>
-#include <bindery/offscreen.hpp>
-#include <bindery/struct_view.hpp>
+#include <bindery/encode/bind_group_plan.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/encode/draw_list.hpp>
+#include <bindery/data/dynamic_uniform_buffer.hpp>
+#include <bindery/core/io.hpp>
+#include <bindery/data/layout_builder.hpp>
+#include <bindery/headless/offscreen.hpp>
+#include <bindery/wgsl/struct_view.hpp>
 
 #include <cstdio>
 #include <string>

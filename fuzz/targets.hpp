@@ -9,13 +9,13 @@
 // checked below (std::abort) — is a finding.
 #pragma once
 
-#include <bindery/bind_group_plan.hpp>
-#include <bindery/error.hpp>
-#include <bindery/scene.hpp>
-#include <bindery/struct_view.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/encode/bind_group_plan.hpp>
+#include <bindery/core/error.hpp>
+#include <bindery/render/scene.hpp>
+#include <bindery/wgsl/struct_view.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
-#include "render/resource_resolver.hpp"  // private: the fuzz and test targets add src/
+#include "render/scenes/resource_resolver.hpp"  // private: the fuzz and test targets add src/
 
 #include <sys/stat.h>
 #include <unistd.h>

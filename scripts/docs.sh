@@ -9,7 +9,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${BINDERY_DOCS_OUT:-$root/build/docs}
 command -v doxygen >/dev/null || { echo "docs: doxygen not found (scripts/setup.sh installs it)" >&2; exit 1; }
 mkdir -p "$out"
-version=$(sed -n 's/^#define BINDERY_VERSION_STRING "\(.*\)"/\1/p' "$root/include/bindery/version.hpp")
+version=$(sed -n 's/^#define BINDERY_VERSION_STRING "\(.*\)"/\1/p' "$root/include/bindery/core/version.hpp")
 
 log="$out/warnings.txt"
 rm -f "$log"

@@ -2,7 +2,7 @@
 // The frame-budget search of `bindery bench`, over synthetic monotone costs (no device).
 #include "expect_kind.hpp"
 
-#include <bindery/bench.hpp>
+#include <bindery/render/bench.hpp>
 
 #include <gtest/gtest.h>
 

@@ -20,8 +20,8 @@
 //   Grouped by resource type, the seed's premise is that each of the three groups (buffers,
 //   textures, samplers) holds at least one per-object binding, so each is set on every draw and
 //   needs one bind group per object: 3 x 2000 = 6000 calls and 6000 bind groups.
-#include "bindery/bind_group_plan.hpp"
-#include "bindery/error.hpp"
+#include "bindery/encode/bind_group_plan.hpp"
+#include "bindery/core/error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 // dynamic-offsets strategy renders (also when replaying bundles, across several passes, and with
 // time moving between frames), the CPU's per-frame work does not grow with the object count, and
 // scenes it cannot animate are refused as StrategyUnavailable.
-#include <bindery/device.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <gtest/gtest.h>
 

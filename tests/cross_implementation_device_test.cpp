@@ -5,8 +5,8 @@
 // bindery's image tools: every strategy both can run gives the same image, per-channel difference
 // at most 1 (rasterisation and depth are spec-defined; the difference allowed is one step of
 // 8-bit rounding). A strategy one of them cannot run must say so with StrategyUnavailable.
-#include "bindery/image.hpp"
-#include "bindery/renderer.hpp"
+#include "bindery/headless/image.hpp"
+#include "bindery/render/renderer.hpp"
 #include "cli_runner.hpp"
 
 #include <gtest/gtest.h>

@@ -4,11 +4,11 @@
 // run. Each must end in one bindery::Error of a named kind (BufferTooLarge, WebGPUValidation,
 // DeviceLost), never a crash or a hang, and nothing may be created after the error.
 #include "expect_kind.hpp"
-#include "bindery/device.hpp"
-#include "bindery/dynamic_uniform_buffer.hpp"
-#include "bindery/renderer.hpp"
-#include "bindery/scene.hpp"
-#include "bindery/storage_array.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/data/dynamic_uniform_buffer.hpp"
+#include "bindery/render/renderer.hpp"
+#include "bindery/render/scene.hpp"
+#include "bindery/data/storage_array.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 // and upload ranges (dynamic_uniform_buffer.hpp), plus the frames-in-flight helper and seed 004's
 // decision tree. No device. Expected values are hand calculations written next to them.
 #include "expect_kind.hpp"
-#include "bindery/data_placement.hpp"
-#include "bindery/dynamic_uniform_buffer.hpp"
-#include "bindery/frames_in_flight.hpp"
-#include "bindery/validation.hpp"
+#include "bindery/data/data_placement.hpp"
+#include "bindery/data/dynamic_uniform_buffer.hpp"
+#include "bindery/data/frames_in_flight.hpp"
+#include "bindery/data/validation.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,8 +16,8 @@
 //   maxDynamicUniformBuffersPerPipelineLayout 8 + maxDynamicStorageBuffersPerPipelineLayout 4 =
 //   12 dynamic offsets in one setBindGroup; maxVertexBuffers 8 -> slots 0..7. The tracker's
 //   capacities: 8 groups, 32 offsets per group, 16 vertex buffer slots.
-#include "bindery/draw_list.hpp"
-#include "bindery/error.hpp"
+#include "bindery/encode/draw_list.hpp"
+#include "bindery/core/error.hpp"
 #include "expect_kind.hpp"
 
 #include <gtest/gtest.h>

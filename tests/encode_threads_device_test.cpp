@@ -11,9 +11,9 @@
 #include "cli_runner.hpp"
 #include "expect_kind.hpp"
 
-#include <bindery/device.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // of ErrorKind::Kind. Tests assert the kind of an error, never its text (STYLE.md "Errors").
 #pragma once
 
-#include <bindery/error.hpp>
+#include <bindery/core/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -5,9 +5,9 @@
 // one frame. Expected values: "the same image as" a control whose equality follows from the glTF
 // 2.0 specification (sections named per test), pixel counts against the projected area of the
 // geometry, and colours from seed 003's shading formulas evaluated here on the CPU.
-#include <bindery/device.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <glm/glm.hpp>
 #include <gtest/gtest.h>

@@ -7,9 +7,9 @@
 // 2.0 specification: refused with the error kind named, or loaded with values worked out by hand.
 #include "cli_runner.hpp"
 #include "expect_kind.hpp"
-#include "render/gltf_image.hpp"
-#include "render/gltf_json.hpp"
-#include "render/resource_resolver.hpp"
+#include "render/scenes/gltf_image.hpp"
+#include "render/scenes/gltf_json.hpp"
+#include "render/scenes/resource_resolver.hpp"
 
 #include <bindery/scene.hpp>
 

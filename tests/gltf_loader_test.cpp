@@ -4,9 +4,9 @@
 // valid triangle (3 float3 positions + 3 uint16 indices in a 44-byte data-URI buffer) with one
 // field broken each; the expected outcome follows from the glTF 2.0 rules named in each case.
 #include "expect_kind.hpp"
-#include "render/gltf_mesh.hpp"
+#include "render/scenes/gltf_mesh.hpp"
 
-#include <bindery/scene.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -3,9 +3,9 @@
 // files from the Khronos samples, the glTF-Asset-Generator and assimp's bug reports). Each either
 // loads and renders one 32x32 frame with the dynamic-offsets strategy on the device, or fails
 // with one bindery::Error of a named kind: never another exception, never a crash.
-#include <bindery/device.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,9 +3,9 @@
 // gpu-driven renders what the CPU-animated strategies render, occlusion culling keeps the image,
 // frames in flight keep every strategy's image, the per-frame upload does not grow with the
 // object count, and the culling counts match scenes built so that they can be worked out by hand.
-#include <bindery/device.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>

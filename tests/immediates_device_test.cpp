@@ -9,11 +9,11 @@
 #include "cli_runner.hpp"
 #include "expect_kind.hpp"
 
-#include <bindery/bench.hpp>
-#include <bindery/device.hpp>
-#include <bindery/draw_list.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/render/bench.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/encode/draw_list.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

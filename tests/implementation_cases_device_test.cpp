@@ -6,7 +6,7 @@
 // asserted is the implementation's verdict. Where the implementations legitimately differ (Dawn
 // rounds a uniform binding's minimum size up to 16 bytes, case B02 (a)), both expectations are
 // stated, keyed on the implementation; messages are matched on the numbers they must name.
-#include <bindery/device.hpp>
+#include <bindery/core/device.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // rules: no device needed.
 #include "expect_kind.hpp"
 
-#include <bindery/io.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/core/io.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 // exits 0 when everything agrees, and exits 1 on a disagreement.
 #include "cli_runner.hpp"
 
-#include <bindery/io.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/core/io.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -10,10 +10,10 @@
 // implementation lacks them), and a deliberately wrong layout that must be caught.
 #include "random_wgsl_structs.hpp"
 
-#include <bindery/device.hpp>
-#include <bindery/io.hpp>
-#include <bindery/layout_verify.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/core/io.hpp>
+#include <bindery/wgsl/layout_verify.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <gtest/gtest.h>
 

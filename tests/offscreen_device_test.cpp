@@ -6,8 +6,8 @@
 // mistake in the row padding moves pixels. Depth: the first triangle is nearer (0.25) than the
 // second (0.75), so with depth cleared to 1 the first one's colour stays; cleared to 0.1 neither
 // passes the "less" test and the clear colour stays.
-#include "bindery/device.hpp"
-#include "bindery/offscreen.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/headless/offscreen.hpp"
 #include "expect_kind.hpp"
 
 #include <gtest/gtest.h>

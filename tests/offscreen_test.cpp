@@ -2,7 +2,7 @@
 // The CPU half of bindery/offscreen.hpp: the bytesPerRow padding of a texture-to-buffer copy
 // (WebGPU "validating GPUTexelCopyBufferInfo": a multiple of 256) and dropping it again.
 // Expected pitches are hand-computed: ceil(width x 4 / 256) x 256.
-#include "bindery/offscreen.hpp"
+#include "bindery/headless/offscreen.hpp"
 #include "expect_kind.hpp"
 
 #include <gtest/gtest.h>

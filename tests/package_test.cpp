@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What the package promises about itself: the version in bindery/version.hpp is the CMake
 // project version (passed in by tests/CMakeLists.txt) and the newest CHANGELOG.md heading, and
-// the umbrella header bindery/bindery.hpp includes every public header.
+// the umbrella headers bindery/bindery.hpp (the parts) and bindery/render.hpp (the renderer)
+// include every public header of their folders.
 #include "bindery/bindery.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace bindery {
 namespace {
@@ -42,22 +45,37 @@ TEST(Package, NewestChangelogEntryIsThisVersion) {
   EXPECT_EQ(m[2].str(), BINDERY_PROJECT_VERSION);
 }
 
-TEST(Package, UmbrellaHeaderIncludesEveryPublicHeader) {
-  const std::filesystem::path dir = std::filesystem::path(BINDERY_SOURCE_DIR) / "include/bindery";
-  const std::string umbrella = read_text(dir / "bindery.hpp");
+// The headers an umbrella includes, as "LAYER/NAME.hpp".
+std::set<std::string> umbrella_includes(const std::filesystem::path& umbrella) {
+  const std::string text = read_text(umbrella);
   std::set<std::string> included;
-  const std::regex include_line(R"(#include "bindery/([a-z0-9_]+\.hpp)\")");
-  for (auto it = std::sregex_iterator(umbrella.begin(), umbrella.end(), include_line);
+  const std::regex include_line(R"(#include "bindery/([a-z_]+/[a-z0-9_]+\.hpp)\")");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include_line);
        it != std::sregex_iterator(); ++it)
     included.insert((*it)[1].str());
-  size_t headers = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".hpp" || name == "bindery.hpp") continue;
-    ++headers;
-    EXPECT_TRUE(included.count(name)) << "bindery/bindery.hpp does not include " << name;
+  return included;
+}
+
+// bindery/bindery.hpp includes every header of the parts' folders and nothing of render/;
+// bindery/render.hpp every header of render/ (docs/ARCHITECTURE.md).
+TEST(Package, UmbrellaHeaderIncludesEveryPublicHeader) {
+  const std::filesystem::path dir = std::filesystem::path(BINDERY_SOURCE_DIR) / "include/bindery";
+  const std::vector<std::pair<std::string, std::vector<std::string>>> umbrellas = {
+      {"bindery.hpp", {"core", "wgsl", "data", "encode", "headless", "gpu_driven"}},
+      {"render.hpp", {"render"}}};
+  for (const auto& [umbrella, layers] : umbrellas) {
+    const std::set<std::string> included = umbrella_includes(dir / umbrella);
+    size_t headers = 0;
+    for (const std::string& layer : layers)
+      for (const auto& entry : std::filesystem::directory_iterator(dir / layer)) {
+        const std::string name = layer + "/" + entry.path().filename().string();
+        if (entry.path().extension() != ".hpp") continue;
+        ++headers;
+        EXPECT_TRUE(included.count(name)) << "bindery/" << umbrella << " does not include " << name;
+      }
+    EXPECT_EQ(included.size(), headers)
+        << "bindery/" << umbrella << " includes a header that is gone or of another layer";
   }
-  EXPECT_EQ(included.size(), headers) << "bindery/bindery.hpp includes a header that is gone";
 }
 
 }  // namespace

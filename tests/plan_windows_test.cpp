@@ -13,10 +13,10 @@
 //   split member has one bind group (and one setBindGroup per pass, unless it is re-bound per
 //   object anyway) per stretch between window boundaries.
 #include "expect_kind.hpp"
-#include "bindery/bind_group_plan.hpp"
-#include "bindery/buffer_arena.hpp"
-#include "bindery/dynamic_uniform_buffer.hpp"
-#include "bindery/storage_array.hpp"
+#include "bindery/encode/bind_group_plan.hpp"
+#include "bindery/data/buffer_arena.hpp"
+#include "bindery/data/dynamic_uniform_buffer.hpp"
+#include "bindery/data/storage_array.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -18,7 +18,7 @@
 
 #include "cli_runner.hpp"
 
-#include <bindery/error.hpp>
+#include <bindery/core/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // line with a non-zero exit (never a crash: a signal would show as exit code >= 128).
 #include "cli_runner.hpp"
 
-#include <bindery/image.hpp>
+#include <bindery/headless/image.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

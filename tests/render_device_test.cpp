@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Device tests of the renderer (lavapipe on CPU-only machines): strategies render the same image,
 // counters match the arithmetic of each strategy, the glTF scene lands where the camera puts it.
-#include <bindery/device.hpp>
-#include <bindery/draw_list.hpp>
-#include <bindery/dynamic_uniform_buffer.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/encode/draw_list.hpp>
+#include <bindery/data/dynamic_uniform_buffer.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>

@@ -2,10 +2,10 @@
 // Long runs on the device (issue 9, part 3): gpu::live_handles counts creates minus releases per
 // type; soak() samples where it should, finds a real strategy flat, and catches a leak planted
 // in the frame loop (one buffer kept per frame) both in bindery's count and in wgpu-native's.
-#include <bindery/device.hpp>
-#include <bindery/gpu.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/soak.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/core/gpu.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/soak.hpp>
 
 #include <gtest/gtest.h>
 

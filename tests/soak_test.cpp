@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // find_drifts (soak.hpp) on samples made by hand: what counts as flat at the 5% tolerance of
 // issue 9, what is a drift, which sample is the baseline, and what is refused.
-#include <bindery/error.hpp>
-#include <bindery/soak.hpp>
+#include <bindery/core/error.hpp>
+#include <bindery/render/soak.hpp>
 
 #include <gtest/gtest.h>
 

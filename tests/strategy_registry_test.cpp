@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // CPU tests of the strategy registry, the article's reduced phases and the animation's normal
 // matrix shortcut.
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <glm/gtc/matrix_inverse.hpp>
 #include <gtest/gtest.h>

@@ -3,9 +3,9 @@
 // type errors) and the C++ struct check (check_struct_matches / BINDERY_WGSL_STRUCT_CHECK).
 // Expected byte positions come from layout.md (L01, L04, L11, F01) or from the hand calculation
 // in the comment next to them; f16 bit patterns from IEEE 754 binary16.
-#include <bindery/struct_check.hpp>
-#include <bindery/struct_view.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/wgsl/struct_check.hpp>
+#include <bindery/wgsl/struct_view.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <gtest/gtest.h>
 

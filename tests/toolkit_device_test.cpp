@@ -5,11 +5,11 @@
 // waits, recycles). Buffers are read back with a MAP_READ copy; expected bytes are the patterns
 // the test wrote, expected sizes hand-computed from the limits.
 #include "expect_kind.hpp"
-#include "bindery/align.hpp"
-#include "bindery/device.hpp"
-#include "bindery/dynamic_uniform_buffer.hpp"
-#include "bindery/staging_ring.hpp"
-#include "bindery/storage_array.hpp"
+#include "bindery/data/align.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/data/dynamic_uniform_buffer.hpp"
+#include "bindery/data/staging_ring.hpp"
+#include "bindery/data/storage_array.hpp"
 
 #include <gtest/gtest.h>
 

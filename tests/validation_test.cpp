@@ -3,9 +3,9 @@
 // shared/cases/layout.md. Expected outcomes are the cases' (worked out from the spec); tests
 // assert error KINDS, never message text.
 #include "expect_kind.hpp"
-#include "bindery/validation.hpp"
+#include "bindery/data/validation.hpp"
 
-#include "bindery/dynamic_uniform_buffer.hpp"
+#include "bindery/data/dynamic_uniform_buffer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // spec's worked struct layout examples (§14.4.1), the cube shader of seed 003, the uniform
 // address-space checks with line:column, and robustness against garbage input.
 // Expected numbers come from layout.md or from a hand calculation in the comment next to them.
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 // bindery's output.
 #include "cli_runner.hpp"
 
-#include <bindery/io.hpp>
-#include <bindery/layout_verify.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/core/io.hpp>
+#include <bindery/wgsl/layout_verify.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <gtest/gtest.h>
 

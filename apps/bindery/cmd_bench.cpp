@@ -4,8 +4,8 @@
 #include "command.hpp"
 #include "options.hpp"
 
-#include <bindery/bench.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/render/bench.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

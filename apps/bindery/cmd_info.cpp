@@ -4,7 +4,7 @@
 #include "command.hpp"
 #include "options.hpp"
 
-#include <bindery/device.hpp>
+#include <bindery/core/device.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -14,11 +14,11 @@
 // deeper than kMaxWgslNestingDepth is refused (exit 2) before anything reaches the implementation.
 #include "command.hpp"
 
-#include <bindery/io.hpp>
+#include <bindery/core/io.hpp>
 
-#include <bindery/device.hpp>
-#include <bindery/layout_verify.hpp>
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/wgsl/layout_verify.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -11,10 +11,10 @@
 // malformed scene, Intruder with --strict, TooMany* when a device budget is exceeded.
 #include "command.hpp"
 
-#include <bindery/io.hpp>
+#include <bindery/core/io.hpp>
 
-#include <bindery/bind_group_plan.hpp>
-#include <bindery/error.hpp>
+#include <bindery/encode/bind_group_plan.hpp>
+#include <bindery/core/error.hpp>
 
 #include <fmt/format.h>
 

@@ -6,9 +6,9 @@
 #include "command.hpp"
 #include "options.hpp"
 
-#include <bindery/io.hpp>
-#include <bindery/renderer.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/io.hpp>
+#include <bindery/render/renderer.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -5,8 +5,8 @@
 #include "command.hpp"
 #include "options.hpp"
 
-#include <bindery/scene.hpp>
-#include <bindery/soak.hpp>
+#include <bindery/render/scene.hpp>
+#include <bindery/render/soak.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -8,8 +8,8 @@
 // output is flushed and checked before exit: output that could not be written is an Io error.
 #include "command.hpp"
 
-#include <bindery/error.hpp>
-#include <bindery/version.hpp>
+#include <bindery/core/error.hpp>
+#include <bindery/core/version.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

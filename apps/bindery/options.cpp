@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "options.hpp"
 
-#include <bindery/renderer.hpp>
+#include <bindery/render/renderer.hpp>
 
 #include <fmt/format.h>
 

@@ -6,10 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <bindery/counters.hpp>
-#include <bindery/device.hpp>
-#include <bindery/error.hpp>
-#include <bindery/scene.hpp>
+#include <bindery/core/counters.hpp>
+#include <bindery/core/device.hpp>
+#include <bindery/core/error.hpp>
+#include <bindery/render/scene.hpp>
 
 #include <optional>
 #include <string_view>

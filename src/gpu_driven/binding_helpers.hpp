@@ -4,7 +4,7 @@
 // Dawn's utils::MakeBindGroupLayout). Private to bindery.
 #pragma once
 
-#include "bindery/device.hpp"
+#include "bindery/core/device.hpp"
 #include "bindery/gpu.hpp"
 
 #include <cstdint>

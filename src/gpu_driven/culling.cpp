@@ -3,14 +3,14 @@
 
 #include "binding_helpers.hpp"
 
-#include "bindery/error.hpp"
+#include "bindery/core/error.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
-#include "bindery/layout_builder.hpp"
-#include "bindery/struct_view.hpp"
-#include "bindery/wgsl_layout.hpp"
+#include "bindery/data/layout_builder.hpp"
+#include "bindery/wgsl/struct_view.hpp"
+#include "bindery/wgsl/wgsl_layout.hpp"
 #include "bindery_shaders.hpp"
 
 #include <algorithm>

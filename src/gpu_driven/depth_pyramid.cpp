@@ -3,8 +3,8 @@
 
 #include "binding_helpers.hpp"
 
-#include "bindery/error.hpp"
-#include "bindery/layout_builder.hpp"
+#include "bindery/core/error.hpp"
+#include "bindery/data/layout_builder.hpp"
 #include "bindery_shaders.hpp"
 
 #include <algorithm>

@@ -2,12 +2,12 @@
 #include "bindery/gpu_driven/indirect_draws.hpp"
 
 #include "binding_helpers.hpp"
-#include "implementation.hpp"
+#include "core/implementation.hpp"
 
-#include "bindery/error.hpp"
+#include "bindery/core/error.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
-#include "bindery/layout_builder.hpp"
+#include "bindery/data/layout_builder.hpp"
 #include "bindery_shaders.hpp"
 
 #include <fmt/format.h>

@@ -3,7 +3,7 @@
 // textures by size class, materials in one storage array, and the WGSL that reads them.
 #include "bindery/gpu_driven/material_table.hpp"
 
-#include "bindery/struct_view.hpp"
+#include "bindery/wgsl/struct_view.hpp"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 // table of MeshRecord per id. See include/bindery/gpu_driven/mesh_pool.hpp (growth policy there).
 #include "bindery/gpu_driven/mesh_pool.hpp"
 
-#include "bindery/error.hpp"
-#include "bindery/wgsl_layout.hpp"
+#include "bindery/core/error.hpp"
+#include "bindery/wgsl/wgsl_layout.hpp"
 
 #include <fmt/format.h>
 

@@ -3,10 +3,10 @@
 // (include/bindery/gpu_driven/object_table.hpp, shaders/object_scatter.wgsl).
 #include "bindery/gpu_driven/object_table.hpp"
 
-#include "bindery/device.hpp"
-#include "bindery/error.hpp"
-#include "bindery/struct_check.hpp"
-#include "bindery/wgsl_layout.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/core/error.hpp"
+#include "bindery/wgsl/struct_check.hpp"
+#include "bindery/wgsl/wgsl_layout.hpp"
 #include "bindery_shaders.hpp"
 
 #include <fmt/format.h>

@@ -3,7 +3,7 @@
 // in a hash map. See include/bindery/gpu_driven/offset_allocator.hpp.
 #include "bindery/gpu_driven/offset_allocator.hpp"
 
-#include "bindery/error.hpp"
+#include "bindery/core/error.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Accessors of the reflected layout (StructLayout, FieldRef, BindingInfo, Reflection) and the
 // `bindery layout` renderings (JSON and table).
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

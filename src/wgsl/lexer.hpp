@@ -10,7 +10,7 @@
 // are blankspace.
 #pragma once
 
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -4,7 +4,7 @@
 // §14.4.4 address space layout constraints).
 #include "wgsl/parser.hpp"
 
-#include <bindery/wgsl_layout.hpp>
+#include <bindery/wgsl/wgsl_layout.hpp>
 
 #include <fmt/format.h>
 

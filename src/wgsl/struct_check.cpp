@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // check_struct_matches(): C++ struct versus reflected WGSL struct.
-#include <bindery/struct_check.hpp>
+#include <bindery/wgsl/struct_check.hpp>
 
 #include <fmt/format.h>
 

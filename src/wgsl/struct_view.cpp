@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // StructView's out-of-line parts: error messages, f16 conversion, raw byte writes.
-#include <bindery/struct_view.hpp>
+#include <bindery/wgsl/struct_view.hpp>
 
 #include <fmt/format.h>
 

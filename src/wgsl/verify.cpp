@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The layout verifier (layout_verify.hpp): compile verdicts through error scopes and GPU round
 // trips of every scalar leaf of reflected structs, many structs per generated compute module.
-#include "implementation.hpp"
+#include "core/implementation.hpp"
 #include "wgsl/parser.hpp"
 
-#include <bindery/layout_verify.hpp>
-#include <bindery/struct_view.hpp>
+#include <bindery/wgsl/layout_verify.hpp>
+#include <bindery/wgsl/struct_view.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

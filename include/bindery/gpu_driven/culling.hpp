@@ -23,8 +23,8 @@
 /// Throws InvalidArgument when occlusion is asked for without a pyramid.
 #pragma once
 
-#include "bindery/device.hpp"
-#include "bindery/gpu.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/core/gpu.hpp"
 
 #include <glm/glm.hpp>
 

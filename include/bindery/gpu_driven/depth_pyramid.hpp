@@ -14,8 +14,8 @@
 /// the implementation refuses the textures or pipelines (Device::check()).
 #pragma once
 
-#include "bindery/device.hpp"
-#include "bindery/gpu.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/core/gpu.hpp"
 
 #include <cstdint>
 #include <vector>

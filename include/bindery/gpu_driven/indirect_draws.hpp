@@ -26,9 +26,9 @@
 /// or a forced draw path is missing.
 #pragma once
 
-#include "bindery/counters.hpp"
-#include "bindery/device.hpp"
-#include "bindery/gpu.hpp"
+#include "bindery/core/counters.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/core/gpu.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -30,10 +30,10 @@
 /// @endcode
 #pragma once
 
-#include "bindery/device.hpp"
-#include "bindery/gpu.hpp"
-#include "bindery/scene.hpp"
-#include "bindery/wgsl_layout.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/core/gpu.hpp"
+#include "bindery/data/scene_data.hpp"
+#include "bindery/wgsl/wgsl_layout.hpp"
 
 #include <cstdint>
 #include <span>

@@ -24,11 +24,11 @@
 /// re-created. Buffers never shrink. The mesh table grows the same way, by ids.
 #pragma once
 
-#include "bindery/device.hpp"
-#include "bindery/gpu.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/core/gpu.hpp"
 #include "bindery/gpu_driven/offset_allocator.hpp"
-#include "bindery/scene.hpp"
-#include "bindery/struct_check.hpp"
+#include "bindery/data/scene_data.hpp"
+#include "bindery/wgsl/struct_check.hpp"
 
 #include <glm/glm.hpp>
 
@@ -126,7 +126,7 @@ class MeshPool {
   /// BufferTooLarge when the pool would have to grow past the bound (naming the limit).
   MeshId add(std::span<const std::byte> vertices, std::span<const uint32_t> indices,
              std::string_view name = {});
-  /// Adds a bindery::Mesh (bindery/scene.hpp): its vertices and indices, and its own
+  /// Adds a bindery::Mesh (bindery/data/scene_data.hpp): its vertices and indices, and its own
   /// bounds_min / bounds_max as the box (the sphere: the box's center and half diagonal). Throws
   /// InvalidArgument when vertex_stride is not sizeof(Vertex) (36), else as add() above.
   MeshId add(const Mesh& mesh);

@@ -32,8 +32,8 @@
 /// map_async (staging blocks).
 #pragma once
 
-#include "bindery/gpu.hpp"
-#include "bindery/staging_ring.hpp"
+#include "bindery/core/gpu.hpp"
+#include "bindery/data/staging_ring.hpp"
 
 #include <glm/glm.hpp>
 

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/device.hpp — one WebGPU adapter + device + queue, created headless, with errors that
+/// become C++ exceptions.
+///
+/// Device::create() asks the adapter for its limits and, by default, REQUIRES the adapter's best
+/// values (LimitsRequest::adapter_best): a device created without requiredLimits keeps the spec
+/// defaults (minUniformBufferOffsetAlignment 256) even where the adapter offers 16 or 64
+/// (through wgpu-native, lavapipe offers 32 and the H200 64). Everything after creation reads
+/// Device::limits(), the DEVICE's limits. The features "timestamp-query" and
+/// "indirect-first-instance", and the implementation's multi-draw-indirect-count and immediates
+/// (wgpu-native: its native features in wgpu.h; Dawn: immediates through maxImmediateSize, no
+/// multi-draw-indirect-count without its unsafe-API toggle), are requested wherever the adapter has
+/// them. The implementation (wgpu-native or Dawn) is chosen when bindery is built (CMake option
+/// BINDERY_WEBGPU); AdapterDescription names it.
+///
+/// Two ways in: Device::create() makes instance, adapter and device itself (DeviceOptions);
+/// Device::adopt() wraps the ones an application already made with plain webgpu.h (AdoptOptions),
+/// reads that device's real limits and features, and works with every part and with render().
+///
+/// Errors: uncaptured validation / out-of-memory errors and device loss are recorded and thrown as
+/// bindery::Error (kinds WebGPUValidation, OutOfMemory, DeviceLost) by Device::check(), which
+/// bindery calls after creating objects and after each submit. The first error wins; the program
+/// never continues silently after one. How they are recorded: a created device's uncaptured-error
+/// and device-lost callbacks are bindery's; an adopted device keeps the application's callbacks
+/// and bindery uses error scopes (ErrorCapture::error_scopes) or the application forwards its
+/// callbacks (ErrorCapture::forwarded).
+#pragma once
+
+#include "bindery/core/backend.hpp"
+#include "bindery/core/counters.hpp"
+#include "bindery/core/error.hpp"
+#include "bindery/core/gpu.hpp"
+#include "bindery/core/limits.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bindery {
+
+/// Which limits to require when creating the device.
+enum class LimitsRequest {
+  adapter_best,  ///< require every limit at the adapter's supported value (default)
+  spec_default,  ///< require nothing: the device gets the WebGPU spec defaults
+};
+
+/// Options for Device::create(). Zero-initialised means "the defaults".
+///
+/// Error capture: webgpu.h fixes a device's uncaptured-error and device-lost callbacks when the
+/// device is created, and Device::create() sets both to bindery's. Errors of the application's own
+/// calls on that device (through Device::get()) are then recorded too and thrown by bindery's next
+/// check(); an application that wants them itself wraps its calls in wgpuDevicePushErrorScope /
+/// wgpuDevicePopErrorScope (an error caught by a scope never reaches the uncaptured-error
+/// callback). An application that needs its own callbacks creates the device itself and uses
+/// Device::adopt().
+struct DeviceOptions {
+  Backend backend = Backend::any;                      ///< which backend the implementation may use
+  LimitsRequest limits = LimitsRequest::adapter_best;  ///< which limits to require
+  /// If set, require exactly this minUniformBufferOffsetAlignment (power of two, not better than
+  /// the adapter's: DeviceCreation error otherwise, spec "requestDevice" limit checks).
+  std::optional<uint32_t> min_uniform_buffer_offset_alignment;
+  /// If set, require exactly this minStorageBufferOffsetAlignment (same rules).
+  std::optional<uint32_t> min_storage_buffer_offset_alignment;
+  /// Request the "timestamp-query" feature when the adapter has it.
+  bool want_timestamp_query = true;
+  /// Request the "shader-f16" feature (WGSL `enable f16;`) when the adapter has it; see
+  /// Device::has_shader_f16(). Off by default: only the layout verifier needs it.
+  bool want_shader_f16 = false;
+  /// Features the device must have beyond those bindery requests itself (e.g.
+  /// WGPUFeatureName_Float32Filterable for the application's own pipelines). Each one the adapter
+  /// lacks: DeviceCreation naming it (WebGPU §4.3 requestDevice: a missing required feature
+  /// rejects the request). Read back with Device::has_feature().
+  std::vector<WGPUFeatureName> required_features;
+  /// requestAdapter's powerPreference (WebGPU §4.2 GPURequestAdapterOptions); HighPerformance by
+  /// default, Undefined lets the implementation choose.
+  WGPUPowerPreference power_preference = WGPUPowerPreference_HighPerformance;
+  /// requestAdapter's compatibleSurface (may be null): only an adapter that can present to this
+  /// surface is chosen. Lent for the duration of Device::create() (no AddRef, no Release);
+  /// configuring and presenting the surface stays the application's. The surface must come from
+  /// an instance of the same backend bindery tries (DeviceOptions::backend).
+  WGPUSurface compatible_surface = nullptr;
+};
+
+/// Who releases the webgpu.h handles given to Device::adopt().
+enum class Ownership {
+  /// bindery adds one reference to each handle (wgpuInstanceAddRef, wgpuAdapterAddRef,
+  /// wgpuDeviceAddRef) and releases exactly those in ~Device. The application keeps its own
+  /// references and releases them when it likes, before or after bindery's Device is gone.
+  borrow,
+  /// bindery takes over the application's one reference to each handle (no AddRef) and releases
+  /// it in ~Device; the application must not release them itself.
+  take,
+};
+// Either way bindery never calls wgpuDeviceDestroy on an adopted device: destroying bindery's
+// objects (the Device included) leaves the application's device alive and usable.
+
+/// How errors of an adopted device reach bindery. webgpu.h sets a device's uncaptured-error and
+/// device-lost callbacks once, at creation, so bindery cannot install its own on a device it did
+/// not create; the application chooses one of these.
+enum class ErrorCapture {
+  /// bindery pushes two error scopes (validation, out-of-memory) in adopt() and, in
+  /// every check() on the thread that called adopt(), pops them (an error found is thrown) and
+  /// pushes new ones; ~Device pops them. Works with any uncaptured-error callback the application
+  /// set (or none): an error inside bindery's scopes never reaches it. Rules: the application
+  /// pops only scopes it pushed (its push/pop pairs nest inside bindery's and keep their errors);
+  /// errors of the application's own calls made while bindery's scopes are open are bindery's
+  /// too (thrown by bindery's next check()). Implementations whose scope stack is per thread
+  /// (Dawn) send errors of calls on other threads (bindery's parallel encoders) to the uncaptured
+  /// callback, but an invalid command buffer also fails its submit, which bindery makes on the
+  /// adopting thread. Device loss is seen through the errors of calls on a lost device.
+  error_scopes,
+  /// bindery pushes nothing. The application forwards to bindery from its own callbacks:
+  /// Device::report_error() from its uncaptured-error callback, Device::report_device_lost() from
+  /// its device-lost callback. What it does not forward bindery does not see.
+  forwarded,
+};
+
+/// Options for Device::adopt().
+struct AdoptOptions {
+  Ownership ownership = Ownership::borrow;             ///< see Ownership
+  ErrorCapture errors = ErrorCapture::error_scopes;    ///< see ErrorCapture
+};
+
+/// What ran: adapter name, backend and driver, for the render report.
+struct AdapterDescription {
+  std::string name;          ///< e.g. "llvmpipe (LLVM 19.1.7, 256 bits)"
+  std::string backend;       ///< "vulkan", "gl", ...
+  std::string driver;        ///< driver description, e.g. "Mesa 25.0.7-2~bpo12+1"
+  std::string adapter_type;  ///< "cpu", "discrete-gpu", ...
+  uint32_t vendor_id = 0;    ///< WGPUAdapterInfo.vendorID (a PCI vendor id on GPUs)
+  uint32_t device_id = 0;    ///< WGPUAdapterInfo.deviceID
+  /// The WebGPU implementation bindery was built with: "wgpu-native" or "dawn" (CMake option
+  /// BINDERY_WEBGPU).
+  std::string implementation;
+  /// Its revision: wgpu-native's wgpuGetVersion() and the pinned PyPI wheel, or Dawn's pinned
+  /// Debian package version and commit.
+  std::string implementation_revision;
+};
+
+/// A headless WebGPU device. Move-only; holds one reference to each of instance, adapter, device
+/// and queue (its own from create(), or per Ownership from adopt()).
+class Device {
+ public:
+  /// Creates instance, adapter and device. Throws AdapterUnavailable when no adapter matches
+  /// `options.backend`, DeviceCreation when a required limit cannot be met.
+  static Device create(const DeviceOptions& options = {});
+  /// Wraps an instance, adapter and device the application created with plain webgpu.h.
+  /// `instance` and `device` must not be null (InvalidArgument); `adapter` may be null (then
+  /// adapter_limits() are the device's and adapter() comes from wgpuDeviceGetAdapterInfo).
+  /// Limits and features are read from the device (wgpuDeviceGetLimits, wgpuDeviceGetFeatures):
+  /// whatever the application required is what bindery's parts use. Ownership and error capture
+  /// as `options` says (see Ownership, ErrorCapture). bindery waits and runs callbacks through
+  /// `instance` (wgpuInstanceProcessEvents; on Dawn wgpuInstanceWaitAny, with or without the
+  /// instance's TimedWaitAny feature). Call it on the thread that drives bindery's frames (the
+  /// one whose check() cycles the error scopes).
+  static Device adopt(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
+                      const AdoptOptions& options = {});
+
+  /// Moves the device; the moved-from Device must not be used again.
+  Device(Device&&) noexcept;
+  /// Releases this device, then takes over the other one.
+  Device& operator=(Device&&) noexcept;
+  ~Device();
+
+  /// The webgpu.h device (lent; owned by this object).
+  WGPUDevice get() const;
+  /// The device's queue (lent).
+  WGPUQueue queue() const;
+  /// The instance the adapter came from (lent; wgpuInstanceProcessEvents).
+  WGPUInstance instance() const;
+
+  /// The DEVICE's limits (what validation uses), not the adapter's.
+  const Limits& limits() const;
+  /// The adapter's supported limits (what could have been required).
+  const Limits& adapter_limits() const;
+  /// Name, backend and driver of the adapter.
+  const AdapterDescription& adapter() const;
+  /// Whether the device has "timestamp-query" (requested when DeviceOptions asks and the adapter
+  /// offers it).
+  bool has_timestamp_query() const;
+  /// Whether the device has "indirect-first-instance" (requested whenever the adapter offers
+  /// it): indirect draws may then start at a non-zero firstInstance.
+  bool has_indirect_first_instance() const;
+  /// Whether the device can draw many indexed-indirect draws with one call, the count read from a
+  /// buffer: wgpu-native's MultiDrawIndirectCount feature (wgpu.h; requested whenever the adapter
+  /// offers it). Always false on Dawn (its multi-draw-indirect needs the allow_unsafe_apis toggle).
+  bool has_multi_draw_indirect_count() const;
+  /// Whether the device has "shader-f16" (requested with DeviceOptions::want_shader_f16 when the
+  /// adapter offers it): WGSL modules may then `enable f16;`.
+  bool has_shader_f16() const;
+
+  /// Whether the device takes immediate data: wgpu-native's Immediates feature (wgpu.h
+  /// WGPUNativeFeature_Immediates; requested whenever the adapter offers it), on Dawn a non-zero
+  /// maxImmediateSize and WGSL's immediate_address_space. Pipeline layouts may then declare up to
+  /// limits().maxImmediateSize bytes of immediate data, set per draw with
+  /// wgpuRenderPassEncoderSetImmediates and read in WGSL as `var<immediate>`.
+  bool has_immediates() const;
+  /// Whether the device has `feature` (read from the device when it was created or adopted).
+  bool has_feature(WGPUFeatureName feature) const;
+  /// Records an uncaptured error for check() to throw (kind OutOfMemory for
+  /// WGPUErrorType_OutOfMemory, else WebGPUValidation): what an application's uncaptured-error
+  /// callback calls under ErrorCapture::forwarded. Thread-safe; the first error wins.
+  void report_error(WGPUErrorType type, std::string_view message) const;
+  /// Records device loss (permanent, see check()): what an application's device-lost callback
+  /// calls under ErrorCapture::forwarded. Reason CallbackCancelled is ignored. Thread-safe.
+  void report_device_lost(WGPUDeviceLostReason reason, std::string_view message) const;
+  /// Throws the first recorded uncaptured error, if any, then clears it. Device loss (including
+  /// wgpuDeviceDestroy on this device's handle by anyone but this object) is permanent: every
+  /// later check() and every create_* / write_buffer call throws DeviceLost without touching the
+  /// device again.
+  void check() const;
+  /// Whether the device was lost (see check()).
+  bool is_lost() const;
+  /// Processes callbacks; with wait=true blocks until submitted work is done (never on a lost
+  /// device, which finishes nothing).
+  void poll(bool wait) const;
+
+  /// Call and byte counts of everything issued through this device (see counters.hpp).
+  Counters& counters() const;
+
+  /// Creates a bind group and counts it (bind_groups_created).
+  gpu::BindGroup create_bind_group(const WGPUBindGroupDescriptor& desc) const;
+  /// Creates a buffer (checks size against maxBufferSize first: BufferTooLarge).
+  gpu::Buffer create_buffer(std::string_view label, uint64_t size, WGPUBufferUsage usage,
+                            bool mapped_at_creation = false) const;
+  /// Creates a WGSL shader module; a compile error is thrown as WebGPUValidation with the
+  /// implementation's message.
+  gpu::ShaderModule create_shader_module(std::string_view label, std::string_view wgsl) const;
+  /// queue.submit of `commands`, with check() before and after: a recorded error or device loss
+  /// is thrown instead of submitting (wgpu-native aborts the process when a submit meets a lost
+  /// device). Use it instead of calling wgpuQueueSubmit directly.
+  void submit(std::span<const WGPUCommandBuffer> commands) const;
+  /// queue.writeBuffer with bindery's checks first (WriteBufferAlignment, WriteBufferOutOfBounds:
+  /// offset and size multiples of 4, offset + size <= buffer size; the cases (docs/REFERENCES.md) W01).
+  void write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size) const;
+
+ private:
+  struct State;
+  explicit Device(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+
+/// Converts a webgpu.h WGPULimits into bindery's Limits.
+Limits to_limits(const WGPULimits& raw);
+
+}  // namespace bindery

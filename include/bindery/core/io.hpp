@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/io.hpp — reading the input files bindery's tools take (WGSL shaders, scene JSON):
+/// regular files only, with a size cap, so a FIFO, a directory or /dev/zero is an error rather
+/// than a hang or an unbounded read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace bindery {
+
+/// The default cap for read_input_file: 64 MiB.
+inline constexpr uint64_t kMaxInputFileBytes = 64ull << 20;
+
+/// Reads the whole of `path`. Throws Io naming `what` and the path when it does not exist, is not
+/// a regular file (directory, FIFO, device), is larger than `max_bytes`, or cannot be read.
+std::string read_input_file(const std::string& path, std::string_view what,
+                            uint64_t max_bytes = kMaxInputFileBytes);
+
+/// Reads a WGSL file like read_input_file and replaces each line `// @include NAME` (NAME: letters,
+/// digits, '_', '.', '-'; a file in the same folder) with that file's text, at most 8 levels deep:
+/// the convention bindery's own shaders use (WGSL has no includes; cmake/EmbedShaders.cmake
+/// expands them the same way). Throws Io for a missing include or deeper nesting.
+std::string read_wgsl_file(const std::string& path, std::string_view what);
+
+/// Checks that `path` can be written as an output file without touching it: an existing path
+/// must be a regular file (a pipe would block the writer) that is writable; a new one needs a
+/// writable parent folder. Throws Io naming `what` and the path otherwise.
+void check_output_file(const std::string& path, std::string_view what);
+
+}  // namespace bindery

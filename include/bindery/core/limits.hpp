@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/limits.hpp — the WebGPU limits bindery reads, as a plain value type.
+///
+/// Every bindery part that depends on a limit takes a `const Limits&` so that CPU-only code and
+/// tests can run without a device. At run time the values come from the DEVICE
+/// (wgpuDeviceGetLimits via bindery::Device::limits()), never from the adapter and never from a
+/// constant: a device created without requiredLimits keeps the spec defaults below even when the
+/// adapter offers better ones (seen on lavapipe: adapter 16, device 256).
+///
+/// Default member values are the WebGPU spec's defaults for core (WebGPU §3.6.2 "Limits").
+#pragma once
+
+#include <cstdint>
+
+namespace bindery {
+
+/// The subset of GPUSupportedLimits bindery uses. Sizes in bytes; counts per the spec's scope
+/// (per pipeline layout, per shader stage, per bind group).
+struct Limits {
+  uint32_t maxTextureDimension2D = 8192;    ///< largest width or height of a 2D texture, texels
+  uint32_t maxTextureArrayLayers = 256;     ///< layers of a 2D array texture
+  uint32_t maxBindGroups = 4;               ///< bind groups per pipeline layout (`@group` < this)
+  uint32_t maxBindingsPerBindGroup = 1000;  ///< `@binding` numbers < this
+  uint32_t maxDynamicUniformBuffersPerPipelineLayout = 8;  ///< hasDynamicOffset uniform entries
+  uint32_t maxDynamicStorageBuffersPerPipelineLayout = 4;  ///< hasDynamicOffset storage entries
+  uint32_t maxSampledTexturesPerShaderStage = 16;          ///< texture bindings one stage sees
+  uint32_t maxSamplersPerShaderStage = 16;                 ///< sampler bindings one stage sees
+  uint32_t maxStorageBuffersPerShaderStage = 8;      ///< storage buffer bindings one stage sees
+  uint32_t maxUniformBuffersPerShaderStage = 12;     ///< uniform buffer bindings one stage sees
+  uint64_t maxUniformBufferBindingSize = 65536;      ///< bytes one uniform binding may cover
+  uint64_t maxStorageBufferBindingSize = 134217728;  ///< bytes one storage binding may cover
+  /// Uniform binding offsets and dynamic offsets are multiples of this, bytes (spec default;
+  /// devices report their own, e.g. 32 on lavapipe, 64 on the H200).
+  uint32_t minUniformBufferOffsetAlignment = 256;
+  /// Storage binding offsets and dynamic offsets are multiples of this, bytes (spec default;
+  /// devices report their own).
+  uint32_t minStorageBufferOffsetAlignment = 256;
+  uint32_t maxVertexBuffers = 8;                      ///< vertex buffer slots of a render pipeline
+  uint64_t maxBufferSize = 268435456;                 ///< bytes of one buffer
+  uint32_t maxComputeWorkgroupsPerDimension = 65535;  ///< dispatchWorkgroups count per dimension
+  /// Bytes of immediate data (WGSL `var<immediate>`, setImmediates) a pipeline layout may declare.
+  /// 0 without wgpu-native's Immediates feature (WGPUNativeFeature_Immediates, wgpu.h), the value
+  /// a device has unless the feature and the limit were both required (lavapipe offers 256). Dawn
+  /// has no feature for it: the limit alone, required like the others (lavapipe offers 64).
+  uint32_t maxImmediateSize = 0;
+
+  /// The spec defaults for core WebGPU (the member initialisers above).
+  static constexpr Limits core_defaults() { return Limits{}; }
+
+  /// The defaults of WebGPU compatibility mode where they differ from core
+  /// (maxUniformBufferBindingSize 16384, maxStorageBuffersPerShaderStage 4,
+  /// maxTextureDimension2D 4096), used for the "16 KiB uniform budget" checks.
+  static constexpr Limits compatibility_defaults() {
+    Limits l{};
+    l.maxUniformBufferBindingSize = 16384;
+    l.maxStorageBuffersPerShaderStage = 4;
+    l.maxTextureDimension2D = 4096;
+    return l;
+  }
+};
+
+}  // namespace bindery

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/bench.hpp — `bindery bench`: the most objects each strategy draws within a frame budget.
+///
+/// For one strategy the search renders the cube scene at growing object counts (doubling from
+/// `start_objects`) until the median frame time exceeds the budget, then bisects between the last
+/// count within budget and the first over it until the two are within `precision` of each other.
+/// Frame time is the whole frame (math + uploads + encoding + submit + waiting for the GPU), the
+/// median of `frames` frames after one warm-up frame. The search itself (find_max_within_budget)
+/// takes any measuring function, so it is tested without a device.
+#pragma once
+
+#include "bindery/core/device.hpp"
+#include "bindery/render/renderer.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bindery {
+
+/// One measured point: `objects` drawn at one frame per `frame_ms` (median frame interval: the
+/// throughput, which frames in flight improve; with one frame in flight it is the whole frame).
+struct BudgetProbe {
+  uint32_t objects = 0;  ///< objects drawn per frame
+  double frame_ms = 0;   ///< whole frame, median, milliseconds
+  double cpu_ms = 0;     ///< uploads + encoding + submit (median)
+  double gpu_ms = 0;   ///< the frame's GPU spans by timestamp queries (median; 0 when unavailable)
+  double math_ms = 0;  ///< per-object matrices on the CPU (median)
+  double latency_ms = 0;                 ///< first CPU work to GPU done (median)
+  std::optional<CullingCounts> culling;  ///< the last frame's counts (GPU-driven strategies)
+  uint32_t moving_objects = 0;  ///< objects recomputed and uploaded per frame (RenderReport)
+};
+
+/// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
+/// budget_ms <= 0, start_objects == 0, max_objects < start_objects or precision is not in (0, 1).
+struct BudgetSearchOptions {
+  double budget_ms = 1000.0 / 60.0;  ///< the frame budget (60 fps)
+  uint32_t start_objects = 250;      ///< first count measured; the search doubles from here
+  uint32_t max_objects = 1'000'000;  ///< the search stops here (result `capped`)
+  double precision = 0.05;           ///< stop when (first over - last within) / last within <= this
+};
+
+/// The result for one strategy: the largest measured count within budget (0 when even
+/// start_objects is over), whether the search hit max_objects, and every probe in order.
+struct BudgetSearchResult {
+  uint32_t max_objects = 0;  ///< largest count measured within budget; 0 when start_objects is over
+  bool capped = false;       ///< true when max_objects of the options was reached within budget
+  std::vector<BudgetProbe> probes;  ///< every measurement, in the order taken
+};
+
+/// The search over a monotone cost: `measure(n)` returns the probe for n objects.
+BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
+                                          const BudgetSearchOptions& options);
+
+/// What measure_cubes() renders besides the object count.
+struct MeasureOptions {
+  std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
+  /// Render target size in pixels (RenderOptions::width / height: each 1..maxTextureDimension2D;
+  /// 1x1 is the optimization article's "render off").
+  ///@{
+  uint32_t width = 640, height = 480;
+  ///@}
+  uint32_t frames = 5;  ///< measured frames (after one warm-up frame)
+  /// CubeSceneOptions::seed: with one seed, the n cubes of a probe are the first n of every larger
+  /// probe, so the probes of a search differ only in object count.
+  uint64_t seed = 1;
+  float spread = 1.0f;            ///< CubeSceneOptions::spread
+  uint32_t frames_in_flight = 2;  ///< RenderOptions::frames_in_flight
+  bool occlusion = true;          ///< RenderOptions::occlusion
+  uint32_t threads = 0;           ///< RenderOptions::threads (0 = every core)
+  /// RenderOptions::encode_threads (1..kMaxEncodeThreads); compare_raw_floor() splits both of
+  /// its sides' draws the same way (one command encoder per range, one task each).
+  uint32_t encode_threads = 1;
+};
+
+/// Measures the cube scene (animated) at `objects` objects: renders 1 + frames frames and returns
+/// the medians of the last `frames`.
+BudgetProbe measure_cubes(const Device& device, const MeasureOptions& options, uint32_t objects);
+
+/// Measures any scene the same way (the options' seed and spread unused): renders 1 + frames
+/// frames, recomputing Scene::moving_share() of the objects each frame (every cube, the city's
+/// cars, no glTF object), and returns the medians of the last `frames`.
+BudgetProbe measure_scene(const Device& device, const MeasureOptions& options, const Scene& scene);
+
+/// One round of compare_raw_floor(): the median CPU time per draw of each side's measured frames.
+struct RawFloorRound {
+  double bindery_ns_per_draw = 0;  ///< the dynamic-offsets strategy through bindery's render()
+  double raw_ns_per_draw = 0;      ///< the raw webgpu.h loop
+  /// bindery_ns_per_draw / raw_ns_per_draw (0 when the raw side measured nothing).
+  double ratio() const { return raw_ns_per_draw > 0 ? bindery_ns_per_draw / raw_ns_per_draw : 0; }
+};
+
+/// The raw-floor comparison (`bindery bench --raw-floor`, issue 10 part 1): the frame of the
+/// dynamic-offsets strategy drawn by bindery's render() and by a raw loop on webgpu.h, in the same
+/// process, on the same device, alternating, round after round.
+///
+/// The raw loop uses the strategy's own GPU objects (pipeline, frame / material / object bind
+/// groups, the per-object uniform buffer, meshes), prepared before it starts, and issues per
+/// frame what the strategy issues: one writeBuffer of the frame uniforms, the per-object values
+/// packed into a CPU copy at the device's stride and written with one writeBuffer per buffer
+/// chunk, a command encoder, render passes of at most default_max_draws_per_pass() draws (the
+/// first clears), and per draw setBindGroup(2) with the object's dynamic offset and drawIndexed,
+/// with setPipeline, setBindGroup(0 and 1), setVertexBuffer and setIndexBuffer only where the
+/// pipeline, material or mesh changes (the draws are in the same material order); then finish
+/// and submit. No redundant-state tracker, no arena, no counters on the way (its calls are
+/// counted by a local tally). Neither side times its GPU passes (RenderOptions::gpu_timing off).
+/// With options.encode_threads N > 1 both sides split the draws into the ranges of
+/// RenderOptions::encode_threads, each recorded and finished into its own command encoder by a
+/// oneTBB task, and submit them in draw order in one submit: the raw side then shows what
+/// wgpu-native itself gains from N recording threads.
+///
+/// CPU time of a frame = from the end of the per-object maths to the return of submit (what
+/// FrameTiming::cpu_ms measures); per draw = that / draws per frame.
+struct RawFloorResult {
+  uint32_t objects = 0;               ///< cubes drawn per frame (one draw each)
+  uint32_t frames = 0;                ///< measured frames per side and round (after one warm-up)
+  std::vector<RawFloorRound> rounds;  ///< in the order taken
+  double bindery_ns_per_draw = 0;     ///< median over the rounds
+  double raw_ns_per_draw = 0;         ///< median over the rounds
+  double ratio = 0;                   ///< median over the rounds of bindery / raw
+  Counters bindery_per_frame;         ///< bindery's calls in its last frame (Device counters)
+  Counters raw_per_frame;  ///< the raw loop's calls in its last frame (its own tally): draws,
+                           ///< setPipeline, setBindGroup, setVertexBuffer, setIndexBuffer,
+                           ///< writeBuffer calls and bytes
+};
+
+/// Runs `rounds` rounds (1..100) of the comparison at `objects` cubes with the scene, size,
+/// frames and threads of `options` (its strategy is ignored: dynamic-offsets), both sides with
+/// one frame in flight (whatever options.frames_in_flight says): each frame starts once the one
+/// before is done on the GPU, so its CPU time holds no wait for, nor competition with, that work.
+/// Round r runs bindery then raw when r is even, raw then bindery when odd. Throws
+/// InvalidArgument for rounds or objects of 0, and what render() throws.
+RawFloorResult compare_raw_floor(const Device& device, const MeasureOptions& options,
+                                 uint32_t objects, uint32_t rounds = 5);
+
+}  // namespace bindery

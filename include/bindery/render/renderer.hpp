@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
+/// per-draw-data strategy into an offscreen target, times every frame and reports counters.
+///
+/// Frame timing (the optimization article's measurements): math_ms = computing world/normal matrices on the CPU
+/// (on every core by default); cpu_ms = uploads + command encoding + submit; gpu_ms = the frame's
+/// passes between timestamp queries, per pass in gpu_spans (nullopt where the adapter lacks
+/// "timestamp-query"); frame_ms = latency from the frame's first CPU work to its GPU work done;
+/// interval_ms = the time between the last frame's completion and this one's. With
+/// frames_in_flight = K the CPU starts frame N once frame N-K is done on the GPU (the optimization article's
+/// "double buffering"), so CPU and GPU work in parallel; K = 1 is the serial loop. A size of 1x1
+/// is the article's "render off" mode.
+#pragma once
+
+#include "bindery/core/counters.hpp"
+#include "bindery/core/device.hpp"
+#include "bindery/headless/image.hpp"
+#include "bindery/render/scene.hpp"
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace bindery {
+
+/// One row of the strategy catalogue: how per-draw data reaches the shader. Every strategy renders
+/// the same image for the same scene, seed and time (tested). Strategies live one per file in
+/// src/render/strategy_*.cpp, each with one row in src/render/strategy_registry.cpp.
+struct StrategyInfo {
+  std::string_view name;          ///< the --strategy name, e.g. "dynamic-offsets"
+  std::string_view summary;       ///< one line: what carries per-object data, calls per frame
+  std::string_view article_step;  ///< the article section it implements (the optimization article unless named)
+};
+
+/// Every strategy, in the order the CLI lists them.
+std::span<const StrategyInfo> strategy_catalog();
+/// The catalogue row named `name`; throws InvalidArgument listing the valid names.
+const StrategyInfo& find_strategy(std::string_view name);
+/// Why `strategy` cannot run on `device` for `scene` (a missing feature or limit), or nullopt
+/// when it can. Throws InvalidArgument for an unknown name.
+std::optional<std::string> strategy_unavailable(const Device& device, const Scene& scene,
+                                                std::string_view strategy);
+
+/// Whether RenderOptions::encode_threads > 1 applies to `strategy`: true for the strategies that
+/// encode every draw on the CPU each frame through one shared record path (naive, split-uniforms,
+/// buffer-offsets, buffer-offsets-mapped, dynamic-offsets, mapped-staging, storage-instancing,
+/// gpu-culling, immediates); false for render-bundles and bundles-gpu (bundles recorded inside
+/// the pass) and gpu-driven (its own cull and render passes). Throws InvalidArgument for an
+/// unknown name.
+bool strategy_encodes_in_parallel(std::string_view strategy);
+
+/// Most RenderOptions::encode_threads: past the cores of any host bindery runs on there is
+/// nothing to gain, and each draw range adds a render pass that loads and stores the target.
+inline constexpr uint32_t kMaxEncodeThreads = 64;
+
+/// Checks an --encode-threads value for `strategy` without a device (what render() checks
+/// first): throws InvalidArgument, the message starting with `command`, when `encode_threads` is
+/// outside 1..kMaxEncodeThreads or above 1 for a strategy strategy_encodes_in_parallel() says no
+/// to, or the strategy is unknown.
+void check_encode_threads(std::string_view strategy, int64_t encode_threads,
+                          std::string_view command);
+
+struct FrameTiming;
+
+/// Options of one render run.
+struct RenderOptions {
+  std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
+  /// Target size in pixels, each 1..maxTextureDimension2D (render() throws TextureSizeOutOfRange
+  /// otherwise); 1x1 is the optimization article's "render off".
+  ///@{
+  uint32_t width = 640, height = 480;  ///< target size in pixels, each 1..maxTextureDimension2D
+  ///@}
+  uint32_t frames = 60;                ///< frames to render (>= 1)
+  std::optional<float> time_s;         ///< freeze the animation at this time (seconds)
+  double moving = 1.0;                 ///< share of objects that move each frame, 0..1
+  bool keep_last_frame = true;         ///< read the last frame back into RenderReport::last_frame
+  /// Most draws encoded into one render pass; a frame with more is split into several passes
+  /// (the first clears, the rest load). 0 = default_max_draws_per_pass(the device's adapter).
+  uint32_t max_draws_per_pass = 0;
+  /// Frames the CPU may run ahead of the GPU (1 = serial: each frame waits for the last; 2 =
+  /// frame N+1 is computed and encoded while the GPU runs frame N). 1..8.
+  uint32_t frames_in_flight = 2;
+  /// Occlusion culling with a depth pyramid (two-phase; strategies that cull on the GPU only).
+  bool occlusion = true;
+  /// The GPU-driven strategies' draw path (bindery/gpu_driven/indirect_draws.hpp):
+  /// "multi-draw-indirect-count", "multi-draw-indirect", "bundle" or "loop"; empty: the best
+  /// the device offers. A path the device lacks throws StrategyUnavailable; another name,
+  /// InvalidArgument.
+  std::string draw_path;
+  /// CPU threads for the per-object matrices (0 = every core; 1 = serial).
+  uint32_t threads = 0;
+  /// Threads that encode the frame's draws, 1..64 (issue 10 part 4). 1: one command encoder, as
+  /// always. N > 1: after the uploads (on the calling thread), the draws are split into N
+  /// consecutive ranges of near-equal size (fewer when there are fewer draws), each encoded into
+  /// its own command encoder and render passes (the frame's first pass clears, the rest load;
+  /// each range still in passes of at most max_draws_per_pass) and finished by one oneTBB task
+  /// in an arena of N threads; the command buffers are submitted in draw order in one
+  /// queue.submit after the join. Same image as 1 thread; the trackers start afresh in each
+  /// range, so pipeline and shared bind groups are set again once per extra pass. Only for
+  /// strategies that encode their draws on the CPU each frame (strategy_encodes_in_parallel());
+  /// render() refuses N > 1 for the others (InvalidArgument; check_encode_threads()). At most
+  /// kMaxEncodeThreads (64).
+  uint32_t encode_threads = 1;
+  /// Time each frame's passes on the GPU with timestamp queries where the device has them
+  /// (FrameTiming::gpu_spans). false: no timestamp writes, resolve or readback per frame (the
+  /// raw-floor comparison of bench.hpp, whose raw loop has none).
+  bool gpu_timing = true;
+  /// Keep every frame's FrameTiming in RenderReport::frames (the default). false keeps only the
+  /// last frames_in_flight frames', so the report does not grow with the frame count (long runs:
+  /// `bindery soak`); throughput_fps() still covers every frame.
+  bool keep_frame_timings = true;
+  /// Called after each frame with (frame index, frame count), for progress output.
+  std::function<void(uint32_t, uint32_t)> on_frame;
+  /// Called once frame `frame` is done on the GPU, with its timing and the calls and bytes it
+  /// issued, before the next frame is recorded into its slot; every transient object of the
+  /// frames before it is released by then. For long-run checks (`bindery soak`, soak.hpp).
+  std::function<void(uint32_t frame, const FrameTiming&, const Counters&)> on_frame_done;
+};
+
+/// Objects counted by the GPU in one frame (GPU-driven strategies): in the scene, inside the
+/// view frustum, not hidden by the depth pyramid (equal to after_frustum without occlusion
+/// culling), and drawn (phase 1 + phase 2).
+struct CullingCounts {
+  /// Object counts, in the order of the pipeline: objects (the scene's), after_frustum,
+  /// after_occlusion, drawn.
+  ///@{
+  uint32_t objects = 0, after_frustum = 0, after_occlusion = 0, drawn = 0;
+  ///@}
+  /// Indirect draws that drew something (non-empty bins), summed over the frame's phases; 0
+  /// for strategies that do not count them.
+  uint32_t sub_draws = 0;
+};
+
+/// GPU time of one named pass of a frame ("render", "cull", "pyramid", ...), by timestamp queries.
+struct GpuSpan {
+  /// The pass (or run of passes) timed: "render" for a frame's draw passes; gpu-driven times
+  /// "cull", "phase1", "pyramid", "cull2" and "phase2" (the last three with occlusion culling).
+  std::string name;
+  /// End minus begin timestamp in milliseconds (webgpu.h timestamps are nanoseconds). A span
+  /// whose end precedes its begin (a reset counter) is dropped from FrameTiming::gpu_spans.
+  double ms = 0;
+};
+
+/// Timings of one frame in milliseconds. With frames in flight the CPU of frame N+1 overlaps the
+/// GPU of frame N, so frame_ms (latency) can exceed interval_ms (what throughput is made of).
+struct FrameTiming {
+  double math_ms = 0;      ///< per-object matrices on the CPU
+  double cpu_ms = 0;       ///< uploads + encoding + submit
+  double frame_ms = 0;     ///< latency: this frame's first CPU work to its GPU work done
+  double interval_ms = 0;  ///< the last frame's GPU work done to this one's (throughput; frame
+                           ///< 0: its latency)
+  std::optional<double> gpu_ms;  ///< sum of the frame's GPU spans (nullopt: no timestamps)
+  /// The frame's timed passes in the order opened; empty without "timestamp-query".
+  std::vector<GpuSpan> gpu_spans;
+  /// What the GPU counted in this frame (the gpu-driven strategy); nullopt for the others.
+  std::optional<CullingCounts> culling;
+};
+
+/// The result of a render run.
+struct RenderReport {
+  /// Scene::name of the scene drawn.
+  std::string scene;
+  /// RenderOptions::strategy as run.
+  std::string strategy;
+  /// Scene objects; draws of the last frame (per_frame.draws: an indirect or multi-draw indirect
+  /// call counts one, a replayed render bundle its draws); target size in pixels.
+  ///@{
+  uint32_t objects = 0, draws_per_frame = 0, width = 0, height = 0;
+  ///@}
+  uint32_t frames_in_flight = 1;  ///< as run
+  uint32_t threads = 1;           ///< CPU threads used for per-object matrices
+  uint32_t encode_threads = 1;    ///< RenderOptions::encode_threads as run
+  double wall_ms = 0;             ///< the whole frame loop, first frame start to last GPU done
+  /// Path-specific facts for the JSON report (e.g. {"indirect", "multiDrawIndexedIndirectCount"}).
+  std::vector<std::pair<std::string, std::string>> notes;
+  /// Scene materials.
+  uint32_t materials = 0;
+  /// Scene meshes and textures (unique: each uploaded once).
+  ///@{
+  uint32_t meshes = 0, textures = 0;
+  ///@}
+  /// Objects of Scene::moving the run recomputes and uploads every frame after the first (those
+  /// within RenderOptions::moving's share): every cube at moving 1, a glTF scene's 0, the city's
+  /// cars when moving = Scene::moving_share().
+  uint32_t moving_objects = 0;
+  uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
+  uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
+  /// Objects the GPU found visible in the last frame (gpu-culling only; read back after it).
+  std::optional<uint32_t> visible_objects;
+  /// Frames per second of wall time over the frames after the first (which uploads everything):
+  /// from frames_rendered and steady_interval_ms, or from `frames` where those are 0.
+  double throughput_fps() const;
+  Counters init;       ///< creation: buffers, bind groups, initial uploads
+  Counters per_frame;  ///< the last frame's calls and bytes
+  /// One timing per frame rendered (RenderOptions::frames), in frame order; with
+  /// RenderOptions::keep_frame_timings false only the last frames_in_flight frames', in order.
+  std::vector<FrameTiming> frames;
+  uint32_t frames_rendered = 0;     ///< frames the run rendered (RenderOptions::frames)
+  double steady_interval_ms = 0;    ///< sum of interval_ms over the frames after the first
+  /// The last frame's colour target, read back (width x height RGBA8), when
+  /// RenderOptions::keep_last_frame; nullopt otherwise.
+  std::optional<Image> last_frame;
+};
+
+/// The draws per render pass bindery allows on `adapter` by default: 50,000 on Mesa lavapipe
+/// (whose rasterizer crashes past about 65,100 draws in one pass), unlimited elsewhere.
+uint32_t default_max_draws_per_pass(const AdapterDescription& adapter);
+
+/// The most bind groups bindery creates on `adapter` in one run: on Mesa lavapipe each bind group
+/// holds a memory mapping and the process crashes near vm.max_map_count (65530 by default; seen
+/// here at about 65,200 bind groups), so the budget is /proc/sys/vm/max_map_count minus 5000 for
+/// everything else; unlimited elsewhere.
+uint64_t default_max_bind_groups(const AdapterDescription& adapter);
+
+/// Renders `scene` with `options` on `device`. Before touching the device it throws
+/// TextureSizeOutOfRange for a size outside 1..maxTextureDimension2D (or a scene texture so),
+/// SceneInput for frames == 0, a non-finite time_s, moving outside [0, 1] or a scene whose
+/// indices, mips or material references are inconsistent, InvalidArgument for frames_in_flight
+/// outside 1..8, encode_threads outside 1..64 or above 1 for a strategy that
+/// strategy_encodes_in_parallel() says no to, or an unknown strategy, StrategyUnavailable when
+/// strategy_unavailable() names a reason; then whatever the device reports (WebGPUValidation,
+/// DeviceLost, ...).
+RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options);
+
+}  // namespace bindery

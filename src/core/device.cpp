@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: MIT
+// Device creation, error capture and the checked helpers of bindery::Device.
+#include "bindery/core/device.hpp"
+
+#include "bindery/core/device_checks.hpp"
+#include "core/implementation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace bindery {
+
+namespace {
+
+std::string backend_name(WGPUBackendType t) {
+  switch (t) {
+    case WGPUBackendType_Vulkan:
+      return "vulkan";
+    case WGPUBackendType_OpenGL:
+      return "gl";
+    case WGPUBackendType_OpenGLES:
+      return "gles";
+    case WGPUBackendType_Metal:
+      return "metal";
+    case WGPUBackendType_D3D12:
+      return "d3d12";
+    case WGPUBackendType_D3D11:
+      return "d3d11";
+    case WGPUBackendType_Null:
+      return "null";
+    case WGPUBackendType_WebGPU:
+      return "webgpu";
+    default:
+      return "undefined";
+  }
+}
+
+std::string adapter_type_name(WGPUAdapterType t) {
+  switch (t) {
+    case WGPUAdapterType_DiscreteGPU:
+      return "discrete-gpu";
+    case WGPUAdapterType_IntegratedGPU:
+      return "integrated-gpu";
+    case WGPUAdapterType_CPU:
+      return "cpu";
+    default:
+      return "unknown";
+  }
+}
+
+}  // namespace
+
+Limits to_limits(const WGPULimits& raw) {
+  Limits l;
+  l.maxTextureDimension2D = raw.maxTextureDimension2D;
+  l.maxTextureArrayLayers = raw.maxTextureArrayLayers;
+  l.maxBindGroups = raw.maxBindGroups;
+  l.maxBindingsPerBindGroup = raw.maxBindingsPerBindGroup;
+  l.maxDynamicUniformBuffersPerPipelineLayout = raw.maxDynamicUniformBuffersPerPipelineLayout;
+  l.maxDynamicStorageBuffersPerPipelineLayout = raw.maxDynamicStorageBuffersPerPipelineLayout;
+  l.maxSampledTexturesPerShaderStage = raw.maxSampledTexturesPerShaderStage;
+  l.maxSamplersPerShaderStage = raw.maxSamplersPerShaderStage;
+  l.maxStorageBuffersPerShaderStage = raw.maxStorageBuffersPerShaderStage;
+  l.maxUniformBuffersPerShaderStage = raw.maxUniformBuffersPerShaderStage;
+  l.maxUniformBufferBindingSize = raw.maxUniformBufferBindingSize;
+  l.maxStorageBufferBindingSize = raw.maxStorageBufferBindingSize;
+  l.minUniformBufferOffsetAlignment = raw.minUniformBufferOffsetAlignment;
+  l.minStorageBufferOffsetAlignment = raw.minStorageBufferOffsetAlignment;
+  l.maxVertexBuffers = raw.maxVertexBuffers;
+  l.maxBufferSize = raw.maxBufferSize;
+  l.maxComputeWorkgroupsPerDimension = raw.maxComputeWorkgroupsPerDimension;
+  l.maxImmediateSize = raw.maxImmediateSize == WGPU_LIMIT_U32_UNDEFINED ? 0 : raw.maxImmediateSize;
+  return l;
+}
+
+namespace {
+
+bool mentions_device_loss(std::string_view message) {
+  std::string lower(message);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("device is lost") != std::string::npos;
+}
+
+}  // namespace
+
+struct Device::State {
+  gpu::Instance instance;
+  gpu::Adapter adapter;
+  gpu::Device device;
+  gpu::Queue queue;
+  Limits limits;
+  Limits adapter_limits;
+  AdapterDescription description;
+  bool timestamp_query = false;
+  bool indirect_first_instance = false;
+  bool multi_draw_indirect_count = false;
+  bool shader_f16 = false;
+  bool immediates = false;
+  std::vector<WGPUFeatureName> features;  // the device's, from wgpuDeviceGetFeatures
+  mutable Counters counters;
+  // ErrorCapture::error_scopes: whether bindery's scopes are open, on which thread (check()
+  // cycles them only there).
+  bool scopes_open = false;
+  std::thread::id scope_thread;
+  mutable std::mutex scope_mutex;
+
+  // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
+  mutable std::mutex mutex;
+  mutable bool has_error = false;
+  mutable ErrorKind error_kind = ErrorKind::WebGPUValidation;
+  mutable std::string error_message;
+  // Device loss is permanent: once set, check() and every checked helper throw DeviceLost before
+  // touching the device again (a lost device's objects are invalid; WebGPU §22.1 "Device loss").
+  mutable std::atomic<bool> lost{false};
+  mutable std::string lost_message;  // written once, before `lost` is set
+  std::atomic<bool> destroying{false};
+
+  void record(ErrorKind kind, std::string message) const {
+    // One line: wgpu-native's messages span several ("Validation Error\n\nCaused by:\n ...").
+    std::string line;
+    for (char c : message) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+      if (c == ' ' && !line.empty() && line.back() == ' ') continue;
+      line += c;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    message = std::move(line);
+    // wgpu-native does not always call the device-lost callback (not for wgpuDeviceDestroy on an
+    // idle device); its validation errors then say "Parent device is lost". Those are device loss
+    // too, so that the first use after a loss is already DeviceLost and later ones never reach
+    // the implementation (some of its entry points, e.g. queue submit, abort on a lost device).
+    if (kind == ErrorKind::WebGPUValidation && mentions_device_loss(message))
+      kind = ErrorKind::DeviceLost;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (kind == ErrorKind::DeviceLost) {
+      if (lost) return;
+      lost_message = std::move(message);
+      lost = true;
+      return;
+    }
+    if (has_error) return;
+    has_error = true;
+    error_kind = kind;
+    error_message = std::move(message);
+  }
+
+  // Throws DeviceLost when the device was lost; `call` names what was about to run.
+  void throw_if_lost(std::string_view call) const {
+    if (!lost) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    throw Error(ErrorKind::DeviceLost, fmt::format("{}: {}", call, lost_message));
+  }
+
+  void record_uncaptured(WGPUErrorType type, std::string_view message) const {
+    ErrorKind kind =
+        type == WGPUErrorType_OutOfMemory ? ErrorKind::OutOfMemory : ErrorKind::WebGPUValidation;
+    record(kind, "WebGPU error: " + std::string(message));
+  }
+
+  void record_lost(WGPUDeviceLostReason reason, std::string_view message) const {
+    // bindery's own teardown is not a loss; anything else is, including wgpuDeviceDestroy called
+    // by the application on the handle it was lent (reason Destroyed).
+    if (destroying || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    record(ErrorKind::DeviceLost,
+           fmt::format("the device was lost ({}): {}",
+                       reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown reason",
+                       message));
+  }
+
+  // bindery's uncaptured-error and device-lost callbacks, set in the descriptor of a device that
+  // Device::create() requests (an adopted device keeps the application's).
+  void install_error_callbacks(WGPUDeviceDescriptor& desc) {
+    desc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
+                                                   WGPUStringView message, void* userdata1,
+                                                   void*) {
+      static_cast<const State*>(userdata1)->record_uncaptured(type, gpu::sv(message));
+    };
+    desc.uncapturedErrorCallbackInfo.userdata1 = this;
+    desc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+    desc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
+                                              WGPUStringView message, void* userdata1, void*) {
+      static_cast<const State*>(userdata1)->record_lost(reason, gpu::sv(message));
+    };
+    desc.deviceLostCallbackInfo.userdata1 = this;
+  }
+
+  // Limits and features, read from the device: the same for created and adopted devices.
+  void read_capabilities() {
+    WGPULimits raw = WGPU_LIMITS_INIT;
+    if (wgpuDeviceGetLimits(device.get(), &raw) != WGPUStatus_Success)
+      throw Error(ErrorKind::DeviceCreation, "wgpuDeviceGetLimits failed");
+    limits = to_limits(raw);
+    WGPUSupportedFeatures supported = WGPU_SUPPORTED_FEATURES_INIT;
+    wgpuDeviceGetFeatures(device.get(), &supported);
+    features.assign(supported.features, supported.features + supported.featureCount);
+    wgpuSupportedFeaturesFreeMembers(supported);
+    timestamp_query = has(WGPUFeatureName_TimestampQuery);
+    indirect_first_instance = has(WGPUFeatureName_IndirectFirstInstance);
+    multi_draw_indirect_count =
+        implementation::has_multi_draw_indirect_count(instance.get(), device.get());
+    shader_f16 = has(WGPUFeatureName_ShaderF16);
+    immediates = implementation::has_immediates(instance.get(), device.get(), limits);
+  }
+
+  bool has(WGPUFeatureName feature) const {
+    return std::find(features.begin(), features.end(), feature) != features.end();
+  }
+
+  // --- ErrorCapture::error_scopes (adopted devices) ---
+  // Not WGPUErrorFilter_Internal: wgpu-native refuses that filter (it panics: "invalid error
+  // filter"); internal errors reach the application's uncaptured-error callback.
+  static constexpr WGPUErrorFilter kScopeFilters[] = {WGPUErrorFilter_Validation,
+                                                      WGPUErrorFilter_OutOfMemory};
+
+  void open_scopes() {
+    for (WGPUErrorFilter filter : kScopeFilters) wgpuDevicePushErrorScope(device.get(), filter);
+    scopes_open = true;
+    scope_thread = std::this_thread::get_id();
+  }
+
+  // Pops bindery's scopes (innermost first) and records what they caught unless `discard`.
+  void close_scopes(bool discard) const {
+    struct Popped {
+      bool done = false;
+      WGPUErrorType type = WGPUErrorType_NoError;
+      std::string message;
+    };
+    for (size_t i = 0; i < std::size(kScopeFilters); ++i) {
+      Popped popped;
+      WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+      cb.mode = WGPUCallbackMode_AllowProcessEvents;
+      cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
+                       void* userdata1, void*) {
+        auto* p = static_cast<Popped*>(userdata1);
+        p->done = true;
+        if (status != WGPUPopErrorScopeStatus_Success) return;
+        p->type = type;
+        p->message = std::string(gpu::sv(message));
+      };
+      cb.userdata1 = &popped;
+      wgpuDevicePopErrorScope(device.get(), cb);
+      for (int n = 0; n < 100000 && !popped.done; ++n) wgpuInstanceProcessEvents(instance.get());
+      if (!discard && popped.type != WGPUErrorType_NoError)
+        record_uncaptured(popped.type, popped.message);
+    }
+  }
+
+  // check() on the adopting thread: what the scopes caught so far, then fresh scopes.
+  void cycle_scopes() const {
+    if (!scopes_open || std::this_thread::get_id() != scope_thread) return;
+    std::lock_guard<std::mutex> lock(scope_mutex);
+    close_scopes(false);
+    for (WGPUErrorFilter filter : kScopeFilters) wgpuDevicePushErrorScope(device.get(), filter);
+  }
+};
+
+namespace {
+
+// --- Device::create's stages ------------------------------------------------------------------
+
+gpu::Adapter request_adapter(WGPUInstance instance, const implementation::BackendTry& attempt,
+                             const DeviceOptions& device_options) {
+  struct Result {
+    bool done = false;
+    WGPUAdapter adapter = nullptr;
+    std::string message;
+  } result;
+  WGPURequestAdapterOptions options = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
+  options.powerPreference = device_options.power_preference;
+  options.compatibleSurface = device_options.compatible_surface;
+  implementation::adapter_options(attempt, options);
+  WGPURequestAdapterCallbackInfo cb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                   void* userdata1, void*) {
+    auto* r = static_cast<Result*>(userdata1);
+    r->done = true;
+    if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
+    r->message = std::string(gpu::sv(message));
+  };
+  cb.userdata1 = &result;
+  wgpuInstanceRequestAdapter(instance, &options, cb);
+  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
+  if (!result.adapter) {
+    throw Error(ErrorKind::AdapterUnavailable,
+                "requestAdapter: no WebGPU adapter" +
+                    (result.message.empty() ? std::string() : " (" + result.message + ")"));
+  }
+  return gpu::Adapter::acquire(result.adapter);
+}
+
+// Vulkan first (lavapipe on CPU-only machines), then GL (llvmpipe) when allowed.
+void find_adapter(const DeviceOptions& options, gpu::Instance& instance, gpu::Adapter& adapter) {
+  std::string failures;
+  for (const implementation::BackendTry& attempt : implementation::backend_tries(options.backend)) {
+    instance = implementation::create_instance(attempt);
+    if (!instance) continue;
+    try {
+      adapter = request_adapter(instance.get(), attempt, options);
+      return;
+    } catch (const Error& e) {
+      failures += std::string(failures.empty() ? "" : "; ") + std::string(attempt.label) + ": " +
+                  e.what();
+    }
+  }
+  throw Error(ErrorKind::AdapterUnavailable,
+              "no WebGPU adapter found (" + failures +
+                  "); on a CPU-only machine run scripts/setup.sh to install Mesa lavapipe");
+}
+
+AdapterDescription describe_adapter(const WGPUAdapterInfo& info) {
+  AdapterDescription d;
+  d.name = std::string(gpu::sv(info.device));
+  d.driver = std::string(gpu::sv(info.description));
+  d.backend = backend_name(info.backendType);
+  d.adapter_type = adapter_type_name(info.adapterType);
+  d.vendor_id = info.vendorID;
+  d.device_id = info.deviceID;
+  d.implementation = std::string(implementation::name());
+  d.implementation_revision = implementation::revision();
+  return d;
+}
+
+AdapterDescription describe_adapter(WGPUAdapter adapter) {
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(adapter, &info);
+  AdapterDescription d = describe_adapter(info);
+  wgpuAdapterInfoFreeMembers(info);
+  return d;
+}
+
+// Required limits: the adapter's best by default (see the header), or nothing.
+WGPULimits required_limits(const DeviceOptions& options, const WGPULimits& adapter_raw) {
+  WGPULimits required = WGPU_LIMITS_INIT;
+  if (options.limits == LimitsRequest::adapter_best) required = adapter_raw;
+  required.nextInChain = nullptr;
+  // An explicit alignment request follows requestDevice's rules (cases D02): a power of two, not
+  // better than the adapter's; device_checks.hpp's resolve_alignment_limit says which value results.
+  const Limits defaults = Limits::core_defaults();
+  if (options.min_uniform_buffer_offset_alignment)
+    required.minUniformBufferOffsetAlignment = resolve_alignment_limit(
+        "minUniformBufferOffsetAlignment", options.min_uniform_buffer_offset_alignment,
+        adapter_raw.minUniformBufferOffsetAlignment, defaults.minUniformBufferOffsetAlignment);
+  if (options.min_storage_buffer_offset_alignment)
+    required.minStorageBufferOffsetAlignment = resolve_alignment_limit(
+        "minStorageBufferOffsetAlignment", options.min_storage_buffer_offset_alignment,
+        adapter_raw.minStorageBufferOffsetAlignment, defaults.minStorageBufferOffsetAlignment);
+  return required;
+}
+
+std::vector<WGPUFeatureName> required_features(const DeviceOptions& options,
+                                               WGPUAdapter adapter) {
+  std::vector<WGPUFeatureName> features;
+  for (WGPUFeatureName f : options.required_features) {
+    if (!wgpuAdapterHasFeature(adapter, f))
+      throw Error(ErrorKind::DeviceCreation,
+                  fmt::format("DeviceOptions::required_features: the adapter lacks feature {:#x}",
+                              uint32_t(f)));
+    features.push_back(f);
+  }
+  auto want = [&](WGPUFeatureName f) {
+    if (wgpuAdapterHasFeature(adapter, f) &&
+        std::find(features.begin(), features.end(), f) == features.end())
+      features.push_back(f);
+  };
+  if (options.want_timestamp_query) want(WGPUFeatureName_TimestampQuery);
+  // GPU-driven draws write firstInstance into indirect arguments (gpu-culling strategy).
+  want(WGPUFeatureName_IndirectFirstInstance);
+  // The implementation's multi-draw-indirect-count and immediates features, where it has them
+  // (implementation.hpp).
+  std::vector<WGPUFeatureName> optional;
+  implementation::optional_features(adapter, optional);
+  for (WGPUFeatureName f : optional) want(f);
+  if (options.want_shader_f16) want(WGPUFeatureName_ShaderF16);
+  return features;
+}
+
+}  // namespace
+
+namespace {
+
+WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter,
+                          const WGPUDeviceDescriptor& desc) {
+  struct Result {
+    bool done = false;
+    WGPUDevice device = nullptr;
+    std::string message;
+  } result;
+  WGPURequestDeviceCallbackInfo cb = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
+                   void* userdata1, void*) {
+    auto* r = static_cast<Result*>(userdata1);
+    r->done = true;
+    if (status == WGPURequestDeviceStatus_Success) r->device = device;
+    r->message = std::string(gpu::sv(message));
+  };
+  cb.userdata1 = &result;
+  wgpuAdapterRequestDevice(adapter, &desc, cb);
+  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
+  if (!result.device)
+    throw Error(ErrorKind::DeviceCreation, "requestDevice failed: " + result.message);
+  return result.device;
+}
+
+}  // namespace
+
+Device Device::create(const DeviceOptions& options) {
+  auto s = std::make_unique<State>();
+  find_adapter(options, s->instance, s->adapter);
+  s->description = describe_adapter(s->adapter.get());
+
+  WGPULimits adapter_raw = WGPU_LIMITS_INIT;
+  if (wgpuAdapterGetLimits(s->adapter.get(), &adapter_raw) != WGPUStatus_Success)
+    throw Error(ErrorKind::DeviceCreation, "wgpuAdapterGetLimits failed");
+  s->adapter_limits = to_limits(adapter_raw);
+  const WGPULimits limits = required_limits(options, adapter_raw);
+  const std::vector<WGPUFeatureName> features = required_features(options, s->adapter.get());
+
+  WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
+  desc.label = gpu::sv("bindery device");
+  desc.requiredFeatureCount = features.size();
+  desc.requiredFeatures = features.data();
+  desc.requiredLimits = &limits;
+  s->install_error_callbacks(desc);
+  s->device = gpu::Device::acquire(request_device(s->instance.get(), s->adapter.get(), desc));
+  s->queue = gpu::Queue::acquire(wgpuDeviceGetQueue(s->device.get()));
+  s->read_capabilities();
+  return Device(std::move(s));
+}
+
+Device Device::adopt(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
+                     const AdoptOptions& options) {
+  if (instance == nullptr || device == nullptr)
+    throw Error(ErrorKind::InvalidArgument, "Device::adopt: instance and device must not be null");
+  auto s = std::make_unique<State>();
+  const bool borrow = options.ownership == Ownership::borrow;
+  s->instance = borrow ? gpu::Instance::share(instance) : gpu::Instance::acquire(instance);
+  s->adapter = borrow ? gpu::Adapter::share(adapter) : gpu::Adapter::acquire(adapter);
+  s->device = borrow ? gpu::Device::share(device) : gpu::Device::acquire(device);
+  s->queue = gpu::Queue::acquire(wgpuDeviceGetQueue(device));
+  s->read_capabilities();
+  if (adapter) {
+    s->description = describe_adapter(adapter);
+    WGPULimits adapter_raw = WGPU_LIMITS_INIT;
+    s->adapter_limits = wgpuAdapterGetLimits(adapter, &adapter_raw) == WGPUStatus_Success
+                            ? to_limits(adapter_raw)
+                            : s->limits;
+  } else {
+    WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+    wgpuDeviceGetAdapterInfo(device, &info);
+    s->description = describe_adapter(info);
+    wgpuAdapterInfoFreeMembers(info);
+    s->adapter_limits = s->limits;
+  }
+  if (options.errors == ErrorCapture::error_scopes) s->open_scopes();
+  return Device(std::move(s));
+}
+
+Device::Device(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Device::Device(Device&&) noexcept = default;
+Device& Device::operator=(Device&&) noexcept = default;
+Device::~Device() {
+  if (!s_) return;
+  s_->destroying = true;
+  if (s_->device && !s_->lost) {
+    implementation::poll(s_->instance.get(), s_->device.get(), s_->queue.get(), true);
+  }
+  // An adopted device's stack of error scopes is left as the application had it.
+  if (s_->scopes_open) s_->close_scopes(true);
+  // Members release in reverse order: queue, device, adapter, instance.
+}
+
+WGPUDevice Device::get() const {
+  return s_->device.get();
+}
+WGPUQueue Device::queue() const {
+  return s_->queue.get();
+}
+WGPUInstance Device::instance() const {
+  return s_->instance.get();
+}
+const Limits& Device::limits() const {
+  return s_->limits;
+}
+const Limits& Device::adapter_limits() const {
+  return s_->adapter_limits;
+}
+const AdapterDescription& Device::adapter() const {
+  return s_->description;
+}
+bool Device::has_timestamp_query() const {
+  return s_->timestamp_query;
+}
+bool Device::has_indirect_first_instance() const {
+  return s_->indirect_first_instance;
+}
+bool Device::has_multi_draw_indirect_count() const {
+  return s_->multi_draw_indirect_count;
+}
+bool Device::has_shader_f16() const {
+  return s_->shader_f16;
+}
+bool Device::has_immediates() const {
+  return s_->immediates;
+}
+Counters& Device::counters() const {
+  return s_->counters;
+}
+
+bool Device::has_feature(WGPUFeatureName feature) const {
+  return s_->has(feature);
+}
+void Device::report_error(WGPUErrorType type, std::string_view message) const {
+  s_->record_uncaptured(type, message);
+}
+void Device::report_device_lost(WGPUDeviceLostReason reason, std::string_view message) const {
+  s_->record_lost(reason, message);
+}
+
+void Device::check() const {
+  s_->cycle_scopes();
+  s_->throw_if_lost("check");
+  std::unique_lock<std::mutex> lock(s_->mutex);
+  if (!s_->has_error) return;
+  s_->has_error = false;
+  ErrorKind kind = s_->error_kind;
+  std::string message = std::move(s_->error_message);
+  lock.unlock();
+  throw Error(kind, message);
+}
+
+void Device::poll(bool wait) const {
+  // A lost device finishes nothing: waiting on it could block for ever.
+  implementation::poll(s_->instance.get(), s_->device.get(), s_->queue.get(), wait && !s_->lost);
+}
+
+bool Device::is_lost() const {
+  return s_->lost;
+}
+
+gpu::BindGroup Device::create_bind_group(const WGPUBindGroupDescriptor& desc) const {
+  s_->throw_if_lost("createBindGroup");
+  s_->counters.bind_groups_created++;
+  auto group = gpu::BindGroup::acquire(wgpuDeviceCreateBindGroup(s_->device.get(), &desc));
+  s_->throw_if_lost("createBindGroup");
+  return group;
+}
+
+void Device::submit(std::span<const WGPUCommandBuffer> commands) const {
+  // Errors first: wgpu-native aborts the process when a submit meets a lost device.
+  check();
+  wgpuQueueSubmit(s_->queue.get(), commands.size(), commands.data());
+  check();
+}
+
+gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBufferUsage usage,
+                                  bool mapped_at_creation) const {
+  s_->throw_if_lost(fmt::format("createBuffer('{}')", label));
+  if (size > s_->limits.maxBufferSize)
+    throw Error(ErrorKind::BufferTooLarge,
+                fmt::format("createBuffer('{}'): size {} exceeds maxBufferSize ({})", label, size,
+                            s_->limits.maxBufferSize));
+  // WebGPU §5.1.2 createBuffer: usage must be non-zero and known; MAP_READ combines only with
+  // COPY_DST and MAP_WRITE only with COPY_SRC.
+  constexpr WGPUBufferUsage kKnownUsage = WGPUBufferUsage_MapRead | WGPUBufferUsage_MapWrite |
+                                          WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst |
+                                          WGPUBufferUsage_Index | WGPUBufferUsage_Vertex |
+                                          WGPUBufferUsage_Uniform | WGPUBufferUsage_Storage |
+                                          WGPUBufferUsage_Indirect | WGPUBufferUsage_QueryResolve;
+  if (usage == WGPUBufferUsage_None || (usage & ~kKnownUsage) != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("createBuffer('{}'): usage {:#x} is empty or has unknown bits", label,
+                            uint64_t(usage)));
+  if ((usage & WGPUBufferUsage_MapRead) &&
+      (usage & ~(WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst)))
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("createBuffer('{}'): MAP_READ combines only with COPY_DST (usage {:#x})", label,
+                    uint64_t(usage)));
+  if ((usage & WGPUBufferUsage_MapWrite) &&
+      (usage & ~(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc)))
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("createBuffer('{}'): MAP_WRITE combines only with COPY_SRC (usage {:#x})",
+                    label, uint64_t(usage)));
+  if (mapped_at_creation && size % 4 != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("createBuffer('{}'): mappedAtCreation needs a size that is a multiple "
+                            "of 4, got {}",
+                            label, size));
+  WGPUBufferDescriptor desc = WGPU_BUFFER_DESCRIPTOR_INIT;
+  desc.label = gpu::sv(label);
+  desc.size = size;
+  desc.usage = usage;
+  desc.mappedAtCreation = mapped_at_creation;
+  s_->counters.buffers_created++;
+  s_->counters.buffer_bytes_created += size;
+  auto buffer = gpu::Buffer::acquire(wgpuDeviceCreateBuffer(s_->device.get(), &desc));
+  check();
+  return buffer;
+}
+
+gpu::ShaderModule Device::create_shader_module(std::string_view label,
+                                               std::string_view wgsl) const {
+  s_->throw_if_lost(fmt::format("createShaderModule('{}')", label));
+  WGPUShaderSourceWGSL source = WGPU_SHADER_SOURCE_WGSL_INIT;
+  source.code = gpu::sv(wgsl);
+  WGPUShaderModuleDescriptor desc = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  desc.label = gpu::sv(label);
+  desc.nextInChain = &source.chain;
+  auto module = gpu::ShaderModule::acquire(wgpuDeviceCreateShaderModule(s_->device.get(), &desc));
+  with_context(fmt::format("creating shader module '{}'", label), [&] { check(); });
+  return module;
+}
+
+void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
+                          uint64_t size) const {
+  s_->throw_if_lost("writeBuffer");
+  if (buffer == nullptr || (data == nullptr && size > 0))
+    throw Error(ErrorKind::InvalidArgument,
+                "writeBuffer: the buffer and the data must not be null");
+  if (!(wgpuBufferGetUsage(buffer) & WGPUBufferUsage_CopyDst))
+    throw Error(ErrorKind::InvalidArgument,
+                "writeBuffer: the destination buffer was not created with COPY_DST usage");
+  validate_write_buffer(offset, size, wgpuBufferGetSize(buffer));
+  wgpuQueueWriteBuffer(s_->queue.get(), buffer, offset, data, size);
+  s_->counters.write_buffer_calls++;
+  s_->counters.bytes_uploaded += size;
+  s_->throw_if_lost("writeBuffer");
+}
+
+namespace gpu {
+std::array<std::string_view, kHandleTypeCount> handle_type_names() noexcept {
+  // The order of the BINDERY_GPU_HANDLE lines in gpu.hpp (their indices).
+  return {"Instance",        "Adapter",           "Device",         "Queue",
+          "Buffer",          "Texture",           "TextureView",    "Sampler",
+          "ShaderModule",    "BindGroupLayout",   "BindGroup",      "PipelineLayout",
+          "RenderPipeline",  "ComputePipeline",   "CommandEncoder", "CommandBuffer",
+          "RenderPassEncoder", "ComputePassEncoder", "RenderBundle", "RenderBundleEncoder",
+          "QuerySet"};
+}
+}  // namespace gpu
+
+}  // namespace bindery

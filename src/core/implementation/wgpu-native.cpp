@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// implementation.hpp for wgpu-native (webgpu.h + its extensions in wgpu.h): the default build.
+#include "core/implementation.hpp"
+
+#include <webgpu/wgpu.h>
+
+#include <fmt/format.h>
+
+namespace bindery::implementation {
+
+std::string_view name() {
+  return "wgpu-native";
+}
+
+std::string revision() {
+  // wgpuGetVersion: 0xMMmmppbb (major, minor, patch, build), one byte each.
+  const uint32_t v = wgpuGetVersion();
+  return fmt::format("{}.{}.{}.{} ({})", (v >> 24) & 0xff, (v >> 16) & 0xff, (v >> 8) & 0xff,
+                     v & 0xff, BINDERY_WEBGPU_REVISION);
+}
+
+std::vector<BackendTry> backend_tries(Backend backend) {
+  std::vector<BackendTry> tries;
+  if (backend != Backend::gl) tries.push_back({"vulkan", WGPUBackendType_Vulkan});
+  if (backend != Backend::vulkan) tries.push_back({"gl", WGPUBackendType_OpenGL});
+  return tries;
+}
+
+gpu::Instance create_instance(const BackendTry& attempt) {
+  WGPUInstanceExtras extras = {};
+  extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
+  extras.backends = attempt.backend == WGPUBackendType_OpenGL ? WGPUInstanceBackend_GL
+                                                              : WGPUInstanceBackend_Vulkan;
+  extras.flags = WGPUInstanceFlag_Validation;
+  WGPUInstanceDescriptor desc = WGPU_INSTANCE_DESCRIPTOR_INIT;
+  desc.nextInChain = &extras.chain;
+  return gpu::Instance::acquire(wgpuCreateInstance(&desc));
+}
+
+void adapter_options(const BackendTry&, WGPURequestAdapterOptions&) {
+  // The instance already holds only the one backend (WGPUInstanceExtras.backends).
+}
+
+void optional_features(WGPUAdapter adapter, std::vector<WGPUFeatureName>& features) {
+  // multiDrawIndexedIndirectCount (wgpu.h): one call for every batch's indirect draw, the count
+  // read from a buffer (gpu-driven strategy).
+  const auto multi_draw = static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount);
+  if (wgpuAdapterHasFeature(adapter, multi_draw)) features.push_back(multi_draw);
+  // Immediates (wgpu.h): per-draw data set with setImmediates, read as WGSL var<immediate>
+  // (immediates strategy). Its size limit, maxImmediateSize, is required with the other limits;
+  // without the feature the device's maxImmediateSize stays 0.
+  const auto immediates = static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates);
+  if (wgpuAdapterHasFeature(adapter, immediates)) features.push_back(immediates);
+}
+
+bool has_multi_draw_indirect_count(WGPUInstance, WGPUDevice device) {
+  return wgpuDeviceHasFeature(
+      device, static_cast<WGPUFeatureName>(WGPUNativeFeature_MultiDrawIndirectCount));
+}
+
+bool multithreaded_encoding(WGPUDevice) {
+  // wgpu-core's device, queue and resources are Send + Sync; only an encoder and its passes are
+  // confined to one thread at a time (wgpu-native PR #354).
+  return true;
+}
+
+bool has_immediates(WGPUInstance, WGPUDevice device, const Limits&) {
+  return wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
+}
+
+void multi_draw_indexed_indirect_count(WGPURenderPassEncoder pass, WGPUBuffer indirect,
+                                       uint64_t offset, WGPUBuffer count_buffer,
+                                       uint64_t count_offset, uint32_t max_count) {
+  wgpuRenderPassEncoderMultiDrawIndexedIndirectCount(pass, indirect, offset, count_buffer,
+                                                     count_offset, max_count);
+}
+
+bool has_multi_draw_indirect(WGPUDevice) { return true; }
+
+void multi_draw_indexed_indirect(WGPURenderPassEncoder pass, WGPUBuffer indirect, uint64_t offset,
+                                 uint32_t count) {
+  wgpuRenderPassEncoderMultiDrawIndexedIndirect(pass, indirect, offset, count);
+}
+
+Submission submit(WGPUInstance, WGPUQueue queue, uint32_t count,
+                  const WGPUCommandBuffer* commands) {
+  return {wgpuQueueSubmitForIndex(queue, count, commands), true};
+}
+
+void wait(WGPUInstance, WGPUDevice device, WGPUQueue, const Submission& submission) {
+  if (!submission.valid) return;
+  const WGPUSubmissionIndex index = submission.id;
+  wgpuDevicePoll(device, true, &index);
+}
+
+void poll(WGPUInstance, WGPUDevice device, WGPUQueue, bool wait) {
+  wgpuDevicePoll(device, wait, nullptr);
+}
+
+bool struct_align_ignores_member_align() {
+  return true;
+}
+
+bool applies_language_extensions_without_requires() {
+  return false;
+}
+
+std::optional<ObjectCounts> live_objects(WGPUInstance instance) {
+  // One registry per object type in the instance's hub; numAllocated is the number of objects it
+  // holds now (created and not yet freed by the implementation).
+  WGPUGlobalReport report{};
+  wgpuGenerateReport(instance, &report);
+  const WGPUHubReport& hub = report.hub;
+  const std::pair<const char*, const WGPURegistryReport*> registries[] = {
+      {"adapters", &hub.adapters},
+      {"devices", &hub.devices},
+      {"queues", &hub.queues},
+      {"pipelineLayouts", &hub.pipelineLayouts},
+      {"shaderModules", &hub.shaderModules},
+      {"bindGroupLayouts", &hub.bindGroupLayouts},
+      {"bindGroups", &hub.bindGroups},
+      {"commandBuffers", &hub.commandBuffers},
+      {"renderBundles", &hub.renderBundles},
+      {"renderPipelines", &hub.renderPipelines},
+      {"computePipelines", &hub.computePipelines},
+      {"pipelineCaches", &hub.pipelineCaches},
+      {"querySets", &hub.querySets},
+      {"buffers", &hub.buffers},
+      {"textures", &hub.textures},
+      {"textureViews", &hub.textureViews},
+      {"samplers", &hub.samplers}};
+  ObjectCounts counts;
+  for (const auto& [name, registry] : registries)
+    if (registry->numAllocated > 0)
+      counts.emplace_back(name, static_cast<int64_t>(registry->numAllocated));
+  return counts;
+}
+
+}  // namespace bindery::implementation

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+#include "bindery/core/io.hpp"
+
+#include "bindery/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace bindery {
+
+std::string read_input_file(const std::string& path, std::string_view what, uint64_t max_bytes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st))
+    throw Error(ErrorKind::Io, fmt::format("{} '{}': no such file", what, escape_for_message(path)));
+  if (!fs::is_regular_file(st))
+    throw Error(ErrorKind::Io, fmt::format("{} '{}' is not a regular file (a directory, pipe or "
+                                           "device cannot be read as one)",
+                                           what, escape_for_message(path)));
+  const uint64_t size = fs::file_size(path, ec);
+  if (ec) throw Error(ErrorKind::Io, fmt::format("{} '{}': cannot read its size", what, escape_for_message(path)));
+  if (size > max_bytes)
+    throw Error(ErrorKind::Io, fmt::format("{} '{}' is {} bytes, more than the {} bytes allowed",
+                                           what, escape_for_message(path), size, max_bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::Io, fmt::format("{} '{}': cannot open", what, escape_for_message(path)));
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw Error(ErrorKind::Io, fmt::format("{} '{}': read failed", what, escape_for_message(path)));
+  return s.str();
+}
+
+namespace {
+
+/// The file `// @include NAME` names: NAME as written must be a plain file name (letters,
+/// digits, '_', '.', '-'; no '/', no '..') and must resolve, symbolic links followed, to a file
+/// whose folder is the shader's folder itself. Throws Io naming the include as written, never
+/// the file it resolves to or anything in it.
+std::filesystem::path resolve_include(const std::filesystem::path& dir, const std::string& name,
+                                      const std::string& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  auto refuse = [&](std::string_view why) {
+    return Error(ErrorKind::Io,
+                 fmt::format("{} '{}': '// @include {}' {}", what, escape_for_message(path),
+                             escape_for_message(name), why));
+  };
+  if (name.empty() ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+          std::string::npos ||
+      name.find("..") != std::string::npos)
+    throw refuse("is not a file name of this folder (letters, digits, '_', '.', '-'; no '/' or "
+                 "'..')");
+  std::error_code ec;
+  const fs::path folder = fs::canonical(dir.empty() ? fs::path(".") : dir, ec);
+  if (ec) throw refuse("cannot be resolved: the shader's folder cannot be resolved");
+  const fs::path target = fs::canonical(folder / name, ec);
+  if (ec) throw refuse("names no file in the shader's folder");
+  if (target.parent_path() != folder)
+    throw refuse("resolves outside the shader's folder (a symbolic link to elsewhere): an "
+                 "include must be a file of the shader's own folder");
+  return target;
+}
+
+}  // namespace
+
+std::string read_wgsl_file(const std::string& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  constexpr std::string_view kDirective = "\n// @include ";
+  constexpr int kMaxIncludes = 8;
+  const fs::path dir = fs::path(path).parent_path();
+  std::string text = read_input_file(path, what);
+  for (int level = 0;; ++level) {
+    const size_t at = text.find(kDirective);
+    if (at == std::string::npos) return text;
+    const size_t name_at = at + kDirective.size();
+    const size_t end = text.find('\n', name_at);
+    std::string name = text.substr(name_at, end == std::string::npos ? std::string::npos : end - name_at);
+    while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
+    const fs::path target = resolve_include(dir, name, path, what);
+    if (level >= kMaxIncludes)
+      throw Error(ErrorKind::Io, fmt::format("{} '{}': more than {} nested // @include lines", what,
+                                             escape_for_message(path), kMaxIncludes));
+    std::string included;
+    try {
+      included = read_input_file(target.string(), "included shader");
+    } catch (const Error&) {
+      // Its reason would name the resolved file: name the include as written instead.
+      throw Error(ErrorKind::Io, fmt::format("{} '{}': '// @include {}' cannot be read as a "
+                                             "regular file of at most {} bytes",
+                                             what, escape_for_message(path),
+                                             escape_for_message(name), kMaxInputFileBytes));
+    }
+    text.replace(at + 1, (end == std::string::npos ? text.size() : end) - (at + 1), included);
+  }
+}
+
+void check_output_file(const std::string& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw Error(ErrorKind::Io, fmt::format("{}: the file name is empty", what));
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_regular_file(st))
+      throw Error(ErrorKind::Io,
+                  fmt::format("{} '{}' exists and is not a regular file", what, escape_for_message(path)));
+    if (access(path.c_str(), W_OK) != 0)
+      throw Error(ErrorKind::Io, fmt::format("{} '{}' is not writable", what, escape_for_message(path)));
+    return;
+  }
+  fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  if (!fs::is_directory(parent, ec) || access(parent.c_str(), W_OK) != 0)
+    throw Error(ErrorKind::Io, fmt::format("{} '{}': folder '{}' does not exist or is not writable",
+                                           what, escape_for_message(path), escape_for_message(parent.string())));
+}
+
+}  // namespace bindery

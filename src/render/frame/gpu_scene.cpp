@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// Uploading a Scene's meshes and textures, and the render pipeline state every strategy shares.
+#include "render/strategies/strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+namespace bindery::strategies {
+
+GpuScene upload_scene(const Device& device, const Scene& scene) {
+  GpuScene g;
+  for (const Mesh& m : scene.meshes) {
+    GpuMesh gm;
+    gm.vertex_bytes = m.vertices.size() * sizeof(Vertex);
+    gm.vertices = device.create_buffer(fmt::format("{} vertices", m.name), gm.vertex_bytes,
+                                       WGPUBufferUsage_Vertex | WGPUBufferUsage_CopyDst);
+    device.write_buffer(gm.vertices.get(), 0, m.vertices.data(), gm.vertex_bytes);
+    gm.index_count = static_cast<uint32_t>(m.indices.size());
+    if (m.index16) {
+      std::vector<uint16_t> idx(m.indices.begin(), m.indices.end());
+      if (idx.size() % 2) idx.push_back(0);  // writeBuffer sizes are multiples of 4 (cases W01)
+      gm.index_bytes = idx.size() * sizeof(uint16_t);
+      gm.index_format = WGPUIndexFormat_Uint16;
+      gm.indices = device.create_buffer(fmt::format("{} indices", m.name), gm.index_bytes,
+                                        WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst);
+      device.write_buffer(gm.indices.get(), 0, idx.data(), gm.index_bytes);
+    } else {
+      gm.index_bytes = m.indices.size() * sizeof(uint32_t);
+      gm.index_format = WGPUIndexFormat_Uint32;
+      gm.indices = device.create_buffer(fmt::format("{} indices", m.name), gm.index_bytes,
+                                        WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst);
+      device.write_buffer(gm.indices.get(), 0, m.indices.data(), gm.index_bytes);
+    }
+    g.meshes.push_back(std::move(gm));
+  }
+
+  for (const TextureData& t : scene.textures) {
+    WGPUTextureDescriptor desc = WGPU_TEXTURE_DESCRIPTOR_INIT;
+    std::string label = fmt::format("texture {}", t.name);
+    desc.label = gpu::sv(label);
+    desc.size = {t.width, t.height, 1};
+    desc.format = WGPUTextureFormat_RGBA8Unorm;
+    desc.mipLevelCount = static_cast<uint32_t>(t.mips.size());
+    desc.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
+    gpu::Texture tex = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &desc));
+    uint32_t w = t.width, h = t.height;
+    for (uint32_t level = 0; level < t.mips.size(); ++level) {
+      WGPUTexelCopyTextureInfo dst = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
+      dst.texture = tex.get();
+      dst.mipLevel = level;
+      WGPUTexelCopyBufferLayout layout = WGPU_TEXEL_COPY_BUFFER_LAYOUT_INIT;
+      layout.bytesPerRow = w * 4;
+      layout.rowsPerImage = h;
+      WGPUExtent3D size = {w, h, 1};
+      wgpuQueueWriteTexture(device.queue(), &dst, t.mips[level].data(), t.mips[level].size(),
+                            &layout, &size);
+      w = std::max(1u, w / 2);
+      h = std::max(1u, h / 2);
+    }
+    g.views.push_back(gpu::TextureView::acquire(wgpuTextureCreateView(tex.get(), nullptr)));
+    g.textures.push_back(std::move(tex));
+  }
+
+  // One WebGPU sampler per scene sampler (materials name them); the default is seed 003's:
+  // magFilter linear, minFilter linear, mipmapFilter nearest, clamp-to-edge.
+  for (const SamplerData& s : scene.samplers) {
+    auto address = [](AddressMode m) {
+      switch (m) {
+        case AddressMode::repeat:
+          return WGPUAddressMode_Repeat;
+        case AddressMode::mirror_repeat:
+          return WGPUAddressMode_MirrorRepeat;
+        default:
+          return WGPUAddressMode_ClampToEdge;
+      }
+    };
+    auto filter = [](FilterMode f) {
+      return f == FilterMode::nearest ? WGPUFilterMode_Nearest : WGPUFilterMode_Linear;
+    };
+    WGPUSamplerDescriptor sd = WGPU_SAMPLER_DESCRIPTOR_INIT;
+    sd.addressModeU = address(s.address_mode_u);
+    sd.addressModeV = address(s.address_mode_v);
+    sd.magFilter = filter(s.mag_filter);
+    sd.minFilter = filter(s.min_filter);
+    sd.mipmapFilter = s.mipmap_filter == FilterMode::nearest ? WGPUMipmapFilterMode_Nearest
+                                                             : WGPUMipmapFilterMode_Linear;
+    // Without mipmapping (glTF minFilter NEAREST or LINEAR) only level 0 is sampled.
+    if (!s.use_mipmaps) sd.lodMaxClamp = 0.0f;
+    g.samplers.push_back(gpu::Sampler::acquire(wgpuDeviceCreateSampler(device.get(), &sd)));
+  }
+  with_context("uploading the scene", [&] { device.check(); });
+  return g;
+}
+
+namespace {
+const WGPUVertexAttribute kVertexAttributes[] = {
+    {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, position), 0},
+    {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, normal), 1},
+    {nullptr, WGPUVertexFormat_Float32x2, offsetof(Vertex, texcoord), 2},
+    {nullptr, WGPUVertexFormat_Unorm8x4, offsetof(Vertex, color), 3},
+};
+}  // namespace
+
+void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what) {
+  const uint64_t budget = default_max_bind_groups(device.adapter());
+  if (count > budget)
+    throw Error(ErrorKind::ImplementationLimit,
+                fmt::format("{}: {} bind groups exceed what {} can hold ({}: each bind group is a "
+                            "memory mapping, bounded by vm.max_map_count); use the dynamic-offsets "
+                            "or storage-instancing strategy, or fewer objects",
+                            what, count, device.adapter().name, budget));
+}
+
+Reflection reflect_checked(std::string_view wgsl) {
+  Reflection r = reflect_wgsl(wgsl);
+  r.throw_if_errors();
+  return r;
+}
+
+WGPUVertexBufferLayout vertex_buffer_layout() {
+  WGPUVertexBufferLayout l = WGPU_VERTEX_BUFFER_LAYOUT_INIT;
+  l.stepMode = WGPUVertexStepMode_Vertex;
+  l.arrayStride = sizeof(Vertex);
+  l.attributeCount = std::size(kVertexAttributes);
+  l.attributes = kVertexAttributes;
+  return l;
+}
+
+gpu::BindGroup create_bind_group(const Device& device, const char* label,
+                                 WGPUBindGroupLayout layout,
+                                 std::span<const WGPUBindGroupEntry> entries) {
+  WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.layout = layout;
+  d.entryCount = entries.size();
+  d.entries = entries.data();
+  return device.create_bind_group(d);
+}
+
+gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
+                                          WGPUPipelineLayout layout, const char* label) {
+  WGPUVertexBufferLayout vbl = vertex_buffer_layout();
+  WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.layout = layout;
+  d.vertex.module = module;
+  d.vertex.entryPoint = gpu::sv("vs");
+  d.vertex.bufferCount = 1;
+  d.vertex.buffers = &vbl;
+  d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
+  d.primitive.cullMode = WGPUCullMode_Back;
+  d.primitive.frontFace = WGPUFrontFace_CCW;
+  WGPUDepthStencilState ds = WGPU_DEPTH_STENCIL_STATE_INIT;
+  ds.format = kDepthFormat;
+  ds.depthWriteEnabled = WGPUOptionalBool_True;
+  ds.depthCompare = WGPUCompareFunction_Less;
+  d.depthStencil = &ds;
+  WGPUColorTargetState target = WGPU_COLOR_TARGET_STATE_INIT;
+  target.format = kColorFormat;
+  target.writeMask = WGPUColorWriteMask_All;
+  WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
+  fs.module = module;
+  fs.entryPoint = gpu::sv("fs");
+  fs.targetCount = 1;
+  fs.targets = &target;
+  d.fragment = &fs;
+  auto p = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &d));
+  with_context(fmt::format("creating render pipeline '{}'", label), [&] { device.check(); });
+  return p;
+}
+
+gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label) {
+  const WGPUTextureFormat color = kColorFormat;
+  WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.colorFormatCount = 1;
+  d.colorFormats = &color;
+  d.depthStencilFormat = kDepthFormat;
+  d.sampleCount = 1;
+  return gpu::RenderBundleEncoder::acquire(wgpuDeviceCreateRenderBundleEncoder(device.get(), &d));
+}
+
+}  // namespace bindery::strategies

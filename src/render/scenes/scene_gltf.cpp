@@ -1,0 +1,1064 @@
+// SPDX-License-Identifier: MIT
+// glTF 2.0 models as a Scene: every triangle primitive becomes a Mesh, every (node, primitive)
+// pair of every instance an Object with its own material and a static placement on a grid.
+//
+// Order of work (GltfLoader::load(); each stage's failures are one bindery::Error naming the file
+// and what broke):
+//   1. read_and_validate_json: the file is read (Io); bindery's own JSON pass (gltf_json.hpp)
+//      limits the nesting depth, checks extensionsRequired (UnsupportedExtension), every integer
+//      field's type and range, and resolves every external resource a buffer or a used image
+//      names inside the model's folder (resource_resolver.hpp) before tinygltf sees the file;
+//   2. parse_model: tinygltf parses it; its file callbacks open only what step 1 resolved, and
+//      its image callback decodes only images a material uses (gltf_image.hpp: PNG or JPEG, size
+//      and budget checked before decoding), keeping exceptions for after it returns (ModelLoad);
+//   3. build_materials: materials, their base colour textures and samplers;
+//   4. walk_nodes: the node hierarchy with every world matrix checked finite in float; each
+//      drawn primitive is built once (build_mesh): accessors bounds-checked and decoded (base
+//      bufferView or zeros, then sparse values) before any byte is used, attribute component
+//      types as the glTF 2.0 core table and, where the file uses it, KHR_mesh_quantization's;
+//      triangles as gltf_mesh.hpp makes them (strips, fans, flat normals, mirrored copies,
+//      double-sided back faces);
+//   5. place_instances, place_camera: the copies on a grid and a camera that frames them, every
+//      bound and placement checked finite in float.
+// An exception from tinygltf, the image decoder or the standard library that escapes all this is
+// caught at the boundary (load_gltf_scene) and becomes a ModelLoad error naming the stage.
+#include "bindery/core/error.hpp"
+#include "bindery/core/io.hpp"
+#include "bindery/render/scene.hpp"
+#include "gltf_image.hpp"
+#include "gltf_json.hpp"
+#include "gltf_mesh.hpp"
+#include "resource_resolver.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <glm/gtc/type_ptr.hpp>
+#include <tiny_gltf.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace bindery {
+namespace {
+
+constexpr int kMaxNodeDepth = 64;
+/// Largest .gltf/.glb/.bin/image file read (tinygltf takes sizes as 32-bit unsigned).
+constexpr uint64_t kMaxGltfFileBytes = 1ull << 30;
+/// Largest accessor count decoded (16,777,216 elements; at most 512 MiB of decoded VEC4 values):
+/// bounds memory for accessors whose data is implicit (no bufferView: zeros, or sparse), which a
+/// tiny file can declare with any count, and for the decoding of any one accessor.
+constexpr uint64_t kMaxAccessorCount = 1ull << 24;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw Error(ErrorKind::ModelLoad, fmt::format("glTF '{}': {}", path, what));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. The JSON text, which bindery checks itself (gltf_json.hpp) before tinygltf sees it: tinygltf
+//    may fail on what an unimplemented extension changes, or recurse and read outside the folder.
+
+// True when the bytes start with the GLB magic "glTF" (glTF 2.0 "Binary glTF Layout").
+bool has_glb_magic(const std::string& bytes) {
+  return bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
+}
+
+uint32_t read_u32le(const std::string& bytes, size_t at) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+// The JSON text of a file: all of a .gltf; a GLB's first chunk, which must be of type JSON
+// (12-byte header, then chunkLength, chunkType 0x4E4F534A, chunkData).
+std::string_view json_text(const std::string& path, const std::string& bytes) {
+  if (!has_glb_magic(bytes)) return bytes;
+  if (bytes.size() < 20)
+    fail(path, fmt::format("GLB of {} bytes is shorter than its 12-byte header and the first "
+                           "chunk's 8-byte header",
+                           bytes.size()));
+  const uint32_t version = read_u32le(bytes, 4), length = read_u32le(bytes, 8);
+  const uint32_t chunk_length = read_u32le(bytes, 12), chunk_type = read_u32le(bytes, 16);
+  if (version != 2) fail(path, fmt::format("GLB header version {} at byte 4 is not 2", version));
+  if (length > bytes.size())
+    fail(path, fmt::format("GLB header length {} at byte 8 exceeds the file's {} bytes", length,
+                           bytes.size()));
+  if (chunk_type != 0x4E4F534Au)
+    fail(path, fmt::format("GLB chunk 0 at byte 12 has type 0x{:08X}, not JSON (0x4E4F534A)",
+                           chunk_type));
+  if (chunk_length > length - 20)
+    fail(path, fmt::format("GLB JSON chunk length {} at byte 12 runs past the GLB length {}",
+                           chunk_length, length));
+  return std::string_view(bytes).substr(20, chunk_length);
+}
+// ---------------------------------------------------------------------------------------------
+// 2. tinygltf with bindery's file reading and an image decoder that cannot throw through it.
+
+// tinygltf joins each search folder to the URI it decoded and asks the callbacks about the path;
+// its folders are the base folder given to it and "." (the current directory). Given this
+// base folder, a path that starts with it is a URI to look up among the resources the JSON pass
+// resolved; every other path (the "." fallback) exists for nobody. No control byte can start a
+// path tinygltf builds from ".", so the two cannot be confused.
+const std::string kModelFolder = "\x01model-folder";
+
+// What tinygltf's callbacks need, and what they saw go wrong (rethrown after tinygltf returns).
+struct CallbackState {
+  const gltf::GltfJsonFacts* facts = nullptr;
+  uint64_t image_budget_bytes = 0;
+  uint64_t image_bytes_used = 0;
+  std::exception_ptr error;
+};
+
+// The JSON pass's key for a path tinygltf built from kModelFolder; nullopt for any other path.
+std::optional<std::string> resource_key(const std::string& path) {
+  if (path.size() <= kModelFolder.size() + 1 || path.compare(0, kModelFolder.size(), kModelFolder))
+    return std::nullopt;
+  if (path[kModelFolder.size()] != '/') return std::nullopt;
+  return path.substr(kModelFolder.size() + 1);
+}
+
+bool file_exists(const std::string& path, void* user) {
+  const auto* state = static_cast<CallbackState*>(user);
+  const std::optional<std::string> key = resource_key(path);
+  return key && state->facts->resources.count(*key) > 0;
+}
+
+// tinygltf's default expands the path like a shell would (wordexp); a URI is a path, nothing more.
+std::string expand_file_path(const std::string& path, void*) {
+  return path;
+}
+
+bool read_whole_file(std::vector<unsigned char>* out, std::string* err, const std::string& path,
+                     void* user) {
+  auto* state = static_cast<CallbackState*>(user);
+  const std::optional<std::string> key = resource_key(path);
+  const auto found = key ? state->facts->resources.find(*key) : state->facts->resources.end();
+  const std::string uri = found != state->facts->resources.end()
+                              ? escape_for_message(state->facts->uri_as_written.at(*key))
+                              : std::string("(not resolved)");
+  try {
+    if (found == state->facts->resources.end())
+      throw Error(ErrorKind::ModelLoad, "was not resolved inside the model's folder");
+    *out = read_model_resource(found->second, kMaxGltfFileBytes);
+    return true;
+  } catch (const Error& e) {
+    if (!state->error)
+      state->error = std::make_exception_ptr(
+          Error(e.kind(), fmt::format("resource uri '{}' {}", uri, e.what())));
+  } catch (...) {
+    if (!state->error) state->error = std::current_exception();
+  }
+  if (err) *err += "cannot read resource '" + uri + "'";
+  return false;
+}
+
+bool write_whole_file(std::string* err, const std::string&, const std::vector<unsigned char>&,
+                      void*) {
+  if (err) *err += "bindery does not write glTF files";
+  return false;
+}
+
+// Decodes used images (gltf_image.hpp) to RGBA8 into the tinygltf image; leaves the others
+// undecoded (bindery draws none of them).
+bool load_image(tinygltf::Image* image, const int index, std::string* err, std::string*, int, int,
+                const unsigned char* bytes, int size, void* user) {
+  auto* state = static_cast<CallbackState*>(user);
+  const std::vector<bool>& used = state->facts->image_used;
+  if (index < 0 || size_t(index) >= used.size() || !used[size_t(index)]) return true;
+  try {
+    gltf::DecodedImage d = gltf::decode_gltf_image(
+        std::span(bytes, size_t(std::max(size, 0))), fmt::format("image {}", index),
+        state->image_budget_bytes, state->image_bytes_used);
+    image->width = static_cast<int>(d.width);
+    image->height = static_cast<int>(d.height);
+    image->component = 4;
+    image->bits = 8;
+    image->pixel_type = TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE;
+    image->image = std::move(d.rgba);
+    return true;
+  } catch (...) {
+    if (!state->error) state->error = std::current_exception();
+  }
+  if (err) *err += fmt::format("image {} could not be decoded", index);
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Accessors (glTF 2.0 "Accessors"), decoded into doubles: exact for every component type
+//    including uint32 indices; normalized integers mapped as the specification says
+//    (unsigned c / (2^b - 1), signed max(c / (2^(b-1) - 1), -1)).
+
+const char* component_type_name(int type) {
+  switch (type) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+      return "BYTE";
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return "UNSIGNED_BYTE";
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+      return "SHORT";
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+      return "UNSIGNED_SHORT";
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+      return "UNSIGNED_INT";
+    case TINYGLTF_COMPONENT_TYPE_FLOAT:
+      return "FLOAT";
+    default:
+      return "an invalid component type";
+  }
+}
+
+size_t component_size(int type) {
+  switch (type) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return 1;
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+      return 2;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+    case TINYGLTF_COMPONENT_TYPE_FLOAT:
+      return 4;
+    default:
+      return 0;
+  }
+}
+
+double decode_component(const uint8_t* p, int type, bool normalized) {
+  switch (type) {
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return normalized ? v / 65535.0 : v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_SHORT: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return normalized ? std::max(v / 32767.0, -1.0) : v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return normalized ? p[0] / 255.0 : p[0];
+    case TINYGLTF_COMPONENT_TYPE_BYTE: {
+      int8_t v;
+      std::memcpy(&v, p, 1);
+      return normalized ? std::max(v / 127.0, -1.0) : v;
+    }
+  }
+  return 0.0;
+}
+
+struct AccessorData {
+  size_t count = 0, components = 0;
+  int component_type = 0;
+  bool normalized = false;
+  std::vector<double> values;  ///< count x components
+  double get(size_t i, size_t c) const { return values[i * components + c]; }
+};
+
+// The bytes [offset, offset + (count - 1) * stride + element) of bufferView `view`, checked to lie
+// inside the view and the view inside its buffer (glTF 2.0 "Accessors": data alignment and
+// bounds). Every sum is compared against a size first, so nothing can wrap around.
+const uint8_t* view_bytes(const tinygltf::Model& model, const std::string& path,
+                          const std::string& what, int view, uint64_t offset, uint64_t count,
+                          uint64_t element, uint64_t stride) {
+  if (view < 0 || size_t(view) >= model.bufferViews.size())
+    fail(path, fmt::format("{}: bufferView {} does not exist ({} bufferViews)", what, view,
+                           model.bufferViews.size()));
+  const tinygltf::BufferView& bv = model.bufferViews[view];
+  if (bv.buffer < 0 || size_t(bv.buffer) >= model.buffers.size())
+    fail(path, fmt::format("bufferView {} names buffer {}, which does not exist ({} buffers)", view,
+                           bv.buffer, model.buffers.size()));
+  const uint64_t buffer_size = model.buffers[bv.buffer].data.size();
+  if (bv.byteOffset > buffer_size || bv.byteLength > buffer_size - bv.byteOffset)
+    fail(path, fmt::format("bufferView {} (byteOffset {} + byteLength {}) exceeds buffer {} of {} "
+                           "bytes",
+                           view, bv.byteOffset, bv.byteLength, bv.buffer, buffer_size));
+  if (count > 0) {
+    const uint64_t length = bv.byteLength;
+    const bool fits = offset <= length && element <= length - offset &&
+                      (count - 1) <= (length - offset - element) / stride;
+    if (!fits)
+      fail(path, fmt::format("{}: {} elements of {} bytes at stride {} from byteOffset {} do not "
+                             "fit bufferView {} of {} bytes",
+                             what, count, element, stride, offset, view, length));
+  }
+  return model.buffers[bv.buffer].data.data() + bv.byteOffset + offset;
+}
+
+AccessorData read_accessor(const tinygltf::Model& model, int index, const std::string& path,
+                           const std::string& role) {
+  if (index < 0 || size_t(index) >= model.accessors.size())
+    fail(path, fmt::format("{}: accessor {} does not exist ({} accessors)", role, index,
+                           model.accessors.size()));
+  const tinygltf::Accessor& a = model.accessors[index];
+  const std::string what = fmt::format("{} accessor {}", role, index);
+  AccessorData d;
+  d.component_type = a.componentType;
+  d.normalized = a.normalized;
+  const size_t bytes = component_size(a.componentType);
+  const int comps = tinygltf::GetNumComponentsInType(a.type);
+  if (bytes == 0 || comps <= 0 || comps > 4)
+    fail(path, fmt::format("{}: componentType {} / type {} is not a vector or scalar accessor",
+                           what, a.componentType, a.type));
+  d.components = static_cast<size_t>(comps);
+  if (a.count > kMaxAccessorCount)
+    fail(path, fmt::format("{}: count {} exceeds bindery's limit of {} elements per accessor", what,
+                           a.count, kMaxAccessorCount));
+  d.count = a.count;
+  const size_t element = d.components * bytes;
+  d.values.assign(d.count * d.components, 0.0);  // no bufferView: all zeros ("Accessors")
+  if (a.bufferView >= 0) {
+    const tinygltf::BufferView* bv = size_t(a.bufferView) < model.bufferViews.size()
+                                         ? &model.bufferViews[a.bufferView]
+                                         : nullptr;
+    const size_t stride = bv && bv->byteStride ? bv->byteStride : element;
+    if (stride < element)
+      fail(path, fmt::format("{}: bufferView {} byteStride {} is smaller than the {}-byte element",
+                             what, a.bufferView, stride, element));
+    const uint8_t* base =
+        view_bytes(model, path, what, a.bufferView, a.byteOffset, d.count, element, stride);
+    for (size_t i = 0; i < d.count; ++i)
+      for (size_t c = 0; c < d.components; ++c)
+        d.values[i * d.components + c] =
+            decode_component(base + i * stride + c * bytes, a.componentType, a.normalized);
+  }
+  if (a.sparse.isSparse) {
+    // Sparse: `count` (index, value) pairs replace elements of the base; indices and values are
+    // tightly packed in their bufferViews.
+    const auto& s = a.sparse;
+    if (s.count < 1 || uint64_t(s.count) > d.count)
+      fail(path,
+           fmt::format("{}: sparse.count {} is outside 1..count ({})", what, s.count, d.count));
+    const int index_type = s.indices.componentType;
+    if (index_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
+        index_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+        index_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
+      fail(path, fmt::format("{}: sparse.indices.componentType {} is not UNSIGNED_BYTE, "
+                             "UNSIGNED_SHORT or UNSIGNED_INT",
+                             what, index_type));
+    if (s.indices.byteOffset < 0 || s.values.byteOffset < 0)
+      fail(path, fmt::format("{}: sparse byteOffset is negative", what));
+    const size_t index_bytes = component_size(index_type);
+    const uint8_t* indices =
+        view_bytes(model, path, what + " sparse.indices", s.indices.bufferView,
+                   uint64_t(s.indices.byteOffset), uint64_t(s.count), index_bytes, index_bytes);
+    const uint8_t* values =
+        view_bytes(model, path, what + " sparse.values", s.values.bufferView,
+                   uint64_t(s.values.byteOffset), uint64_t(s.count), element, element);
+    for (int k = 0; k < s.count; ++k) {
+      const double target = decode_component(indices + size_t(k) * index_bytes, index_type, false);
+      if (target >= double(d.count))
+        fail(path, fmt::format("{}: sparse index {} = {} is out of range (count {})", what, k,
+                               uint64_t(target), d.count));
+      const size_t i = static_cast<size_t>(target);
+      for (size_t c = 0; c < d.components; ++c)
+        d.values[i * d.components + c] = decode_component(values + size_t(k) * element + c * bytes,
+                                                          a.componentType, a.normalized);
+    }
+  }
+  return d;
+}
+
+// Component types each attribute may use: glTF 2.0 core ("Meshes", attribute table) and, when
+// the file uses it, KHR_mesh_quantization's additions.
+enum class Semantic { position, normal, texcoord, color };
+
+bool component_type_allowed(Semantic s, int type, bool normalized, bool quantization) {
+  const bool is_float = type == TINYGLTF_COMPONENT_TYPE_FLOAT;
+  const bool u8 = type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE;
+  const bool u16 = type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+  const bool i8 = type == TINYGLTF_COMPONENT_TYPE_BYTE;
+  const bool i16 = type == TINYGLTF_COMPONENT_TYPE_SHORT;
+  switch (s) {
+    case Semantic::position:
+      return is_float || (quantization && (u8 || u16 || i8 || i16));
+    case Semantic::normal:
+      return is_float || (quantization && normalized && (i8 || i16));
+    case Semantic::texcoord:
+      return is_float || (normalized && (u8 || u16)) || (quantization && (u8 || u16 || i8 || i16));
+    case Semantic::color:
+      return is_float || (normalized && (u8 || u16));
+  }
+  return false;
+}
+
+const char* allowed_text(Semantic s) {
+  switch (s) {
+    case Semantic::position:
+      return "FLOAT; KHR_mesh_quantization adds BYTE, UNSIGNED_BYTE, SHORT, UNSIGNED_SHORT";
+    case Semantic::normal:
+      return "FLOAT; KHR_mesh_quantization adds normalized BYTE and SHORT";
+    case Semantic::texcoord:
+      return "FLOAT, normalized UNSIGNED_BYTE or UNSIGNED_SHORT; KHR_mesh_quantization adds BYTE, "
+             "SHORT and non-normalized integers";
+    case Semantic::color:
+      return "FLOAT, normalized UNSIGNED_BYTE or UNSIGNED_SHORT";
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Samplers and node transforms.
+
+// glTF sampler -> SamplerData ("Samplers"; undefined filters: the article's defaults).
+SamplerData sampler_data(const tinygltf::Model& model, int index, const std::string& path) {
+  SamplerData s;
+  s.address_mode_u = s.address_mode_v = AddressMode::repeat;  // no sampler: repeat wrapping
+  if (index < 0) return s;
+  if (size_t(index) >= model.samplers.size())
+    fail(path,
+         fmt::format("sampler {} does not exist ({} samplers)", index, model.samplers.size()));
+  const tinygltf::Sampler& g = model.samplers[index];
+  auto wrap = [&](int mode, const char* field) {
+    switch (mode) {
+      case TINYGLTF_TEXTURE_WRAP_REPEAT:
+        return AddressMode::repeat;
+      case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE:
+        return AddressMode::clamp_to_edge;
+      case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT:
+        return AddressMode::mirror_repeat;
+    }
+    fail(path, fmt::format("sampler {}: {} {} is not 33071, 33648 or 10497", index, field, mode));
+  };
+  s.address_mode_u = wrap(g.wrapS, "wrapS");
+  s.address_mode_v = wrap(g.wrapT, "wrapT");
+  switch (g.magFilter) {
+    case -1:
+      break;
+    case TINYGLTF_TEXTURE_FILTER_NEAREST:
+      s.mag_filter = FilterMode::nearest;
+      break;
+    case TINYGLTF_TEXTURE_FILTER_LINEAR:
+      s.mag_filter = FilterMode::linear;
+      break;
+    default:
+      fail(path, fmt::format("sampler {}: magFilter {} is not 9728 or 9729", index, g.magFilter));
+  }
+  const FilterMode n = FilterMode::nearest, l = FilterMode::linear;
+  switch (g.minFilter) {
+    case -1:
+      break;
+    case TINYGLTF_TEXTURE_FILTER_NEAREST:
+      s.min_filter = n;
+      s.use_mipmaps = false;
+      break;
+    case TINYGLTF_TEXTURE_FILTER_LINEAR:
+      s.min_filter = l;
+      s.use_mipmaps = false;
+      break;
+    case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_NEAREST:
+      std::tie(s.min_filter, s.mipmap_filter) = std::pair(n, n);
+      break;
+    case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_NEAREST:
+      std::tie(s.min_filter, s.mipmap_filter) = std::pair(l, n);
+      break;
+    case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_LINEAR:
+      std::tie(s.min_filter, s.mipmap_filter) = std::pair(n, l);
+      break;
+    case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR:
+      std::tie(s.min_filter, s.mipmap_filter) = std::pair(l, l);
+      break;
+    default:
+      fail(path, fmt::format("sampler {}: minFilter {} is not 9728, 9729 or 9984..9987", index,
+                             g.minFilter));
+  }
+  return s;
+}
+
+// `v` as a float, refused when it is not finite as one (glTF 2.0 node transforms are floats).
+float to_float(double v, const std::string& path, int node, const char* field, size_t i) {
+  if (!(std::abs(v) <= double(FLT_MAX)))
+    fail(path, fmt::format("node {}: {}[{}] = {} is not finite as a 32-bit float (glTF node "
+                           "transforms are floats)",
+                           node, field, i, v));
+  return static_cast<float>(v);
+}
+
+bool all_finite(const glm::mat4& m) {
+  const float* p = glm::value_ptr(m);
+  return std::all_of(p, p + 16, [](float v) { return std::isfinite(v); });
+}
+
+// The node's local matrix (glTF 2.0 "Transformations": matrix, or T * R * S), refused naming the
+// node when a value or the composed matrix is not finite in float.
+glm::mat4 local_matrix(const tinygltf::Node& n, int node, const std::string& path) {
+  auto vec = [&](const std::vector<double>& v, const char* field) {
+    std::vector<float> f(v.size());
+    for (size_t i = 0; i < v.size(); ++i) f[i] = to_float(v[i], path, node, field, i);
+    return f;
+  };
+  glm::mat4 m(1.0f);
+  if (n.matrix.size() == 16) {
+    const std::vector<float> f = vec(n.matrix, "matrix");
+    std::copy(f.begin(), f.end(), glm::value_ptr(m));
+    return m;
+  }
+  if (n.translation.size() == 3) {
+    const std::vector<float> t = vec(n.translation, "translation");
+    m = glm::translate(m, glm::vec3(t[0], t[1], t[2]));
+  }
+  if (n.rotation.size() == 4) {
+    const std::vector<float> r = vec(n.rotation, "rotation");
+    m *= glm::mat4_cast(glm::quat(r[3], r[0], r[1], r[2]));
+  }
+  if (n.scale.size() == 3) {
+    const std::vector<float> s = vec(n.scale, "scale");
+    m = glm::scale(m, glm::vec3(s[0], s[1], s[2]));
+  }
+  if (!all_finite(m))
+    fail(path, fmt::format("node {}: its translation, rotation and scale compose to a matrix that "
+                           "is not finite in 32-bit float",
+                           node));
+  return m;
+}
+
+uint8_t to_unorm8(double v) {
+  return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. The loader: one member function per stage (load() runs them in order).
+
+constexpr uint32_t kSkipped = UINT32_MAX;  // a primitive bindery does not draw
+
+// One drawn primitive of one copy of the model.
+struct Part {
+  uint32_t mesh, material;
+  glm::mat4 world;
+  int node;
+};
+
+class GltfLoader {
+ public:
+  GltfLoader(const std::string& path, uint32_t instances, const GltfLoadOptions& options,
+             std::string& stage)
+      : path_(path), instances_(instances), options_(options), stage_(stage) {}
+
+  Scene load() {
+    read_and_validate_json();
+    parse_model();
+    begin_scene();
+    build_materials();
+    walk_nodes();
+    place_instances();
+    place_camera();
+    return std::move(scene_);
+  }
+
+ private:
+  void read_and_validate_json();
+  void parse_model();
+  void begin_scene();
+  void warn_once(std::string line);
+  uint32_t sampler_index(const SamplerData& s);
+  std::pair<uint32_t, uint32_t> texture_for(int gltf_texture);
+  Material convert_material(const tinygltf::Material& m, size_t index);
+  void build_materials();
+  std::optional<AccessorData> read_attribute(const tinygltf::Primitive& p, const std::string& what,
+                                             const std::string& name, Semantic semantic,
+                                             std::initializer_list<size_t> components);
+  uint32_t build_mesh(int mesh_index, int prim_index, bool mirrored);
+  void build_vertices(Mesh& mesh, const tinygltf::Primitive& p, const tinygltf::Material& material,
+                      const std::string& what);
+  std::vector<uint32_t> vertex_sequence(const tinygltf::Primitive& p, size_t vertex_count,
+                                        const std::string& what);
+  void visit(int node, const glm::mat4& parent);
+  std::vector<int> scene_roots();
+  void walk_nodes();
+  void place_instances();
+  void place_camera();
+
+  const std::string& path_;
+  const uint32_t instances_;
+  const GltfLoadOptions options_;
+  std::string& stage_;  ///< what is being done, for the messages of unexpected exceptions
+  std::string bytes_;
+  bool binary_ = false;
+  gltf::GltfJsonFacts facts_;
+  tinygltf::Model model_;
+  bool quantization_ = false;
+  Scene scene_;
+  std::map<int, uint32_t> texture_of_image_;
+  const tinygltf::Material default_gltf_material_{};
+  uint32_t default_material_ = 0;
+  std::map<std::tuple<int, int, bool>, uint32_t> mesh_of_primitive_;
+  std::vector<Part> parts_;
+  std::vector<int> stack_;  ///< nodes on the current path, for cycle detection
+  glm::vec3 extent_{0.0f};  ///< the model's extent (world bounds after node transforms)
+  float spacing_ = 0.0f;    ///< distance between copies on the grid
+  uint32_t side_ = 1;       ///< copies per grid row
+};
+
+// Stage 1: bindery's own checks of the JSON (gltf_json.hpp), before tinygltf sees the file.
+void GltfLoader::read_and_validate_json() {
+  bytes_ = read_input_file(path_, "glTF", kMaxGltfFileBytes);
+  stage_ = "checking the JSON";
+  binary_ = has_glb_magic(bytes_);
+  std::filesystem::path dir = std::filesystem::path(path_).parent_path();
+  if (dir.empty()) dir = ".";
+  facts_ = gltf::check_gltf_json(path_, json_text(path_, bytes_), dir);
+}
+
+// Stage 2: tinygltf, with file callbacks that open only what stage 1 resolved and an image
+// callback that decodes only the images materials use.
+void GltfLoader::parse_model() {
+  stage_ = "parsing the file with tinygltf";
+  tinygltf::TinyGLTF loader;
+  CallbackState callbacks;
+  callbacks.facts = &facts_;
+  callbacks.image_budget_bytes = options_.image_budget_bytes;
+  loader.SetFsCallbacks(
+      {&file_exists, &expand_file_path, &read_whole_file, &write_whole_file, &callbacks});
+  loader.SetImageLoader(&load_image, &callbacks);
+  std::string err, warn;
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes_.data());
+  const auto size = static_cast<unsigned>(bytes_.size());
+  const bool ok = binary_ ? loader.LoadBinaryFromMemory(&model_, &err, &warn, data, size,
+                                                        kModelFolder)
+                          : loader.LoadASCIIFromString(&model_, &err, &warn, bytes_.data(), size,
+                                                       kModelFolder);
+  std::string().swap(bytes_);  // the file's bytes are in model_ now
+  if (callbacks.error) {
+    try {
+      std::rethrow_exception(callbacks.error);
+    } catch (const Error& e) {
+      throw Error(e.kind(), fmt::format("glTF '{}': {}", path_, e.what()));
+    }
+  }
+  if (!ok) {
+    std::string msg = err.empty() ? std::string("not a readable glTF 2.0 file") : err;
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == '\r')) msg.pop_back();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    fail(path_, escape_for_message(msg));
+  }
+  auto uses = [](const std::vector<std::string>& names) {
+    return std::count(names.begin(), names.end(), "KHR_mesh_quantization") > 0;
+  };
+  quantization_ = uses(model_.extensionsUsed) || uses(model_.extensionsRequired);
+}
+
+void GltfLoader::begin_scene() {
+  scene_.name = "gltf";
+  // Texture 0 is white: materials without a base colour texture sample it (factor only).
+  scene_.textures.push_back(make_texture_with_mips("white", 1, 1, {255, 255, 255, 255}));
+  if (!model_.animations.empty())
+    warn_once("animations are not played (nodes keep their own transforms)");
+  if (!model_.skins.empty()) warn_once("skins are not applied (meshes are drawn unskinned)");
+}
+
+void GltfLoader::warn_once(std::string line) {
+  if (std::find(scene_.warnings.begin(), scene_.warnings.end(), line) == scene_.warnings.end())
+    scene_.warnings.push_back(std::move(line));
+}
+
+uint32_t GltfLoader::sampler_index(const SamplerData& s) {
+  auto it = std::find(scene_.samplers.begin(), scene_.samplers.end(), s);
+  if (it != scene_.samplers.end()) return static_cast<uint32_t>(it - scene_.samplers.begin());
+  scene_.samplers.push_back(s);
+  return static_cast<uint32_t>(scene_.samplers.size() - 1);
+}
+
+// A base colour texture -> (scene texture, scene sampler). Its image was decoded to RGBA8 by
+// load_image; the pixels move into the scene's texture (no copy).
+std::pair<uint32_t, uint32_t> GltfLoader::texture_for(int gltf_texture) {
+  if (gltf_texture < 0) return {0, 0};  // no base colour texture: white
+  if (size_t(gltf_texture) >= model_.textures.size())
+    fail(path_, fmt::format("texture {} does not exist ({} textures)", gltf_texture,
+                            model_.textures.size()));
+  const tinygltf::Texture& tex = model_.textures[gltf_texture];
+  const uint32_t sampler = sampler_index(sampler_data(model_, tex.sampler, path_));
+  const int source = tex.source;
+  if (source < 0 || size_t(source) >= model_.images.size())
+    fail(path_, fmt::format("texture {} names image {}, which does not exist ({} images)",
+                            gltf_texture, source, model_.images.size()));
+  auto it = texture_of_image_.find(source);
+  if (it != texture_of_image_.end()) return {it->second, sampler};
+  stage_ = fmt::format("converting image {}", source);
+  tinygltf::Image& img = model_.images[source];
+  const size_t bytes = size_t(std::max(img.width, 0)) * size_t(std::max(img.height, 0)) * 4;
+  if (img.width <= 0 || img.height <= 0 || img.component != 4 || img.bits != 8 ||
+      img.image.size() != bytes)
+    fail(path_, fmt::format("image {} ('{}') could not be read or decoded", source,
+                            escape_for_message(img.uri.empty() ? img.name : img.uri)));
+  scene_.textures.push_back(make_texture_with_mips(img.name.empty() ? img.uri : img.name,
+                                                   uint32_t(img.width), uint32_t(img.height),
+                                                   std::move(img.image)));
+  const uint32_t t = static_cast<uint32_t>(scene_.textures.size() - 1);
+  texture_of_image_[source] = t;
+  return {t, sampler};
+}
+
+Material GltfLoader::convert_material(const tinygltf::Material& m, size_t index) {
+  stage_ = fmt::format("reading material {}", index);
+  Material mat;
+  const auto& f = m.pbrMetallicRoughness.baseColorFactor;
+  if (f.size() == 4) mat.color = glm::vec4(f[0], f[1], f[2], f[3]);
+  const double roughness = std::clamp(m.pbrMetallicRoughness.roughnessFactor, 0.0, 1.0);
+  mat.shininess = static_cast<float>(2.0 + (1.0 - roughness) * 118.0);
+  const tinygltf::TextureInfo& base = m.pbrMetallicRoughness.baseColorTexture;
+  std::tie(mat.texture, mat.sampler) = texture_for(base.index);
+  if (base.extensions.count("KHR_texture_transform"))
+    warn_once("KHR_texture_transform is not applied (textures keep their own placement)");
+  if (m.alphaMode == "OPAQUE" || m.alphaMode.empty()) {
+    mat.alpha_mode = AlphaMode::opaque;
+  } else if (m.alphaMode == "MASK") {
+    mat.alpha_mode = AlphaMode::mask;
+    if (!(m.alphaCutoff >= 0.0) || !std::isfinite(m.alphaCutoff))
+      fail(path_,
+           fmt::format("material {}: alphaCutoff {} is not a number >= 0", index, m.alphaCutoff));
+    mat.alpha_cutoff = static_cast<float>(m.alphaCutoff);
+  } else if (m.alphaMode == "BLEND") {
+    mat.alpha_mode = AlphaMode::blend;
+  } else {
+    fail(path_, fmt::format("material {}: alphaMode '{}' is not OPAQUE, MASK or BLEND", index,
+                            escape_for_message(m.alphaMode)));
+  }
+  return mat;
+}
+
+// Stage 3: glTF material i -> scene material i; the default material (every property at its
+// default: base colour 1, roughness 1; "Default Material") at the end.
+void GltfLoader::build_materials() {
+  for (size_t i = 0; i < model_.materials.size(); ++i)
+    scene_.materials.push_back(convert_material(model_.materials[i], i));
+  default_material_ = static_cast<uint32_t>(scene_.materials.size());
+  scene_.materials.push_back(convert_material(default_gltf_material_, default_material_));
+}
+
+// One attribute of a primitive: read, its component count and type checked (glTF 2.0 "Meshes"
+// and KHR_mesh_quantization), every value finite (glTF 2.0 "Accessors": no NaN or infinity).
+std::optional<AccessorData> GltfLoader::read_attribute(const tinygltf::Primitive& p,
+                                                       const std::string& what,
+                                                       const std::string& name, Semantic semantic,
+                                                       std::initializer_list<size_t> components) {
+  auto it = p.attributes.find(name);
+  if (it == p.attributes.end()) return std::nullopt;
+  const std::string role = fmt::format("{} {}", what, name);
+  stage_ = fmt::format("reading {} (accessor {})", role, it->second);
+  AccessorData d = read_accessor(model_, it->second, path_, role);
+  if (std::find(components.begin(), components.end(), d.components) == components.end())
+    fail(path_, fmt::format("{} accessor {} has {} components per element; {} takes {}", role,
+                            it->second, d.components, name, fmt::join(components, " or ")));
+  if (!component_type_allowed(semantic, d.component_type, d.normalized, quantization_))
+    fail(path_, fmt::format("{} accessor {} is {}{}; glTF 2.0 allows {}{}", role, it->second,
+                            d.normalized ? "normalized " : "",
+                            component_type_name(d.component_type), allowed_text(semantic),
+                            quantization_ || semantic == Semantic::color
+                                ? ""
+                                : " (the file does not use KHR_mesh_quantization)"));
+  for (size_t i = 0; i < d.values.size(); ++i)
+    if (!std::isfinite(d.values[i]))
+      fail(path_, fmt::format("{} {} is not finite (glTF 2.0 accessors hold no NaN or infinity)",
+                              role, i / d.components));
+  return d;
+}
+
+// A primitive's vertices: POSITION (bounds kept, their extent finite in float), the base colour
+// texture's TEXCOORD_n, NORMAL and COLOR_0, each with one element per vertex.
+void GltfLoader::build_vertices(Mesh& mesh, const tinygltf::Primitive& p,
+                                const tinygltf::Material& material, const std::string& what) {
+  const std::optional<AccessorData> pos =
+      read_attribute(p, what, "POSITION", Semantic::position, {3});
+  if (!pos) fail(path_, what + " has no POSITION attribute");
+  const size_t vertex_count = pos->count;
+  auto check_count = [&](const std::optional<AccessorData>& d, const std::string& name) {
+    if (d && d->count != vertex_count)
+      fail(path_, fmt::format("{}: {} has {} elements, POSITION {} (one per vertex required)",
+                              what, name, d->count, vertex_count));
+  };
+  const std::string texcoord_name =
+      fmt::format("TEXCOORD_{}", material.pbrMetallicRoughness.baseColorTexture.texCoord);
+  const std::optional<AccessorData> uv =
+      read_attribute(p, what, texcoord_name, Semantic::texcoord, {2});
+  const std::optional<AccessorData> normal =
+      read_attribute(p, what, "NORMAL", Semantic::normal, {3});
+  const std::optional<AccessorData> color =
+      read_attribute(p, what, "COLOR_0", Semantic::color, {3, 4});
+  check_count(uv, texcoord_name);
+  check_count(normal, "NORMAL");
+  check_count(color, "COLOR_0");
+
+  mesh.vertices.resize(vertex_count);
+  glm::vec3 lo(INFINITY), hi(-INFINITY);
+  for (size_t i = 0; i < vertex_count; ++i) {
+    Vertex& v = mesh.vertices[i];
+    v.position = glm::vec3(pos->get(i, 0), pos->get(i, 1), pos->get(i, 2));
+    if (!std::isfinite(v.position.x) || !std::isfinite(v.position.y) ||
+        !std::isfinite(v.position.z))
+      fail(path_, fmt::format("{}: POSITION {} is not finite", what, i));
+    lo = glm::min(lo, v.position);
+    hi = glm::max(hi, v.position);
+    if (uv) v.texcoord = glm::vec2(uv->get(i, 0), uv->get(i, 1));
+    if (normal) v.normal = glm::vec3(normal->get(i, 0), normal->get(i, 1), normal->get(i, 2));
+    if (color)
+      v.color = glm::u8vec4(to_unorm8(color->get(i, 0)), to_unorm8(color->get(i, 1)),
+                            to_unorm8(color->get(i, 2)),
+                            color->components == 4 ? to_unorm8(color->get(i, 3)) : 255);
+  }
+  mesh.bounds_min = vertex_count ? lo : glm::vec3(0);
+  mesh.bounds_max = vertex_count ? hi : glm::vec3(0);
+  const glm::vec3 extent = mesh.bounds_max - mesh.bounds_min;
+  if (!std::isfinite(extent.x) || !std::isfinite(extent.y) || !std::isfinite(extent.z))
+    fail(path_, fmt::format("{}: the POSITION extent (max - min) overflows 32-bit float", what));
+}
+
+// The primitive's vertex sequence: its indices (each below `vertex_count`), or 0..count-1.
+std::vector<uint32_t> GltfLoader::vertex_sequence(const tinygltf::Primitive& p,
+                                                  size_t vertex_count, const std::string& what) {
+  std::vector<uint32_t> sequence;
+  if (p.indices < -1)
+    fail(path_, fmt::format("{}: indices accessor {} does not exist", what, p.indices));
+  if (p.indices < 0) {
+    sequence.resize(vertex_count);
+    for (size_t i = 0; i < vertex_count; ++i) sequence[i] = static_cast<uint32_t>(i);
+    return sequence;
+  }
+  stage_ = fmt::format("reading {} indices (accessor {})", what, p.indices);
+  const AccessorData idx = read_accessor(model_, p.indices, path_, what + " indices");
+  if (idx.components != 1 || (idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
+                              idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+                              idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT))
+    fail(path_, fmt::format("{}: indices accessor {} is not UNSIGNED_BYTE, UNSIGNED_SHORT or "
+                            "UNSIGNED_INT scalars",
+                            what, p.indices));
+  sequence.resize(idx.count);
+  for (size_t i = 0; i < idx.count; ++i) {
+    const double v = idx.values[i];
+    if (v >= double(vertex_count))
+      fail(path_, fmt::format("{}: index {} = {} is out of range (vertex count {})", what, i,
+                              static_cast<uint64_t>(v), vertex_count));
+    sequence[i] = static_cast<uint32_t>(v);
+  }
+  return sequence;
+}
+
+// One Mesh per (glTF mesh, primitive, mirrored) drawn, built once; kSkipped for primitives
+// bindery does not draw (points, lines, nothing whole to draw), with a warning.
+uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
+  const auto key = std::make_tuple(mesh_index, prim_index, mirrored);
+  if (auto it = mesh_of_primitive_.find(key); it != mesh_of_primitive_.end()) return it->second;
+  const tinygltf::Primitive& p = model_.meshes[mesh_index].primitives[prim_index];
+  const std::string what = fmt::format("mesh {} primitive {}", mesh_index, prim_index);
+  stage_ = "reading " + what;
+  const int mode = p.mode < 0 ? gltf::kTriangles : p.mode;
+  if (gltf::mode_name(mode).empty())
+    fail(path_, fmt::format("{}: mode {} is not a glTF primitive mode (0..6)", what, p.mode));
+  if (mode != gltf::kTriangles && mode != gltf::kTriangleStrip && mode != gltf::kTriangleFan) {
+    warn_once(fmt::format("{}: mode {} ({}) skipped: bindery draws triangles only", what, mode,
+                          gltf::mode_name(mode)));
+    return mesh_of_primitive_[key] = kSkipped;
+  }
+  if (p.material >= 0 && size_t(p.material) >= model_.materials.size())
+    fail(path_, fmt::format("{} names material {}, which does not exist ({} materials)", what,
+                            p.material, model_.materials.size()));
+  const tinygltf::Material& material =
+      p.material >= 0 ? model_.materials[p.material] : default_gltf_material_;
+
+  Mesh mesh;
+  mesh.name = fmt::format("{}/{}", model_.meshes[mesh_index].name, prim_index);
+  build_vertices(mesh, p, material, what);
+  const std::vector<uint32_t> sequence = vertex_sequence(p, mesh.vertices.size(), what);
+  stage_ = "building the triangles of " + what;
+  mesh.indices = gltf::triangle_list(mode, sequence);
+  if (mode == gltf::kTriangles && sequence.size() % 3 != 0)
+    warn_once(fmt::format("{}: {} vertices are not whole triangles; the last {} ignored", what,
+                          sequence.size(), sequence.size() % 3));
+  if (mesh.indices.empty()) {  // nothing to draw: skipped (a draw of 0 indices binds 0 bytes)
+    warn_once(
+        fmt::format("{}: {} vertices make no whole triangle; skipped", what, sequence.size()));
+    return mesh_of_primitive_[key] = kSkipped;
+  }
+  if (p.attributes.count("NORMAL") == 0)
+    gltf::make_flat_normals(mesh);                      // "Meshes": flat normals when missing
+  if (mirrored) gltf::reverse_winding(mesh.indices);     // "Transformations": det < 0
+  if (material.doubleSided) gltf::add_back_faces(mesh);  // "Double Sided"
+  mesh.index16 = mesh.vertices.size() <= 65536;
+  scene_.meshes.push_back(std::move(mesh));
+  return mesh_of_primitive_[key] = static_cast<uint32_t>(scene_.meshes.size() - 1);
+}
+
+// Visits `node` under the world matrix `parent`: its primitives become Parts.
+void GltfLoader::visit(int node, const glm::mat4& parent) {
+  if (node < 0 || size_t(node) >= model_.nodes.size())
+    fail(path_, fmt::format("node {} does not exist ({} nodes)", node, model_.nodes.size()));
+  if (std::find(stack_.begin(), stack_.end(), node) != stack_.end())
+    fail(path_, fmt::format("node {} is its own ancestor (the node hierarchy has a cycle)", node));
+  if (stack_.size() >= size_t(kMaxNodeDepth))
+    fail(path_, fmt::format("node hierarchy deeper than {} levels", kMaxNodeDepth));
+  stack_.push_back(node);
+  const tinygltf::Node& n = model_.nodes[node];
+  const glm::mat4 world = parent * local_matrix(n, node, path_);
+  if (!all_finite(world))
+    fail(path_, fmt::format("node {}: its world matrix (its transform times its ancestors') is "
+                            "not finite in 32-bit float",
+                            node));
+  if (n.mesh >= 0) {
+    if (size_t(n.mesh) >= model_.meshes.size())
+      fail(path_, fmt::format("node {} names mesh {} which does not exist", node, n.mesh));
+    // "Transformations": a negative determinant mirrors; its front faces are clockwise.
+    const bool mirrored = glm::determinant(glm::mat3(world)) < 0.0f;
+    const auto& prims = model_.meshes[n.mesh].primitives;
+    for (size_t p = 0; p < prims.size(); ++p) {
+      const uint32_t mesh = build_mesh(n.mesh, static_cast<int>(p), mirrored);
+      if (mesh == kSkipped) continue;
+      const int mat = prims[p].material;
+      parts_.push_back({mesh, mat >= 0 ? uint32_t(mat) : default_material_, world, node});
+    }
+  }
+  for (int child : n.children) visit(child, world);
+  stack_.pop_back();
+}
+
+// The default scene's root nodes; without scenes, every node that is no other node's child.
+// glTF 2.0 §3.5.3: the node hierarchy is a set of disjoint trees, so no node has two parents
+// (a node listed twice would be drawn twice per path, and 40 such levels are 2^40 draws).
+std::vector<int> GltfLoader::scene_roots() {
+  std::vector<int> parents(model_.nodes.size(), 0);
+  for (size_t i = 0; i < model_.nodes.size(); ++i)
+    for (int c : model_.nodes[i].children)
+      if (c >= 0 && size_t(c) < parents.size() && ++parents[c] > 1)
+        fail(path_, fmt::format("node {} has more than one parent (node {} lists it again); glTF "
+                                "node hierarchies are disjoint trees",
+                                c, i));
+  if (model_.defaultScene >= 0 && size_t(model_.defaultScene) >= model_.scenes.size())
+    fail(path_, fmt::format("the default scene {} does not exist ({} scenes)",
+                            model_.defaultScene, model_.scenes.size()));
+  const int scene_index = model_.defaultScene >= 0 ? model_.defaultScene : 0;
+  if (!model_.scenes.empty()) return model_.scenes[scene_index].nodes;
+  std::vector<int> roots;
+  for (size_t i = 0; i < model_.nodes.size(); ++i)
+    if (parents[i] == 0) roots.push_back(static_cast<int>(i));
+  return roots;
+}
+
+// Stage 4: one copy of the model: (mesh, material, node world matrix) per drawn primitive.
+void GltfLoader::walk_nodes() {
+  stage_ = "walking the node hierarchy";
+  for (int r : scene_roots()) visit(r, glm::mat4(1.0f));
+  if (parts_.empty())
+    fail(path_, scene_.warnings.empty()
+                    ? std::string("the scene has no triangle primitives to draw")
+                    : fmt::format("the scene has no triangle primitives to draw ({})",
+                                  fmt::join(scene_.warnings, "; ")));
+}
+
+// Stage 5: `instances_` copies on a square grid in the XZ plane, centred on the origin; the
+// model's bounds (model space after node transforms) and every placement finite in float.
+void GltfLoader::place_instances() {
+  stage_ = "placing the instances";
+  glm::vec3 lo(INFINITY), hi(-INFINITY);
+  for (const Part& p : parts_) {
+    const Mesh& m = scene_.meshes[p.mesh];
+    for (int c = 0; c < 8; ++c) {
+      const glm::vec3 corner((c & 1) ? m.bounds_max.x : m.bounds_min.x,
+                             (c & 2) ? m.bounds_max.y : m.bounds_min.y,
+                             (c & 4) ? m.bounds_max.z : m.bounds_min.z);
+      const glm::vec3 w = glm::vec3(p.world * glm::vec4(corner, 1.0f));
+      if (!std::isfinite(w.x) || !std::isfinite(w.y) || !std::isfinite(w.z))
+        fail(path_, fmt::format("node {}: its mesh's bounds under its world matrix are not "
+                                "finite in 32-bit float",
+                                p.node));
+      lo = glm::min(lo, w);
+      hi = glm::max(hi, w);
+    }
+  }
+  extent_ = glm::max(hi - lo, glm::vec3(1e-3f));
+  const glm::vec3 center = lo * 0.5f + hi * 0.5f;  // == (lo + hi) * 0.5, without overflow
+  spacing_ = std::max({extent_.x, extent_.z}) * 1.25f;
+  side_ = static_cast<uint32_t>(std::ceil(std::sqrt(double(instances_))));
+  const float reach = (float(side_) - 1) * 0.5f * spacing_ +
+                      std::max({std::abs(center.x), std::abs(center.y), std::abs(center.z)});
+  if (!std::isfinite(extent_.x) || !std::isfinite(extent_.y) || !std::isfinite(extent_.z) ||
+      !std::isfinite(center.x + center.y + center.z) || !std::isfinite(reach))
+    fail(path_, fmt::format("the model's bounds ({}, {}, {}) .. ({}, {}, {}) placed {} times on a "
+                            "grid are not finite in 32-bit float",
+                            lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, instances_));
+
+  constexpr uint64_t kMaxObjects = 10'000'000;  // the same cap as --objects
+  if (uint64_t(parts_.size()) * instances_ > kMaxObjects)
+    throw Error(
+        ErrorKind::SceneInput,
+        fmt::format("glTF scene: {} instances x {} drawn primitives = {} objects exceeds "
+                    "the maximum {}",
+                    instances_, parts_.size(), uint64_t(parts_.size()) * instances_, kMaxObjects));
+  for (uint32_t k = 0; k < instances_; ++k) {
+    const float gx = (float(k % side_) - (side_ - 1) * 0.5f) * spacing_;
+    const float gz = (float(k / side_) - (side_ - 1) * 0.5f) * spacing_;
+    const glm::mat4 place = glm::translate(glm::mat4(1.0f), glm::vec3(gx, 0, gz) - center);
+    for (const Part& p : parts_) {
+      Object o;
+      o.mesh = p.mesh;
+      o.material = p.material;
+      o.placement = place * p.world;
+      o.animated = false;
+      scene_.objects.push_back(o);
+    }
+  }
+}
+
+// Camera: the article's viewing direction, far enough for the grid's bounding sphere.
+void GltfLoader::place_camera() {
+  const float half_w = (side_ - 1) * spacing_ * 0.5f + extent_.x * 0.5f;
+  const float half_d = (side_ - 1) * spacing_ * 0.5f + extent_.z * 0.5f;
+  float radius = std::sqrt(half_w * half_w + half_d * half_d + extent_.y * extent_.y * 0.25f);
+  if (!std::isfinite(radius))  // squares beyond float (sides over 1e19): summed in double
+    radius = float(std::sqrt(double(half_w) * half_w + double(half_d) * half_d +
+                             double(extent_.y) * extent_.y * 0.25));
+  const glm::vec3 dir = glm::normalize(glm::vec3(100.0f, 150.0f, 200.0f));
+  const float distance = radius / std::sin(glm::radians(scene_.view.fov_y_degrees * 0.5f)) * 0.9f;
+  if (!std::isfinite(distance + radius * 2.0f))
+    fail(path_, fmt::format("a camera framing the model's {} copies (bounding radius {}) is not "
+                            "finite in 32-bit float",
+                            instances_, radius));
+  scene_.view.target = glm::vec3(0.0f);
+  scene_.view.eye = dir * distance;
+  scene_.view.near_plane = std::max(distance * 0.01f, distance - radius * 2.0f);
+  scene_.view.far_plane = distance + radius * 2.0f;
+  scene_.view.light_world_position = scene_.view.eye + glm::vec3(-radius, radius, 0.0f);
+}
+
+}  // namespace
+
+Scene load_gltf_scene(const std::string& path, uint32_t instances) {
+  return load_gltf_scene(path, instances, GltfLoadOptions{});
+}
+
+Scene load_gltf_scene(const std::string& path, uint32_t instances,
+                      const GltfLoadOptions& options) {
+  if (instances == 0)
+    throw Error(ErrorKind::SceneInput, "glTF scene: --instances must be at least 1");
+  std::string stage = "reading the file";
+  try {
+    return GltfLoader(path, instances, options, stage).load();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    fail(path, fmt::format("while {}: the model needs more memory than is available (counts or "
+                           "sizes too large)",
+                           stage));
+  } catch (const std::length_error&) {
+    fail(path, fmt::format("while {}: a count or size in the model is too large to load", stage));
+  } catch (const std::exception& e) {
+    fail(path, fmt::format("while {}: {}", stage, escape_for_message(e.what())));
+  } catch (...) {
+    fail(path, fmt::format("while {}: an unknown exception", stage));
+  }
+}
+
+}  // namespace bindery

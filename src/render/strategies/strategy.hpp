@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+// src/render/strategy.hpp — the interface every per-draw-data strategy implements, and the GPU
+// resources all of them share (meshes, textures, sampler). Private to bindery.
+#pragma once
+
+#include "bindery/core/device.hpp"
+#include "bindery/render/renderer.hpp"
+#include "bindery/render/scene.hpp"
+#include "bindery/wgsl/wgsl_layout.hpp"
+#include "headless/map_and_wait.hpp"
+
+#include <glm/glm.hpp>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bindery::strategies {
+
+/// Colour target and depth formats of the offscreen target.
+inline constexpr WGPUTextureFormat kColorFormat = WGPUTextureFormat_RGBA8Unorm;
+inline constexpr WGPUTextureFormat kDepthFormat = WGPUTextureFormat_Depth24Plus;
+
+/// A mesh uploaded once: interleaved vertices + indices.
+struct GpuMesh {
+  gpu::Buffer vertices;
+  gpu::Buffer indices;
+  WGPUIndexFormat index_format = WGPUIndexFormat_Uint16;
+  uint32_t index_count = 0;
+  uint64_t vertex_bytes = 0, index_bytes = 0;
+};
+
+/// Scene resources every strategy shares.
+struct GpuScene {
+  std::vector<GpuMesh> meshes;
+  std::vector<gpu::Texture> textures;
+  std::vector<gpu::TextureView> views;
+  std::vector<gpu::Sampler> samplers;  ///< one per Scene::samplers entry
+};
+
+/// Uploads meshes and textures (with mips) and creates the scene's samplers.
+GpuScene upload_scene(const Device& device, const Scene& scene);
+
+/// The WGSL `alphaCutoff` of a material (shaders/cubes_common.wgsl): 0 for AlphaMode::opaque
+/// (nothing is discarded), the cutoff for mask, -1 for blend (ordered-dither coverage).
+inline float alpha_cutoff_uniform(const Material& m) {
+  switch (m.alpha_mode) {
+    case AlphaMode::mask:
+      return std::max(m.alpha_cutoff, 0.0f);
+    case AlphaMode::blend:
+      return -1.0f;
+    default:
+      return 0.0f;
+  }
+}
+
+/// Values shared by every object in a frame.
+struct FrameValues {
+  glm::mat4 view_projection;
+  glm::vec3 light_world_position;
+  glm::vec3 view_world_position;
+};
+
+/// What a strategy gets each frame.
+struct FrameInputs {
+  const std::vector<ObjectTransform>& transforms;  ///< one per scene object (empty when the
+                                                   ///< strategy computes them on the GPU)
+  const FrameValues& values;
+  uint32_t changed_begin = 0, changed_end = 0;  ///< objects whose transforms changed this frame
+  bool first_frame = false;
+  float time_s = 0;  ///< the animation time of this frame
+};
+
+/// Named GPU spans of one frame by timestamp queries (WebGPU §20.4, "timestamp-query"). A span
+/// covers one pass or a run of passes; writes() gives the GPUPassTimestampWrites of each pass.
+/// Inert (writes() returns nullptr) where the device lacks timestamp queries.
+class GpuTimer {
+ public:
+  static constexpr uint32_t kMaxSpans = 8;
+  /// `enable` false: inert, like a device without timestamp queries.
+  explicit GpuTimer(const Device& device, bool enable = true);
+  bool enabled() const { return static_cast<bool>(queries_); }
+  /// Starts the frame: forgets the last frame's span names.
+  void begin_frame() { names_.clear(); }
+  /// Opens span `name`; returns its index (kMaxSpans when the table is full: not timed).
+  uint32_t open(std::string_view name);
+  /// Timestamp writes for a pass of span `span`: the first pass of the span writes its start,
+  /// the last its end. nullptr when not timed.
+  const WGPUPassTimestampWrites* writes(uint32_t span, bool first_pass, bool last_pass);
+  /// Resolves the frame's queries and copies them to `dst` at `offset` (16 bytes per span).
+  void resolve(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset);
+  /// Bytes resolve() writes.
+  uint64_t bytes() const { return uint64_t(kMaxSpans) * 2 * sizeof(uint64_t); }
+  /// The spans of a frame from the bytes resolve() copied (in nanoseconds, webgpu.h).
+  std::vector<GpuSpan> spans(const std::vector<std::string>& names, const uint64_t* ts) const;
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  gpu::QuerySet queries_;
+  gpu::Buffer resolve_;
+  std::vector<std::string> names_;
+  WGPUPassTimestampWrites writes_[kMaxSpans * 2] = {};
+};
+
+/// The offscreen colour + depth target and how a pass over it begins.
+struct FrameTarget {
+  WGPUTextureView color = nullptr, depth = nullptr;
+  WGPUTexture depth_texture = nullptr;  ///< sampled by depth-pyramid builders
+  uint32_t width = 0, height = 0;
+  glm::vec4 clear_color{0.0f};
+  /// Begins a render pass over the target: clears colour and depth when `clear`, else loads.
+  gpu::RenderPassEncoder begin_pass(WGPUCommandEncoder encoder, bool clear,
+                                    const WGPUPassTimestampWrites* timestamps) const;
+};
+
+/// Everything a strategy records a frame with.
+struct FrameContext {
+  const FrameInputs& in;
+  WGPUCommandEncoder encoder;
+  const FrameTarget& target;
+  GpuTimer& timer;
+  Counters& counters;           ///< where encode() counts the frame's calls (the device's)
+  uint32_t max_draws_per_pass;  ///< see RenderOptions::max_draws_per_pass
+  uint32_t passes = 0;          ///< render passes recorded (out)
+};
+
+/// A compute pass over ctx.encoder, timed as one GPU span named `name`; ends when destroyed.
+class TimedComputePass {
+ public:
+  TimedComputePass(FrameContext& ctx, std::string_view name) {
+    WGPUComputePassDescriptor d = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+    d.timestampWrites = ctx.timer.writes(ctx.timer.open(name), true, true);
+    pass_ = wgpuCommandEncoderBeginComputePass(ctx.encoder, &d);
+  }
+  ~TimedComputePass() {
+    wgpuComputePassEncoderEnd(pass_);
+    wgpuComputePassEncoderRelease(pass_);
+  }
+  TimedComputePass(const TimedComputePass&) = delete;
+  TimedComputePass& operator=(const TimedComputePass&) = delete;
+  WGPUComputePassEncoder get() const { return pass_; }
+  /// Sets `pipeline` and `group` (as group 0), then dispatches x * y * 1 workgroups.
+  void dispatch(WGPUComputePipeline pipeline, WGPUBindGroup group, uint32_t x, uint32_t y) {
+    wgpuComputePassEncoderSetPipeline(pass_, pipeline);
+    wgpuComputePassEncoderSetBindGroup(pass_, 0, group, 0, nullptr);
+    wgpuComputePassEncoderDispatchWorkgroups(pass_, x, y, 1);
+  }
+
+ private:
+  WGPUComputePassEncoder pass_ = nullptr;
+};
+
+/// What the renderer tells a strategy when creating it.
+struct StrategyOptions {
+  bool occlusion = true;
+  uint32_t width = 0, height = 0;  ///< the target size
+  WGPUTexture depth_texture = nullptr;
+  std::string draw_path;  ///< RenderOptions::draw_path
+};
+
+/// One way of getting per-draw data to the shader. Created once per run. Each frame the renderer
+/// calls record_frame(), which by default calls upload() once, then encode() over consecutive
+/// ranges of the frame's draws, one range per render pass (usually one pass; see
+/// RenderOptions::max_draws_per_pass). GPU-driven strategies record their own passes.
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  /// Writes the frame's data before any draw is encoded: queue.writeBuffer, or copies recorded
+  /// into `encoder` ahead of the render passes (mapped staging), or compute passes.
+  virtual void upload(const FrameInputs& in, WGPUCommandEncoder encoder) = 0;
+  /// Called after the frame's queue.submit (mapped staging returns its blocks here).
+  virtual void after_submit() {}
+  /// Draw calls per frame, in encode order.
+  virtual uint32_t draw_count() const = 0;
+  /// Encodes draws [first, last) into `pass`, a pass that starts with no state bound, counting
+  /// its calls into `counters`. For a strategy whose row says parallel_encode, encode() must be
+  /// safe to call from several threads at once on disjoint ranges, each with its own pass and
+  /// its own `counters`: it reads the strategy's objects and mutates nothing shared (no cache
+  /// filled lazily, no device.counters(), no writes), RenderOptions::encode_threads.
+  virtual void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t last,
+                      Counters& counters) = 0;
+  /// Records the whole frame into ctx.encoder: upload(), then the draws in render passes of at
+  /// most ctx.max_draws_per_pass draws (the first clears, the others load), timed as "render".
+  virtual void record_frame(FrameContext& ctx);
+  /// The draws of record_frame() without the upload: every draw in render passes of at most
+  /// ctx.max_draws_per_pass draws through encode() (the first clears, the others load), timed
+  /// as "render". For strategies whose record_frame() does more before the draws.
+  void record_draw_passes(FrameContext& ctx);
+  /// Whether the renderer computes per-object transforms on the CPU for this strategy.
+  virtual bool needs_cpu_transforms() const { return true; }
+  /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
+  virtual uint64_t object_stride() const { return 0; }
+  /// Objects the GPU found visible in the last submitted frame (GPU-driven strategies; reads
+  /// back and waits), nullopt for strategies that draw every object.
+  virtual std::optional<uint32_t> visible_objects() { return std::nullopt; }
+  /// Bytes of per-frame GPU statistics copy_stats() records (0: none).
+  virtual uint64_t stats_bytes() const { return 0; }
+  /// Records a copy of this frame's GPU statistics into `dst` at `offset` (after the passes).
+  virtual void copy_stats(WGPUCommandEncoder, WGPUBuffer, uint64_t) {}
+  /// Decodes the bytes copy_stats() copied, once the frame is done on the GPU.
+  virtual std::optional<CullingCounts> read_stats(const std::byte*) const { return std::nullopt; }
+  /// Path-specific facts for the report (which draw path ran, ...).
+  virtual std::vector<std::pair<std::string, std::string>> notes() const { return {}; }
+};
+
+/// One row of the registry (src/render/strategy_registry.cpp): the public catalogue row, the
+/// factory, and the availability check (nullopt = available, else the reason it is not).
+struct StrategyRow {
+  StrategyInfo info;
+  std::unique_ptr<Strategy> (*make)(const Device&, const Scene&, const GpuScene&,
+                                    const StrategyOptions&);
+  std::optional<std::string> (*unavailable)(const Device&, const Scene&) = nullptr;
+  /// Whether RenderOptions::encode_threads > 1 applies: the strategy keeps the default
+  /// record_frame() (upload(), then encode() over the draws) and its encode() is safe on several
+  /// threads (see Strategy::encode). false for strategies that record their own passes or
+  /// record render bundles lazily inside encode().
+  bool parallel_encode = false;
+};
+
+/// The draws [0, draws) in min(parts, draws) consecutive ranges [first, last) whose sizes differ
+/// by at most one (the longer ones first); one empty range {0, 0} when draws == 0. parts 0
+/// counts as 1.
+std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uint32_t parts);
+
+/// One render pass of a frame's draws: draws [first, end) of draw range `range`.
+struct DrawPass {
+  uint32_t range = 0;  ///< index into split_draw_ranges(draws, parts)
+  uint32_t first = 0;  ///< first draw
+  uint32_t end = 0;    ///< one past the last draw (end - first <= max_draws_per_pass)
+};
+
+/// The render passes a frame's draws are recorded in: split_draw_ranges(draws, parts), each range
+/// cut into passes of at most max_draws_per_pass draws (0 counts as 1), in draw order; one pass
+/// {0, 0, 0} when draws == 0 (the frame still clears). Exact for every uint32_t input, including
+/// max_draws_per_pass = UINT32_MAX ("no limit", the default off lavapipe). parts 0 counts as 1.
+std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts, uint32_t max_draws_per_pass);
+
+/// Where each draw range's passes begin in `passes` (plan_draw_passes() order, whose ranges are
+/// consecutive), then passes.size(): range i's passes are [starts[i], starts[i + 1]).
+std::vector<size_t> range_starts(const std::vector<DrawPass>& passes);
+
+/// One encoding task's Counters, alone on its cache line(s): the tracker increments them on every
+/// call, and neighbours in one line would bounce it between the cores (false sharing).
+struct alignas(64) TaskCounters {
+  Counters counters;
+};
+
+/// Slots of the arena that encodes `encode_threads` draw ranges: encode_threads, at most oneTBB's
+/// default concurrency (the machine's cores; asking oneTBB for more workers only prints a
+/// warning), at least 1. The ranges stay encode_threads; the slots take them in turn.
+int encode_arena_slots(uint32_t encode_threads);
+
+/// The draws of record_draw_passes() encoded on several threads: the frame's draws are split by
+/// split_draw_ranges(draw_count, threads); each range gets its own command encoder, holding that
+/// range in render passes of at most ctx.max_draws_per_pass draws (the frame's first pass clears,
+/// every other loads), encoded and finished by one oneTBB task in `arena`. Returns the command
+/// buffers in draw order, to be submitted in that order after the frame's uploads. Each task
+/// counts into its own Counters; they are added to ctx.counters after the join, and ctx.passes
+/// grows by the passes recorded. Timed as one "render" span (first pass to last). The strategy's
+/// row must say parallel_encode; upload() must already be recorded. Rethrows what a task threw.
+std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
+                                                            const Device& device, FrameContext& ctx,
+                                                            tbb::task_arena& arena,
+                                                            uint32_t threads);
+
+/// The registry: every strategy's row, in catalogue order.
+std::span<const StrategyRow> strategy_rows();
+/// The row named `name`; throws InvalidArgument listing the valid names.
+const StrategyRow& find_strategy_row(std::string_view name);
+
+/// Throws ImplementationLimit when creating `count` more bind groups would exceed
+/// default_max_bind_groups(device.adapter()); `what` names them in the message.
+void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what);
+
+/// Reflects one of bindery's own shaders; any reflection error is a bug here and is thrown.
+Reflection reflect_checked(std::string_view wgsl);
+
+/// The interleaved Vertex layout (stride 36: position float32x3 @0, normal float32x3 @12,
+/// texcoord float32x2 @24, color unorm8x4 @32; shader locations 0..3).
+WGPUVertexBufferLayout vertex_buffer_layout();
+
+/// A render bundle encoder for the scene pipelines' target (kColorFormat, kDepthFormat, one
+/// sample): WebGPU §17.1 GPURenderBundleEncoderDescriptor must match the pass's attachments.
+gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label);
+
+/// A bind group of `layout` with `entries`, labelled `label`, through Device::create_bind_group
+/// (counted; validation errors reported by the device).
+gpu::BindGroup create_bind_group(const Device& device, const char* label,
+                                 WGPUBindGroupLayout layout,
+                                 std::span<const WGPUBindGroupEntry> entries);
+
+/// A render pipeline for `module` (entry points vs / fs) with the article's state: cull back,
+/// depth24plus with less, one colour target in kColorFormat.
+gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
+                                          WGPUPipelineLayout layout, const char* label);
+
+}  // namespace bindery::strategies
