@@ -217,34 +217,32 @@ std::string names_of(const std::vector<PlannedBinding>& bindings,
   return fmt::format("{}", fmt::join(n, ", "));
 }
 
-}  // namespace
+// --- plan_bind_groups' stages, in the order it runs them ---
 
-BindGroupPlan plan_bind_groups(const PlanInput& in) {
-  validate_input(in);
+// Where a binding is placed: an instance-indexed storage array is bound once per frame.
+Frequency placement(const PlannedBinding& b) {
+  return b.instance_indexed ? Frequency::frame : b.spec.frequency;
+}
+
+// Moves a per-object buffer out of the bind group system into an instance-indexed storage array.
+void move_to_storage(BindGroupPlan& plan, PlannedBinding& b, std::string_view why) {
+  b.instance_indexed = true;
+  b.has_dynamic_offset = false;
+  if (b.kind == BindingKind::uniform_buffer) b.kind = BindingKind::read_only_storage_buffer;
+  plan.reasons.push_back(fmt::format(
+      "'{}' (per-object, {} bytes) moved out of the bind group system{}: a read-only storage "
+      "array of {} elements bound once in the lowest group and indexed by "
+      "@builtin(instance_index) (draw with firstInstance = object slot)",
+      b.spec.name, b.spec.size_bytes, why, plan.stats.objects));
+}
+
+// Per-object buffers: dynamic offsets while the pipeline layout has dynamic slots left,
+// otherwise (or on request) a read-only storage array indexed by instance_index.
+void place_object_data(const PlanInput& in, BindGroupPlan& plan) {
   const SceneStats& s = in.stats;
   const Limits& limits = in.limits;
-  BindGroupPlan plan;
-  plan.stats = s;
-  plan.options = in.options;
-
-  for (const BindingSpec& spec : in.bindings) {
-    PlannedBinding b;
-    b.spec = spec;
-    b.kind = spec.kind;
-    plan.bindings.push_back(std::move(b));
-  }
-
-  // Per-object buffers: dynamic offsets while the pipeline layout has dynamic slots left,
-  // otherwise (or on request) a read-only storage array indexed by instance_index.
   auto move_to_storage = [&](PlannedBinding& b, std::string_view why) {
-    b.instance_indexed = true;
-    b.has_dynamic_offset = false;
-    if (b.kind == BindingKind::uniform_buffer) b.kind = BindingKind::read_only_storage_buffer;
-    plan.reasons.push_back(fmt::format(
-        "'{}' (per-object, {} bytes) moved out of the bind group system{}: a read-only storage "
-        "array of {} elements bound once in the lowest group and indexed by "
-        "@builtin(instance_index) (draw with firstInstance = object slot)",
-        b.spec.name, b.spec.size_bytes, why, s.objects));
+    bindery::move_to_storage(plan, b, why);
   };
   uint32_t dyn_uniform = 0, dyn_storage = 0;
   for (PlannedBinding& b : plan.bindings) {
@@ -287,94 +285,107 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
         break;
     }
   }
+}
 
-  // Buckets.
-  std::vector<Bucket> buckets;
-  auto placement = [&](const PlannedBinding& b) {
-    return b.instance_indexed ? Frequency::frame : b.spec.frequency;
+// Buckets by frequency, merged upward until they fit maxBindGroups.
+std::vector<Bucket> bucket_by_frequency(const PlanInput& in, BindGroupPlan& plan) {
+  const SceneStats& s = in.stats;
+  const Limits& limits = in.limits;
+  auto move_to_storage = [&](PlannedBinding& b, std::string_view why) {
+    bindery::move_to_storage(plan, b, why);
   };
-  if (in.options.grouping == Grouping::frequency) {
-    std::map<Frequency, std::vector<uint32_t>> by_freq;
-    for (uint32_t i = 0; i < plan.bindings.size(); ++i)
-      by_freq[placement(plan.bindings[i])].push_back(i);
-    for (auto& [f, members] : by_freq) buckets.push_back({f, std::string(to_string(f)), members});
+  std::vector<Bucket> buckets;
+  std::map<Frequency, std::vector<uint32_t>> by_freq;
+  for (uint32_t i = 0; i < plan.bindings.size(); ++i)
+    by_freq[placement(plan.bindings[i])].push_back(i);
+  for (auto& [f, members] : by_freq) buckets.push_back({f, std::string(to_string(f)), members});
 
-    // Merge upward until the groups fit maxBindGroups (seed 001, "Cuando cuatro grupos no bastan").
-    while (buckets.size() > limits.maxBindGroups) {
-      if (buckets[0].freq == Frequency::constant) {
-        plan.reasons.push_back(fmt::format(
-            "constant data ({}) merged into the {} group: {} groups exceed maxBindGroups ({}) and "
-            "that group is bound once per pass anyway",
-            names_of(plan.bindings, buckets[0].members), buckets[1].label, buckets.size(),
-            limits.maxBindGroups));
-        buckets[1].members.insert(buckets[1].members.begin(), buckets[0].members.begin(),
-                                  buckets[0].members.end());
-        buckets.erase(buckets.begin());
-        continue;
-      }
-      auto frame = std::find_if(buckets.begin(), buckets.end(),
-                                [](const Bucket& b) { return b.freq == Frequency::frame; });
-      auto pass = std::find_if(buckets.begin(), buckets.end(),
-                               [](const Bucket& b) { return b.freq == Frequency::pass; });
-      if (s.passes == 1 && frame != buckets.end() && pass != buckets.end()) {
-        plan.reasons.push_back(fmt::format(
-            "pass data ({}) merged into the frame group: {} groups exceed maxBindGroups ({}) and "
-            "a single pass per frame uses it, so it changes once per frame",
-            names_of(plan.bindings, pass->members), buckets.size(), limits.maxBindGroups));
-        frame->members.insert(frame->members.end(), pass->members.begin(), pass->members.end());
-        buckets.erase(pass);
-        continue;
-      }
-      Bucket& top = buckets.back();
-      const bool all_buffers = std::all_of(top.members.begin(), top.members.end(), [&](uint32_t m) {
-        return is_buffer(plan.bindings[m].kind);
-      });
-      if (top.freq == Frequency::object && all_buffers) {
-        const std::string why = fmt::format(" because {} groups exceed maxBindGroups ({})",
-                                            buckets.size(), limits.maxBindGroups);
-        for (uint32_t m : top.members) move_to_storage(plan.bindings[m], why);
-        buckets[0].members.insert(buckets[0].members.end(), top.members.begin(), top.members.end());
-        buckets.pop_back();
-        continue;
-      }
+  // Merge upward until the groups fit maxBindGroups (seed 001, "Cuando cuatro grupos no bastan").
+  while (buckets.size() > limits.maxBindGroups) {
+    if (buckets[0].freq == Frequency::constant) {
       plan.reasons.push_back(fmt::format(
-          "the {} group ({}) merged upward into the {} group: {} groups exceed maxBindGroups ({}); "
-          "its data is now re-bound at {} frequency, a bounded cost",
-          buckets[0].label, names_of(plan.bindings, buckets[0].members), buckets[1].label,
-          buckets.size(), limits.maxBindGroups, buckets[1].label));
+          "constant data ({}) merged into the {} group: {} groups exceed maxBindGroups ({}) and "
+          "that group is bound once per pass anyway",
+          names_of(plan.bindings, buckets[0].members), buckets[1].label, buckets.size(),
+          limits.maxBindGroups));
       buckets[1].members.insert(buckets[1].members.begin(), buckets[0].members.begin(),
                                 buckets[0].members.end());
-      buckets[1].label = buckets[0].label + "+" + buckets[1].label;
       buckets.erase(buckets.begin());
+      continue;
     }
-  } else {
-    Bucket buffers{Frequency::constant, "buffers", {}},
-        textures{Frequency::constant, "textures", {}},
-        samplers{Frequency::constant, "samplers", {}};
-    for (uint32_t i = 0; i < plan.bindings.size(); ++i) {
-      const BindingKind k = plan.bindings[i].kind;
-      (is_buffer(k)                ? buffers
-       : k == BindingKind::sampler ? samplers
-                                   : textures)
-          .members.push_back(i);
+    auto frame = std::find_if(buckets.begin(), buckets.end(),
+                              [](const Bucket& b) { return b.freq == Frequency::frame; });
+    auto pass = std::find_if(buckets.begin(), buckets.end(),
+                             [](const Bucket& b) { return b.freq == Frequency::pass; });
+    if (s.passes == 1 && frame != buckets.end() && pass != buckets.end()) {
+      plan.reasons.push_back(fmt::format(
+          "pass data ({}) merged into the frame group: {} groups exceed maxBindGroups ({}) and "
+          "a single pass per frame uses it, so it changes once per frame",
+          names_of(plan.bindings, pass->members), buckets.size(), limits.maxBindGroups));
+      frame->members.insert(frame->members.end(), pass->members.begin(), pass->members.end());
+      buckets.erase(pass);
+      continue;
     }
-    for (Bucket* b : {&buffers, &textures, &samplers})
-      if (!b->members.empty()) buckets.push_back(std::move(*b));
-    while (buckets.size() > limits.maxBindGroups) {
-      Bucket last = std::move(buckets.back());
+    Bucket& top = buckets.back();
+    const bool all_buffers = std::all_of(top.members.begin(), top.members.end(), [&](uint32_t m) {
+      return is_buffer(plan.bindings[m].kind);
+    });
+    if (top.freq == Frequency::object && all_buffers) {
+      const std::string why = fmt::format(" because {} groups exceed maxBindGroups ({})",
+                                          buckets.size(), limits.maxBindGroups);
+      for (uint32_t m : top.members) move_to_storage(plan.bindings[m], why);
+      buckets[0].members.insert(buckets[0].members.end(), top.members.begin(), top.members.end());
       buckets.pop_back();
-      plan.reasons.push_back(
-          fmt::format("the {} group merged into the {} group: maxBindGroups ({})", last.label,
-                      buckets.back().label, limits.maxBindGroups));
-      buckets.back().members.insert(buckets.back().members.end(), last.members.begin(),
-                                    last.members.end());
-      buckets.back().label += "+" + last.label;
+      continue;
     }
+    plan.reasons.push_back(fmt::format(
+        "the {} group ({}) merged upward into the {} group: {} groups exceed maxBindGroups ({}); "
+        "its data is now re-bound at {} frequency, a bounded cost",
+        buckets[0].label, names_of(plan.bindings, buckets[0].members), buckets[1].label,
+        buckets.size(), limits.maxBindGroups, buckets[1].label));
+    buckets[1].members.insert(buckets[1].members.begin(), buckets[0].members.begin(),
+                              buckets[0].members.end());
+    buckets[1].label = buckets[0].label + "+" + buckets[1].label;
+    buckets.erase(buckets.begin());
   }
+  return buckets;
+}
 
-  // Sizes, after every move to storage: per-object arenas are laid out as the renderer's
-  // BufferArena lays them out (the same arena_slot_layout()), split into windows; any other
-  // buffer is one buffer of its size.
+// Buckets by binding kind (buffers, textures, samplers), merged until they fit maxBindGroups.
+std::vector<Bucket> bucket_by_kind(const PlanInput& in, BindGroupPlan& plan) {
+  const Limits& limits = in.limits;
+  std::vector<Bucket> buckets;
+  Bucket buffers{Frequency::constant, "buffers", {}},
+      textures{Frequency::constant, "textures", {}},
+      samplers{Frequency::constant, "samplers", {}};
+  for (uint32_t i = 0; i < plan.bindings.size(); ++i) {
+    const BindingKind k = plan.bindings[i].kind;
+    (is_buffer(k)                ? buffers
+     : k == BindingKind::sampler ? samplers
+                                 : textures)
+        .members.push_back(i);
+  }
+  for (Bucket* b : {&buffers, &textures, &samplers})
+    if (!b->members.empty()) buckets.push_back(std::move(*b));
+  while (buckets.size() > limits.maxBindGroups) {
+    Bucket last = std::move(buckets.back());
+    buckets.pop_back();
+    plan.reasons.push_back(
+        fmt::format("the {} group merged into the {} group: maxBindGroups ({})", last.label,
+                    buckets.back().label, limits.maxBindGroups));
+    buckets.back().members.insert(buckets.back().members.end(), last.members.begin(),
+                                  last.members.end());
+    buckets.back().label += "+" + last.label;
+  }
+  return buckets;
+}
+
+// Sizes, after every move to storage: per-object arenas are laid out as the renderer's
+// BufferArena lays them out (the same arena_slot_layout()), split into windows; any other
+// buffer is one buffer of its size.
+void size_buffers(const PlanInput& in, BindGroupPlan& plan) {
+  const SceneStats& s = in.stats;
+  const Limits& limits = in.limits;
   for (PlannedBinding& b : plan.bindings) {
     if (!is_buffer(b.kind)) continue;
     if (!b.has_dynamic_offset && !b.instance_indexed) {
@@ -421,7 +432,11 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
     }
   }
 
-  // Groups, binding numbers (placement frequency, then declaration order) and layouts.
+}
+
+// Groups, binding numbers (placement frequency, then declaration order) and layouts.
+void build_groups(const PlanInput& in, BindGroupPlan& plan, std::vector<Bucket>& buckets) {
+  const SceneStats& s = in.stats;
   for (uint32_t g = 0; g < buckets.size(); ++g) {
     Bucket& bucket = buckets[g];
     std::stable_sort(bucket.members.begin(), bucket.members.end(), [&](uint32_t a, uint32_t b) {
@@ -464,10 +479,12 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
     plan.groups.push_back(std::move(group));
     plan.pipeline_layout.push_back(std::move(desc));
   }
-  plan.set_bind_group_per_frame = plan.set_bind_group_per_pass * s.passes;
-  plan.set_bind_group_per_pass_uncached = plan.groups.size() * s.objects;
+}
 
-  // Static intruder detection: declared lower than the scene says it changes.
+// Static intruder detection: declared lower than the scene says it changes. Returns the
+// intruders (also put first among plan.warnings); adds the depth-order warnings.
+std::vector<PlanWarning> find_intruders(const PlanInput& in, BindGroupPlan& plan) {
+  const SceneStats& s = in.stats;
   std::vector<PlanWarning> intruders;
   for (const PlannedBinding& b : plan.bindings) {
     if (b.spec.observed() <= b.spec.frequency) continue;
@@ -497,9 +514,33 @@ BindGroupPlan plan_bind_groups(const PlanInput& in) {
     }
   }
 
-  with_context("checking the planned pipeline layout against the device limits",
-               [&] { check_plan_budgets(plan.pipeline_layout, limits); });
+  return intruders;
+}
 
+}  // namespace
+
+BindGroupPlan plan_bind_groups(const PlanInput& in) {
+  validate_input(in);
+  BindGroupPlan plan;
+  plan.stats = in.stats;
+  plan.options = in.options;
+  for (const BindingSpec& spec : in.bindings) {
+    PlannedBinding b;
+    b.spec = spec;
+    b.kind = spec.kind;
+    plan.bindings.push_back(std::move(b));
+  }
+  place_object_data(in, plan);
+  std::vector<Bucket> buckets = in.options.grouping == Grouping::frequency
+                                    ? bucket_by_frequency(in, plan)
+                                    : bucket_by_kind(in, plan);
+  size_buffers(in, plan);
+  build_groups(in, plan, buckets);
+  plan.set_bind_group_per_frame = plan.set_bind_group_per_pass * in.stats.passes;
+  plan.set_bind_group_per_pass_uncached = plan.groups.size() * in.stats.objects;
+  const std::vector<PlanWarning> intruders = find_intruders(in, plan);
+  with_context("checking the planned pipeline layout against the device limits",
+               [&] { check_plan_budgets(plan.pipeline_layout, in.limits); });
   if (in.options.strict_intruders && !intruders.empty())
     throw Error(ErrorKind::Intruder, intruders.front().message);
   return plan;
