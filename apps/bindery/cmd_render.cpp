@@ -222,11 +222,11 @@ int run_render(const RenderCli& o) {
       r.threads == 1 ? "" : "s", r.encode_threads);
   const std::optional<CullingCounts> culling = r.frames.back().culling;
   if (culling)
-    fmt::print("culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
-               culling->objects, culling->after_frustum, culling->after_occlusion,
+    fmt::print(
+        "culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
+        culling->objects, culling->after_frustum, culling->after_occlusion,
                culling->drawn, culling->sub_draws);
-  if (!o.png.empty()) fmt::print("wrote {}
-", escape_for_message(o.png));
+  if (!o.png.empty()) fmt::print("wrote {}\n", escape_for_message(o.png));
 
   nlohmann::ordered_json j;
   j["scene"] = r.scene;
