@@ -58,7 +58,7 @@ DrawPath best_draw_path(const Device& device);
 
 /// Options of IndirectDraws.
 struct IndirectDrawsDesc {
-  std::string label = "indirect draws";
+  std::string label = "indirect draws";  ///< prefix of the buffers' labels
   /// Pipelines the bins are split by (ObjectRecord flags bits 8..15): 1..256.
   uint32_t pipelines = 1;
   /// The draw path; nullopt: best_draw_path(device).
@@ -72,7 +72,7 @@ struct IndirectDrawsDesc {
 
 /// The state one pipeline's draws need: draw() sets it (a render bundle records it).
 struct DrawState {
-  WGPURenderPipeline pipeline = nullptr;
+  WGPURenderPipeline pipeline = nullptr;  ///< the render pipeline of the draws
   /// Bind groups 0, 1, ... of the pipeline's layout, without dynamic offsets.
   std::span<const WGPUBindGroup> groups;
 };

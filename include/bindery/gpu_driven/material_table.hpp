@@ -62,7 +62,7 @@ struct TextureClass {
 struct TextureSlot {
   uint32_t array = 0;  ///< which 2D-array texture
   uint32_t layer = 0;  ///< which layer of it
-  bool operator==(const TextureSlot&) const = default;
+  bool operator==(const TextureSlot&) const = default;  ///< same array and layer
 };
 
 /// The grouping of textures into arrays: one TextureClass per array texture, one TextureSlot per
