@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The article's animation on the GPU (seed 003, "Calcular una matriz de mundo"), shared by the
-// strategies that animate every object in a compute shader (gpu-driven: gpu_driven_cull.wgsl;
+// strategies that animate every object in a compute shader (gpu-driven: object_animate.wgsl;
 // bundles-gpu: cubes_bundles_gpu.wgsl). The CPU uploads one ObjectInput per object once; each
 // frame a compute invocation per object turns it into the world matrix for the frame's time.
 // Pulled in with a `// @include object_animation.wgsl` line (cmake/EmbedShaders.cmake).
