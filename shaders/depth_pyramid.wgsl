@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The depth pyramid of bindery::gpu_driven::DepthPyramid, read by the occlusion test (gpu_cull.wgsl): level
+// The depth pyramid (bindery::gpu_driven::DepthPyramid) of the occlusion test (gpu_cull.wgsl): level
 // 0 is the depth buffer as r32float, and each texel of level L+1 is the farthest (max) depth of
 // the texels of level L it covers: 2 x 2, or 3 along a row or column whose last texel absorbs an
 // odd remainder, so that every pixel is covered at every level.
