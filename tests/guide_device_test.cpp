@@ -18,6 +18,20 @@ const Device& shared_device() {
   return device;
 }
 
+TEST(GuideDevice, TwoWaysIn) {
+  // [guide:two_ways_in]
+  // bindery makes the device ...
+  Device made = Device::create({.power_preference = WGPUPowerPreference_LowPower});
+  // ... or wraps one the application made (here the same handles, to keep this short).
+  Device adopted = Device::adopt(made.instance(), nullptr, made.get());
+  EXPECT_EQ(adopted.get(), made.get());
+  EXPECT_EQ(adopted.limits().maxBindGroups, made.limits().maxBindGroups);  // the device's own
+  // [guide:end]
+  WGPULimits raw = WGPU_LIMITS_INIT;
+  ASSERT_EQ(wgpuDeviceGetLimits(made.get(), &raw), WGPUStatus_Success);
+  EXPECT_EQ(adopted.limits().maxBindGroups, raw.maxBindGroups);
+}
+
 TEST(GuideDevice, DynamicUniformBuffer) {
   const Device& device = shared_device();
   Reflection r = reflect_wgsl("struct Object { world: mat4x4f, tint: vec3f, id: u32 };");
