@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,15 +55,11 @@ void expect_binding(const Reflection& r, std::string_view name, uint32_t group, 
   EXPECT_EQ(b->min_binding_size, min_size) << name;
 }
 
-/// The shared cases folder: ../shared beside the checkout (as CI lays it), or one level further up
-/// for a git worktree under a folder of worktrees.
-std::string shared_file(const std::string& rel) {
-  for (const char* up : {"/..", "/../.."}) {
-    const std::string p = std::string(BINDERY_SOURCE_DIR) + up + "/shared/" + rel;
-    if (std::filesystem::exists(p)) return p;
-  }
-  ADD_FAILURE() << "shared/" << rel << " not found beside " << BINDERY_SOURCE_DIR;
-  return std::string(BINDERY_SHARED_DIR) + "/" + rel;
+/// Writes `text` byte for byte to a file in the test's temporary folder; returns its path.
+std::string write_temp_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
 }
 
 std::string data(const std::string& rel) {
@@ -74,7 +71,17 @@ std::string data(const std::string& rel) {
 TEST(WgslLineBreaks, G03b_CrOnlyFile) {
   // inputs.md G03b: struct Material (size 32), bindings material (1, 0) and bad (1, 1), one error
   // at 7:36 (array<f32, 4> has stride 4 in the uniform address space), exit 1.
-  const std::string path = shared_file("cases/inputs/G03b_cr_only.wgsl");
+  // The case's file, written here (the repository stands on its own): seven lines, each ended by
+  // a lone CR (U+000D, a WGSL line break, WGSL §3.2), none by LF.
+  const std::string path = write_temp_file(
+      "G03b_cr_only.wgsl",
+      "// T2-03b: CR-only line breaks (U+000D is a WGSL line break); valid WGSL.\r"
+      "struct Material {\r"
+      "  color: vec4<f32>,\r"
+      "  roughness: f32,\r"
+      "}\r"
+      "@group(1) @binding(0) var<uniform> material: Material;\r"
+      "@group(1) @binding(1) var<uniform> bad: array<f32, 4>; // line 7: stride 4 in uniform\r");
   const Reflection r = reflect_wgsl(read_wgsl_file(path, "G03b"));
   ASSERT_NE(r.find_struct("Material"), nullptr) << errors_of(r);
   EXPECT_EQ(r.struct_layout("Material").size, 32u);
