@@ -454,10 +454,10 @@ Device Device::adopt(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice devi
                             ? to_limits(adapter_raw)
                             : s->limits;
   } else {
-    WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
-    wgpuDeviceGetAdapterInfo(device, &info);
-    s->description = describe_adapter(info);
-    wgpuAdapterInfoFreeMembers(info);
+    // No wgpuDeviceGetAdapterInfo: wgpu-native does not implement it (it panics).
+    s->description.name = "unknown (adopted without its adapter)";
+    s->description.implementation = std::string(implementation::name());
+    s->description.implementation_revision = implementation::revision();
     s->adapter_limits = s->limits;
   }
   if (options.errors == ErrorCapture::error_scopes) s->open_scopes();

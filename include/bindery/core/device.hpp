@@ -151,7 +151,10 @@ class Device {
   static Device create(const DeviceOptions& options = {});
   /// Wraps an instance, adapter and device the application created with plain webgpu.h.
   /// `instance` and `device` must not be null (InvalidArgument); `adapter` may be null (then
-  /// adapter_limits() are the device's and adapter() comes from wgpuDeviceGetAdapterInfo).
+  /// adapter_limits() are the device's and adapter() names only the implementation: Dawn has
+  /// wgpuDeviceGetAdapterInfo, wgpu-native does not). A strategy that reads the adapter's name
+  /// (the lavapipe draw-per-pass and bind-group budgets) then assumes an unknown GPU: pass the
+  /// adapter where you have it.
   /// Limits and features are read from the device (wgpuDeviceGetLimits, wgpuDeviceGetFeatures):
   /// whatever the application required is what bindery's parts use. Ownership and error capture
   /// as `options` says (see Ownership, ErrorCapture). bindery waits and runs callbacks through
