@@ -386,7 +386,7 @@ TEST(MaterialTableDevice, RecordBytes) {
   auto commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
   WGPUCommandBuffer raw = commands.get();
   d.submit({&raw, 1});
-  strategies::map_and_wait(d, copy.get(), WGPUMapMode_Read, bytes);
+  map_and_wait(d, copy.get(), WGPUMapMode_Read, bytes);
   std::vector<std::byte> got(bytes);
   std::memcpy(got.data(), wgpuBufferGetConstMappedRange(copy.get(), 0, bytes), bytes);
   wgpuBufferUnmap(copy.get());
