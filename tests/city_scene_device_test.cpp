@@ -76,7 +76,9 @@ TEST(CitySceneDevice, EveryStrategyRendersWhatDynamicOffsetsRenders) {
     }
     const RenderReport r = render(shared_device(), scene, frozen(name, 2, 1.5f));
     ASSERT_TRUE(r.last_frame) << name;
-    EXPECT_EQ(r.per_frame.draws > 0, true) << name;
+    // Something was drawn each frame: draw calls, or render bundles replayed (gpu-driven's
+    // `bundle` draw path, Dawn's best, records its drawIndexedIndirect calls once).
+    EXPECT_TRUE(r.per_frame.draws > 0 || r.per_frame.execute_bundles > 0) << name;
     const uint8_t levels = name == "gpu-driven" ? 2 : 1;
     EXPECT_LE(count_differing_pixels(*reference.last_frame, *r.last_frame, levels),
               kDepthTiePixels)
