@@ -1,5 +1,5 @@
-// BEGIN material table
 // SPDX-License-Identifier: MIT
+// BEGIN material table
 // What bindery::gpu_driven::MaterialTable::wgsl(1, 0) generates for one array texture and one
 // sampler, so that gpu_driven_draw.wgsl is a whole module on its own (`bindery layout` checks it);
 // the strategy puts the table's own generated text in its place.
