@@ -59,7 +59,12 @@ TEST(HostileCliDevice, H7DeepModuleIsNotHandedToTheImplementation) {
       write(d / "ok.wgsl", "fn f() -> f32 { let x = " + std::string(ok_depth, '(') + "1.0" +
                                std::string(ok_depth, ')') + "; return x; }\n");
   const test::CliResult r = run_cli("layout " + shader + " --verify", 120);
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // bindery itself accepts it (no WgslSyntax). wgpu-native compiles it: exit 0. Dawn's parser
+  // stops at a recursion depth of its own below 256 and refuses it: the verdicts disagree, which
+  // the --verify contract reports as exit 1 with the implementation's refusal, never a crash.
+  const bool refused_by_implementation =
+      r.exit_code == 1 && (r.out + r.err).find("recursive depth") != std::string::npos;
+  EXPECT_TRUE(r.exit_code == 0 || refused_by_implementation) << r.out << r.err;
   EXPECT_EQ(r.err.find("Syntax"), std::string::npos) << r.err;
   fs::remove_all(d);
 }
