@@ -156,5 +156,27 @@ TEST(CitySceneDevice, ReportCountsMeshesMaterialsTexturesAndMovedObjects) {
   }
 }
 
+// The cost of a moved object is reported where the application moves objects through the object
+// table: gpu-driven and gpu-culling on the city (its 30 cars move each frame after the first).
+// Not where nothing does: the cubes on gpu-driven are moved by the GPU, and dynamic-offsets keeps
+// no object table. A cost, not a speed: only its presence and sign are asserted here.
+TEST(CitySceneDevice, CpuCostPerMovedObjectIsReportedWhereTheApplicationMovesObjects) {
+  for (const char* strategy : {"gpu-driven", "gpu-culling"}) {
+    RenderOptions o = frozen(strategy, 3, 0.0f);
+    o.keep_last_frame = false;
+    o.moving = small_city().moving_share();
+    const RenderReport r = render(shared_device(), small_city(), o);
+    ASSERT_TRUE(r.cpu_ns_per_moved_object.has_value()) << strategy;
+    EXPECT_GT(*r.cpu_ns_per_moved_object, 0.0) << strategy;
+  }
+  RenderOptions o = frozen("gpu-driven", 3, 0.0f);
+  o.keep_last_frame = false;
+  EXPECT_FALSE(render(shared_device(), make_cube_scene({.objects = 100}), o)
+                   .cpu_ns_per_moved_object.has_value());
+  o.strategy = "dynamic-offsets";
+  o.moving = small_city().moving_share();
+  EXPECT_FALSE(render(shared_device(), small_city(), o).cpu_ns_per_moved_object.has_value());
+}
+
 }  // namespace
 }  // namespace bindery

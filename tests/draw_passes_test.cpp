@@ -4,6 +4,7 @@
 // are worked out by hand; the last test checks the covering rules on a grid of inputs, including
 // max_draws_per_pass = UINT32_MAX, the default on every adapter but lavapipe (the H200's), where
 // `first + max_draws` wraps: the fault that lost every range but the first on the H200.
+#include "render/frame/parallel_encode.hpp"
 #include "render/strategies/strategy.hpp"
 
 #include <gtest/gtest.h>

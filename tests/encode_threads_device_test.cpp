@@ -31,13 +31,14 @@ const Device& shared_device() {
 }
 
 // The strategies that encode every draw on the CPU through the default frame (issue 10 part 4),
-// and those that do not (render bundles; gpu-driven records its own passes): by reading
+// and those that do not (render bundles; gpu-culling and gpu-driven record their own passes):
+// by reading
 // src/render/strategy_*.cpp, not from the registry.
 const std::set<std::string> kParallel = {
     "naive",           "split-uniforms", "buffer-offsets",     "buffer-offsets-mapped",
-    "dynamic-offsets", "mapped-staging", "storage-instancing", "gpu-culling",
-    "immediates"};
-const std::set<std::string> kNotParallel = {"render-bundles", "bundles-gpu", "gpu-driven"};
+    "dynamic-offsets", "mapped-staging", "storage-instancing", "immediates"};
+const std::set<std::string> kNotParallel = {"render-bundles", "bundles-gpu", "gpu-culling",
+                                            "gpu-driven"};
 
 // Background of the cube scene: clear colour 0.3 in 8-bit unorm = round(76.5) (76 or 77).
 constexpr uint8_t kBackground[3] = {77, 77, 77};

@@ -230,11 +230,11 @@ TEST(Immediates, EncoderStateChecksRangeAgainstTheDeviceLimit) {
 // A small raw-floor measurement: 16x16, one measured frame, one thread for the matrices.
 MeasureOptions small_raw_floor_options(uint32_t encode_threads) {
   MeasureOptions mo;
-  mo.width = 16;
-  mo.height = 16;
-  mo.frames = 1;
-  mo.threads = 1;
-  mo.encode_threads = encode_threads;
+  mo.render.width = 16;
+  mo.render.height = 16;
+  mo.render.frames = 1;
+  mo.render.threads = 1;
+  mo.render.encode_threads = encode_threads;
   return mo;
 }
 

@@ -44,7 +44,7 @@ TEST(WgslIncludes, ShippedShadersReflect) {
   // Every strategy shader includes cubes_common.wgsl; PerObjectUniforms there is
   // mat3x3f (48) + mat4x4f (64) = 112 bytes.
   const std::string dir = std::string(BINDERY_SOURCE_DIR) + "/shaders/";
-  for (const char* name : {"cubes_by_frequency.wgsl", "cubes_storage.wgsl", "cubes_gpu_cull.wgsl"}) {
+  for (const char* name : {"cubes_by_frequency.wgsl", "cubes_storage.wgsl", "cubes_naive.wgsl"}) {
     const Reflection r = reflect_wgsl(read_wgsl_file(dir + name, "shader"));
     ASSERT_TRUE(r.ok()) << name;
     EXPECT_EQ(r.struct_layout("PerObjectUniforms").size, 112u) << name;

@@ -20,6 +20,7 @@
 #include "bindery/gpu_driven/material_table.hpp"
 #include "bindery/offscreen.hpp"
 #include "expect_kind.hpp"
+#include "headless/map_and_wait.hpp"
 #include "render/strategies/strategy.hpp"
 
 #include <gtest/gtest.h>

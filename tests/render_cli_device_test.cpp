@@ -54,6 +54,24 @@ TEST(RenderCli, RenderOffMode1x1Works) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// --draw-path and --material-backend belong to gpu-driven and gpu-culling: with another strategy
+// they are refused in one line naming the option and the strategy, not silently ignored.
+TEST(RenderCli, GpuDrivenOptionsWithAnotherStrategyAreRefused) {
+  for (const char* option : {"--draw-path loop", "--material-backend binding-array"}) {
+    const CliResult r = run_cli(std::string("render --objects 20 --frames 1 --size 8x8 --quiet ") +
+                                "--strategy dynamic-offsets " + option);
+    EXPECT_EQ(r.exit_code, 1) << option;
+    EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(std::string(option).substr(0, std::string(option).find(' '))),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("dynamic-offsets"), std::string::npos) << r.err;
+  }
+  const CliResult ok = run_cli(
+      "render --objects 20 --frames 1 --size 8x8 --quiet --strategy gpu-culling --draw-path loop");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST(RenderCli, BadModelPath) {
   expect_one_error(run_cli("render --scene gltf --model /nonexistent/model.glb --frames 1"),
                    "/nonexistent/model.glb");

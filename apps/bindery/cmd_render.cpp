@@ -7,6 +7,7 @@
 #include "options.hpp"
 
 #include <bindery/core/io.hpp>
+#include <bindery/core/limits.hpp>
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
@@ -22,35 +23,23 @@
 namespace bindery::cli {
 namespace {
 
+constexpr RunCliRules kRules{"render", 1'000'000, "frames to render"};
+
 struct RenderCli {
-  DeviceCliOptions device;
-  std::string scene = "cubes";
-  std::string model;
+  RunCliOptions run;  ///< --size, --frames, --scene, --seed, ... (options.hpp)
   int64_t instances = 1;
   int64_t objects = 1000;
   std::string strategy = "dynamic-offsets";
-  std::string size = "640x480";
-  int64_t frames = 60;
   std::optional<float> time;
-  uint64_t seed = 1;
   double moving = 1.0;
-  double spread = 1.0;
-  int64_t frames_in_flight = 2;
-  std::string occlusion = "on";
-  std::string draw_path;  ///< --draw-path (empty: the device's best)
-  int64_t threads = 0;
-  int64_t encode_threads = 1;
   std::string png;
   int64_t image_budget_mib = 1024;  ///< GltfLoadOptions::image_budget_bytes in MiB
   bool quiet = false;
-  bool scene_given = false;    ///< --scene was on the command line (else --model implies gltf)
-  bool png_given = false;      ///< --png was on the command line (an empty name is an error)
-  bool objects_given = false;  ///< --objects was on the command line
-  CityCliOptions city;         ///< --meshes, --materials, --textures (--scene city)
-  std::optional<std::string> city_option_given;  ///< the first of those on the command line
-  bool instances_given = false;                  ///< --instances was on the command line
-  bool moving_given = false;                     ///< --moving was on the command line
-  bool seed_given = false;                       ///< --seed was on the command line
+  bool png_given = false;          ///< --png was on the command line (an empty name is an error)
+  std::vector<std::string> given;  ///< the scene options on the command line (given_options)
+  bool was_given(std::string_view name) const {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  }
 };
 
 struct Summary {
@@ -62,120 +51,118 @@ Summary summarize(std::vector<double> v) {
   return {v.front(), v[v.size() / 2], v.back()};
 }
 
-int run_render(const RenderCli& o) {
-  if (o.objects < 0 || o.objects > 10'000'000)
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("render: --objects {} is outside 0..10000000", o.objects));
-  if (o.instances < 1 || o.instances > 1'000'000)
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("render: --instances {} is outside 1..1000000", o.instances));
-  if (o.frames < 1 || o.frames > 1'000'000)
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("render: --frames {} is outside 1..1000000", o.frames));
-  if (o.time && !std::isfinite(*o.time))
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("render: --time {} is not a finite number", *o.time));
-  if (o.frames_in_flight < 1 || o.frames_in_flight > 8)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("render: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
-  if (o.threads < 0 || o.threads > 1024)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("render: --threads {} is outside 0..1024", o.threads));
-  const auto size = parse_size(o.size, "render");
-  const uint32_t width = size.first, height = size.second;
-  RenderOptions ro;
+// Every option checked before a device exists; the RenderOptions they make.
+RenderOptions check_render_options(const RenderCli& o) {
+  check_objects_instances_time(o.objects, o.instances, o.time, "render");
+  RenderOptions ro = to_render_options(o.run, kRules);
   ro.strategy = find_strategy(o.strategy).name;
-  check_encode_threads(ro.strategy, o.encode_threads, "render");
-  ro.encode_threads = static_cast<uint32_t>(o.encode_threads);
-  ro.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
-  ro.occlusion = o.occlusion == "on";
-  ro.draw_path = o.draw_path;
-  ro.threads = static_cast<uint32_t>(o.threads);
-  ro.width = width;
-  ro.height = height;
-  ro.frames = static_cast<uint32_t>(o.frames);
+  check_encode_threads(ro.strategy, o.run.encode_threads, "render");
+  check_gpu_driven_options(ro.strategy, o.run, "render");
   ro.time_s = o.time;
   ro.moving = o.moving;
   ro.keep_last_frame = !o.png.empty();
+  return ro;
+}
 
-  Scene scene;
-  // --model alone implies --scene gltf; an explicit --scene cubes with --model is a mistake.
-  const bool gltf = o.scene == "gltf" || (!o.scene_given && !o.model.empty());
-  const bool city = o.scene == "city";
-  if (!gltf && !o.model.empty())
+// Refuses (SceneInput) an option that belongs to another scene than the one chosen.
+void check_scene_options(const RenderCli& o, bool gltf, bool city) {
+  const SceneCliOptions& s = o.run.scene;
+  if (!gltf && !s.model.empty())
     throw Error(ErrorKind::SceneInput,
-                fmt::format("render: --model needs --scene gltf (not {})", o.scene));
-  if (!city && o.city_option_given)
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("render: {} sets the generated city (--scene city); the {} scene has "
-                            "none",
-                            *o.city_option_given, gltf ? "gltf" : "cubes"));
-  if (city && o.spread != 1.0)
+                fmt::format("render: --model needs --scene gltf (not {})", s.scene));
+  for (const char* name : {"--meshes", "--materials", "--textures"})
+    if (!city && o.was_given(name))
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("render: {} sets the generated city (--scene city); the {} scene "
+                              "has none",
+                              name, gltf ? "gltf" : "cubes"));
+  if (city && o.run.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "render: --spread places the cubes; the city has none");
-  if (city && o.instances_given)
+  if (city && o.was_given("--instances"))
     throw Error(ErrorKind::SceneInput,
                 "render: --instances copies a glTF model; the city takes --objects");
-  if (gltf && o.spread != 1.0)
+  if (gltf && o.run.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "render: --spread places the cubes; a glTF scene has none");
-  if (!gltf && o.instances_given)
+  if (!gltf && o.was_given("--instances"))
     throw Error(ErrorKind::SceneInput,
                 "render: --instances sets the copies of a glTF model; the cube scene takes "
                 "--objects");
-  if (gltf && o.seed_given)
-    throw Error(ErrorKind::SceneInput,
-                "render: --seed places the cubes; a glTF scene has none");
-  if (gltf && o.objects_given)
+  if (gltf && o.was_given("--seed"))
+    throw Error(ErrorKind::SceneInput, "render: --seed places the cubes; a glTF scene has none");
+  if (gltf && o.was_given("--objects"))
     throw Error(ErrorKind::SceneInput,
                 "render: --objects sets the cube count; a glTF scene takes --instances");
+}
+
+// The glTF model of --scene gltf (or --model alone), its warnings on stderr.
+Scene load_model(const RenderCli& o) {
+  const std::string& model = o.run.scene.model;
+  if (model.empty())
+    throw Error(ErrorKind::SceneInput, "render: --scene gltf needs --model PATH (.gltf or .glb)");
+  if (o.image_budget_mib < 1 || o.image_budget_mib > 1'048'576)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("render: --image-budget-mib {} is outside 1..1048576",
+                            o.image_budget_mib));
+  const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
+  Scene scene = load_gltf_scene(model, static_cast<uint32_t>(o.instances), lo);
+  for (const std::string& w : scene.warnings)
+    fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", escape_for_message(model),
+               escape_for_message(w));
+  return scene;
+}
+
+// The cube scene, the glTF model or the city the options name; for the city, `ro.moving`
+// becomes its share of cars.
+Scene build_scene(const RenderCli& o, RenderOptions& ro) {
+  const SceneCliOptions& s = o.run.scene;
+  // --model alone implies --scene gltf; an explicit --scene cubes with --model is a mistake.
+  const bool gltf = s.scene == "gltf" || (!o.was_given("--scene") && !s.model.empty());
+  const bool city = s.scene == "city";
+  check_scene_options(o, gltf, city);
   if (city) {
     const CitySceneOptions defaults;
-    scene = make_city_scene(city_scene_options(
-        o.city, o.objects_given ? o.objects : int64_t(defaults.objects),
-        o.moving_given ? o.moving : defaults.moving, o.seed, "render"));
+    Scene scene = make_city_scene(city_scene_options(
+        s.city, o.was_given("--objects") ? o.objects : int64_t(defaults.objects),
+        o.was_given("--moving") ? o.moving : defaults.moving, s.seed, "render"));
     ro.moving = scene.moving_share();  // recompute exactly the cars each frame
-  } else if (!gltf) {
-    CubeSceneOptions co;
-    co.objects = static_cast<uint32_t>(o.objects);
-    co.seed = o.seed;
-    co.spread = static_cast<float>(o.spread);
-    scene = make_cube_scene(co);
-  } else {
-    if (o.model.empty())
-      throw Error(ErrorKind::SceneInput, "render: --scene gltf needs --model PATH (.gltf or .glb)");
-    if (o.image_budget_mib < 1 || o.image_budget_mib > 1'048'576)
-      throw Error(ErrorKind::InvalidArgument,
-                  fmt::format("render: --image-budget-mib {} is outside 1..1048576",
-                              o.image_budget_mib));
-    const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
-    scene = load_gltf_scene(o.model, static_cast<uint32_t>(o.instances), lo);
-    for (const std::string& w : scene.warnings)
-      fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", escape_for_message(o.model),
-                 escape_for_message(w));
+    return scene;
   }
+  if (gltf) return load_model(o);
+  CubeSceneOptions co;
+  co.objects = static_cast<uint32_t>(o.objects);
+  co.seed = s.seed;
+  co.spread = static_cast<float>(o.run.spread);
+  return make_cube_scene(co);
+}
 
-  // Fail before rendering, not after, when the PNG cannot be written (the file is not touched).
-  if (o.png_given) check_output_file(o.png, "render: --png");
-
-  Device device = Device::create(to_device_options(o.device));
+// The progress header on stderr and the per-frame progress callback.
+void add_progress(const RenderCli& o, const Device& device, const Scene& scene,
+                  RenderOptions& ro) {
+  if (o.quiet) return;
   const bool tty = isatty(fileno(stderr));
-  if (!o.quiet) {
-    fmt::print(stderr,
-               "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frame{} on {} ({}, {})\n",
-               scene.name, scene.objects.size(), o.strategy, width, height, ro.frames,
-               ro.frames == 1 ? "" : "s", device.adapter().name, device.adapter().backend,
-               device.adapter().implementation);
-    ro.on_frame = [tty](uint32_t f, uint32_t n) {
-      if (tty)
-        fmt::print(stderr, "\rframe {}/{}", f + 1, n);
-      else if ((f + 1) % std::max(1u, n / 10) == 0 || f + 1 == n)
-        fmt::print(stderr, "frame {}/{}\n", f + 1, n);
-      if (tty && f + 1 == n) fmt::print(stderr, "\n");
-    };
-  }
-  RenderReport r = render(device, scene, ro);
+  fmt::print(stderr,
+             "bindery render: {} scene, {} objects, strategy {}, {}x{}, {} frame{} on {} ({}, {})\n",
+             scene.name, scene.objects.size(), o.strategy, ro.width, ro.height, ro.frames,
+             ro.frames == 1 ? "" : "s", device.adapter().name, device.adapter().backend,
+             device.adapter().implementation);
+  ro.on_frame = [tty](uint32_t f, uint32_t n) {
+    if (tty)
+      fmt::print(stderr, "\rframe {}/{}", f + 1, n);
+    else if ((f + 1) % std::max(1u, n / 10) == 0 || f + 1 == n)
+      fmt::print(stderr, "frame {}/{}\n", f + 1, n);
+    if (tty && f + 1 == n) fmt::print(stderr, "\n");
+  };
+}
 
-  if (!o.png.empty() && r.last_frame) write_png(o.png, *r.last_frame);
+// The timing summaries the table prints and the JSON reports.
+struct TimingTable {
+  Summary math, cpu, frame, interval, gpu;
+  bool has_gpu = false;  ///< timestamp queries available
+  nlohmann::ordered_json spans;  ///< median per named GPU span (when there is more than "render")
+};
 
+// Prints the timing table (min / median / max per frame) and the throughput and culling lines.
+TimingTable print_timing_table(const RenderReport& r) {
   std::vector<double> math, cpu, gpu, frame, interval;
   for (const FrameTiming& t : r.frames) {
     math.push_back(t.math_ms);
@@ -184,16 +171,15 @@ int run_render(const RenderCli& o) {
     interval.push_back(t.interval_ms);
     if (t.gpu_ms) gpu.push_back(*t.gpu_ms);
   }
-  const Summary sm = summarize(math), sc = summarize(cpu), sf = summarize(frame),
-                si = summarize(interval);
-  const bool has_gpu = !gpu.empty();  // timestamp queries available
-  const Summary sg = summarize(gpu);
+  TimingTable tt{summarize(math), summarize(cpu), summarize(frame), summarize(interval),
+                 summarize(gpu), !gpu.empty(), {}};
   auto fmt_gpu = [&](double Summary::*field) {
-    return has_gpu ? fmt::format("{:10.3f}", sg.*field) : fmt::format("{:>10}", "n/a");
+    return tt.has_gpu ? fmt::format("{:10.3f}", tt.gpu.*field) : fmt::format("{:>10}", "n/a");
   };
   fmt::print("{:<14}{:>10}{:>10}{:>10}\n", "per frame", "min", "median", "max");
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", sc.min, sc.median, sc.max);
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", sm.min, sm.median, sm.max);
+  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", tt.cpu.min, tt.cpu.median, tt.cpu.max);
+  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", tt.math.min, tt.math.median,
+             tt.math.max);
   fmt::print("{:<14}{}{}{}\n", "gpu ms", fmt_gpu(&Summary::min), fmt_gpu(&Summary::median),
              fmt_gpu(&Summary::max));
   // Per-pass GPU time (median of each named span over the frames that have it).
@@ -202,7 +188,6 @@ int run_render(const RenderCli& o) {
     for (const GpuSpan& span : t.gpu_spans)
       if (std::find(span_names.begin(), span_names.end(), span.name) == span_names.end())
         span_names.push_back(span.name);
-  nlohmann::ordered_json spans_json;
   if (span_names.size() > 1 || (span_names.size() == 1 && span_names[0] != "render"))
     for (const std::string& name : span_names) {
       std::vector<double> v;
@@ -212,22 +197,27 @@ int run_render(const RenderCli& o) {
       const Summary ss = summarize(v);
       fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min,
                  ss.median, ss.max);
-      spans_json[name] = ss.median;
+      tt.spans[name] = ss.median;
     }
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", sf.min, sf.median, sf.max);
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", si.min, si.median, si.max);
+  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", tt.frame.min, tt.frame.median,
+             tt.frame.max);
+  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
+             tt.interval.median, tt.interval.max);
   fmt::print(
       "throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
       r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s", r.threads,
       r.threads == 1 ? "" : "s", r.encode_threads);
-  const std::optional<CullingCounts> culling = r.frames.back().culling;
-  if (culling)
+  if (const std::optional<CullingCounts> culling = r.frames.back().culling)
     fmt::print(
         "culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
-        culling->objects, culling->after_frustum, culling->after_occlusion,
-               culling->drawn, culling->sub_draws);
-  if (!o.png.empty()) fmt::print("wrote {}\n", escape_for_message(o.png));
+        culling->objects, culling->after_frustum, culling->after_occlusion, culling->drawn,
+        culling->sub_draws);
+  return tt;
+}
 
+// The last line: one JSON object with the adapter, the limits used and the per-frame counters.
+nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
+                                   const TimingTable& tt) {
   nlohmann::ordered_json j;
   j["scene"] = r.scene;
   j["strategy"] = r.strategy;
@@ -236,6 +226,7 @@ int run_render(const RenderCli& o) {
   j["meshes"] = r.meshes;
   j["textures"] = r.textures;
   j["movingObjects"] = r.moving_objects;
+  if (r.cpu_ns_per_moved_object) j["cpuNsPerMovedObject"] = *r.cpu_ns_per_moved_object;
   j["size"] = {r.width, r.height};
   j["frames"] = r.frames.size();
   j["implementation"] = implementation_json(device.adapter());
@@ -248,7 +239,7 @@ int run_render(const RenderCli& o) {
   j["encodeThreads"] = r.encode_threads;
   j["throughputFps"] = r.throughput_fps();
   for (const auto& [key, value] : r.notes) j[key] = value;
-  if (culling)
+  if (const std::optional<CullingCounts> culling = r.frames.back().culling)
     j["culling"] = {{"objects", culling->objects},
                     {"afterFrustum", culling->after_frustum},
                     {"afterOcclusion", culling->after_occlusion},
@@ -256,19 +247,34 @@ int run_render(const RenderCli& o) {
                     {"subDraws", culling->sub_draws}};
   if (r.visible_objects) j["visibleObjects"] = *r.visible_objects;
   nlohmann::ordered_json timing;
-  timing["cpu_median"] = sc.median;
-  timing["math_median"] = sm.median;
-  if (has_gpu)
-    timing["gpu_median"] = sg.median;
+  timing["cpu_median"] = tt.cpu.median;
+  timing["math_median"] = tt.math.median;
+  if (tt.has_gpu)
+    timing["gpu_median"] = tt.gpu.median;
   else
     timing["gpu_median"] = nullptr;
-  timing["frame_median"] = sf.median;
-  timing["interval_median"] = si.median;
-  if (!spans_json.empty()) timing["gpu_spans_median"] = spans_json;
+  timing["frame_median"] = tt.frame.median;
+  timing["interval_median"] = tt.interval.median;
+  if (!tt.spans.empty()) timing["gpu_spans_median"] = tt.spans;
   j["timing_ms"] = timing;
   j["init"] = counters_json(r.init);
   j["perFrame"] = counters_json(r.per_frame);
-  fmt::print("{}\n", j.dump());
+  return j;
+}
+
+int run_render(const RenderCli& o) {
+  RenderOptions ro = check_render_options(o);
+  const Scene scene = build_scene(o, ro);
+  // Fail before rendering, not after, when the PNG cannot be written (the file is not touched).
+  if (o.png_given) check_output_file(o.png, "render: --png");
+
+  Device device = Device::create(to_device_options(o.run.device));
+  add_progress(o, device, scene, ro);
+  RenderReport r = render(device, scene, ro);
+  if (!o.png.empty() && r.last_frame) write_png(o.png, *r.last_frame);
+  const TimingTable tt = print_timing_table(r);
+  if (!o.png.empty()) fmt::print("wrote {}\n", escape_for_message(o.png));
+  fmt::print("{}\n", report_json(r, device, tt).dump());
   return 0;
 }
 
@@ -276,11 +282,6 @@ Registration reg{
     "render", "render the cube scene or a glTF model headless, time it and count WebGPU calls",
     [](CLI::App& sub) -> Runner {
       auto o = std::make_shared<RenderCli>();
-      sub.add_option("--scene", o->scene,
-                     "cubes (the article's scene), gltf or city (generated, for benchmarks)")
-          ->check(CLI::IsMember({"cubes", "gltf", "city"}))
-          ->capture_default_str();
-      sub.add_option("--model", o->model, "glTF 2.0 file (.gltf/.glb) for --scene gltf");
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
           ->capture_default_str();
       sub.add_option("--objects", o->objects,
@@ -288,56 +289,22 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--strategy", o->strategy, "per-draw data strategy: " + strategy_names())
           ->capture_default_str();
-      sub.add_option("--spread", o->spread,
-                     "scale of the cubes' placement radius (8: most outside the view)")
-          ->capture_default_str();
-      sub.add_option("--frames-in-flight", o->frames_in_flight,
-                     "frames the CPU runs ahead of the GPU (1 = serial)")
-          ->capture_default_str();
-      sub.add_option("--occlusion", o->occlusion,
-                     "occlusion culling with a depth pyramid (gpu-driven): on or off")
-          ->check(CLI::IsMember({"on", "off"}))
-          ->capture_default_str();
-      sub.add_option("--draw-path", o->draw_path,
-                     "gpu-driven's indirect draws: multi-draw-indirect-count, multi-draw-indirect, "
-                     "bundle or loop (default: the best the device offers)")
-          ->check(CLI::IsMember({"multi-draw-indirect-count", "multi-draw-indirect", "bundle",
-                                 "loop"}));
-      sub.add_option("--threads", o->threads, "CPU threads for per-object maths (0 = all cores)")
-          ->capture_default_str();
-      sub.add_option("--encode-threads", o->encode_threads,
-                     "threads encoding the draws, each its own command encoder (1..64)")
-          ->capture_default_str();
-      sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
-          ->capture_default_str();
-      sub.add_option("--frames", o->frames, "frames to render")->capture_default_str();
       sub.add_option("--time", o->time, "freeze the animation at T seconds (reproducible frames)");
-      sub.add_option("--seed", o->seed, "random seed of the cube scene or the city")
-          ->capture_default_str();
       sub.add_option("--moving", o->moving,
                      "share of objects that move each frame, 0..1 (the city: its cars, "
                      "default 0.1)")
           ->capture_default_str();
-      add_city_options(sub, o->city);
       sub.add_option("--png", o->png, "write the last frame to this PNG file");
       sub.add_option("--image-budget-mib", o->image_budget_mib,
                      "decoded bytes (RGBA8 with mips) a glTF model's images may take, MiB")
           ->capture_default_str();
       sub.add_flag("--quiet", o->quiet, "no progress output");
-      add_device_options(sub, o->device);
-      CLI::Option* scene_opt = sub.get_option("--scene");
-      CLI::Option* png_opt = sub.get_option("--png");
-      CLI::Option* objects_opt = sub.get_option("--objects");
+      add_run_options(sub, o->run, kRules);
       CLI::App* app = &sub;
-      return [o, scene_opt, png_opt, objects_opt, app] {
-        o->seed_given = app->get_option("--seed")->count() > 0;
-        o->scene_given = scene_opt->count() > 0;
-        o->png_given = png_opt->count() > 0;
-        o->objects_given = objects_opt->count() > 0;
-        o->city_option_given = given_city_option(*app);
-        o->instances_given = app->get_option("--instances")->count() > 0;
-        o->moving_given = app->get_option("--moving")->count() > 0;
-        return run_render(*o);
+      return [o, app] {
+        o->png_given = app->get_option("--png")->count() > 0;
+        o->given = given_options(*app, {"--objects", "--instances", "--moving"});
+        return with_flag_names([&] { return run_render(*o); });
       };
     }};
 

@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "options.hpp"
 
+#include <bindery/core/limits.hpp>
 #include <bindery/render/scene.hpp>
 #include <bindery/render/soak.hpp>
 
@@ -17,24 +18,23 @@
 namespace bindery::cli {
 namespace {
 
+constexpr RunCliRules kRules{"soak", 10'000'000, "frames per strategy"};
+
 struct SoakCli {
-  DeviceCliOptions device;
+  RunCliOptions run = [] {  // --size, --frames, --scene, --seed, ... (options.hpp)
+    RunCliOptions r;
+    r.size = "64x48";
+    r.frames = 2000;
+    return r;
+  }();
   std::string strategies = "all";
   int64_t objects = 1000;
-  std::string size = "64x48";
-  int64_t frames = 2000;
   int64_t check_every = 100;
   int64_t warmup = 200;
   double tolerance = 0.05;
   int64_t memory_window = 4;
-  int64_t frames_in_flight = 2;
-  int64_t encode_threads = 1;
-  uint64_t seed = 1;
-  std::string scene = "cubes";  ///< cubes | city | gltf
-  std::string model;            ///< --scene gltf
-  int64_t instances = 1;        ///< --scene gltf: copies of the model
-  CityCliOptions city;          ///< --meshes, --materials, --textures (--scene city)
-  double moving = 0.1;          ///< --scene city: share of cars
+  int64_t instances = 1;           ///< --scene gltf: copies of the model
+  double moving = 0.1;             ///< --scene city: share of cars
   std::vector<std::string> given;  ///< the scene options on the command line
 };
 
@@ -43,35 +43,40 @@ Scene soak_scene(const SoakCli& o) {
   auto given = [&](const char* name) {
     return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
   };
+  const SceneCliOptions& s = o.run.scene;
   for (const char* name : {"--meshes", "--materials", "--textures", "--moving"})
-    if (o.scene != "city" && given(name))
+    if (s.scene != "city" && given(name))
       throw Error(ErrorKind::SceneInput,
                   fmt::format("soak: {} sets the generated city (--scene city); the {} scene has "
                               "none",
-                              name, o.scene));
+                              name, s.scene));
   for (const char* name : {"--model", "--instances"})
-    if (o.scene != "gltf" && given(name))
+    if (s.scene != "gltf" && given(name))
       throw Error(ErrorKind::SceneInput,
-                  fmt::format("soak: {} needs --scene gltf (not {})", name, o.scene));
-  if (o.scene == "gltf" && given("--objects"))
+                  fmt::format("soak: {} needs --scene gltf (not {})", name, s.scene));
+  if (s.scene != "cubes" && given("--spread"))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("soak: --spread places the cubes; the {} scene has none", s.scene));
+  if (s.scene == "gltf" && given("--objects"))
     throw Error(ErrorKind::SceneInput,
                 "soak: --objects sets the cube or city object count; a glTF scene takes "
                 "--instances");
-  if (o.scene == "city") {
+  if (s.scene == "city") {
     const int64_t objects = given("--objects") ? o.objects : CitySceneOptions{}.objects;
-    return make_city_scene(city_scene_options(o.city, objects, o.moving, o.seed, "soak"));
+    return make_city_scene(city_scene_options(s.city, objects, o.moving, s.seed, "soak"));
   }
-  if (o.scene == "gltf") {
-    if (o.model.empty())
+  if (s.scene == "gltf") {
+    if (s.model.empty())
       throw Error(ErrorKind::SceneInput, "soak: --scene gltf needs --model PATH (.gltf or .glb)");
     if (o.instances < 1 || o.instances > 1'000'000)
       throw Error(ErrorKind::SceneInput,
                   fmt::format("soak: --instances {} is outside 1..1000000", o.instances));
-    return load_gltf_scene(o.model, static_cast<uint32_t>(o.instances));
+    return load_gltf_scene(s.model, static_cast<uint32_t>(o.instances));
   }
   CubeSceneOptions co;
   co.objects = static_cast<uint32_t>(o.objects);
-  co.seed = o.seed;
+  co.seed = s.seed;
+  co.spread = static_cast<float>(o.run.spread);
   return make_cube_scene(co);
 }
 
@@ -91,59 +96,141 @@ nlohmann::ordered_json counts_json(const ObjectCounts& counts) {
   return j;
 }
 
-int run_soak(const SoakCli& o) {
-  const std::vector<std::string> names = parse_strategy_list(o.strategies, "soak");
-  if (o.objects < 1 || o.objects > 10'000'000)
+// Every option checked before the device exists (one line, nothing printed yet): the
+// SoakOptions they make; the strategy is set per run.
+SoakOptions check_soak_options(const SoakCli& o, const std::vector<std::string>& names) {
+  if (o.objects < 1 || o.objects > kMaxObjects)
     throw Error(ErrorKind::SceneInput,
-                fmt::format("soak: --objects {} is outside 1..10000000", o.objects));
-  if (o.frames < 1 || o.frames > 10'000'000)
+                fmt::format("soak: --objects {} is outside 1..{}", o.objects, kMaxObjects));
+  SoakOptions so;
+  so.render = to_render_options(o.run, kRules);
+  if (o.check_every < 1 || o.check_every > o.run.frames)
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("soak: --frames {} is outside 1..10000000", o.frames));
-  if (o.check_every < 1 || o.check_every > o.frames)
-    throw Error(
-        ErrorKind::InvalidArgument,
-        fmt::format("soak: --check-every {} is outside 1..--frames ({})", o.check_every, o.frames));
-  if (o.warmup < 0 || o.warmup > o.frames)
+                fmt::format("soak: --check-every {} is outside 1..--frames ({})", o.check_every,
+                            o.run.frames));
+  if (o.warmup < 0 || o.warmup > o.run.frames)
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("soak: --warmup {} is outside 0..--frames ({})", o.warmup, o.frames));
+                fmt::format("soak: --warmup {} is outside 0..--frames ({})", o.warmup,
+                            o.run.frames));
   if (!(o.tolerance >= 0 && o.tolerance <= 1))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("soak: --tolerance {} is outside 0..1", o.tolerance));
   if (o.memory_window < 1 || o.memory_window > 1000)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("soak: --memory-window {} is outside 1..1000", o.memory_window));
-  if (o.frames_in_flight < 1 || o.frames_in_flight > 8)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("soak: --frames-in-flight {} is outside 1..8", o.frames_in_flight));
-  // --encode-threads: its range for every strategy; a strategy named in --strategies that does not
-  // encode its draws on the CPU is refused, one that came with "all" is skipped (a row says so).
-  check_encode_threads("dynamic-offsets", o.encode_threads, "soak");
+  // --encode-threads: a strategy named in --strategies that does not encode its draws on the CPU
+  // is refused, one that came with "all" is skipped (a row says so).
   if (o.strategies != "all")
-    for (const std::string& name : names) check_encode_threads(name, o.encode_threads, "soak");
-  SoakOptions so;
-  so.render.frames = static_cast<uint32_t>(o.frames);
-  so.render.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
-  so.render.encode_threads = static_cast<uint32_t>(o.encode_threads);
+    for (const std::string& name : names) check_encode_threads(name, o.run.encode_threads, "soak");
   so.check_every = static_cast<uint32_t>(o.check_every);
   so.warmup = static_cast<uint32_t>(o.warmup);
   so.tolerance = o.tolerance;
   so.memory_window = static_cast<uint32_t>(o.memory_window);
   validate_soak_options(so);  // before the device: one line, nothing printed yet
-  const auto size = parse_size(o.size, "soak");
+  return so;
+}
+
+// The strategy's row of the table (the baseline, first sample after the warm-up, against the last
+// sample) and its drift lines.
+void print_soak_row(const std::string& name, const SoakReport& r, const SoakOptions& so) {
+  const auto base = std::find_if(r.samples.begin(), r.samples.end(),
+                                 [&](const SoakSample& s) { return s.frames_done >= so.warmup; });
+  const SoakSample& last = r.samples.back();
+  const double rss_change =
+      double(r.memory_floor_end) / double(std::max<uint64_t>(1, r.memory_floor_baseline)) - 1.0;
+  auto objects_cell = [](const ObjectCounts& a, const ObjectCounts& b) {
+    return fmt::format("{} -> {}", total(a), total(b));
+  };
+  fmt::print("{:<22}{:>8}{:>14}{:>13.2f}%{:>16}{:>18}{:>10.1f}{:>8}\n", name, r.frames,
+             fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
+             objects_cell(base->live_objects, last.live_objects),
+             base->implementation_objects
+                 ? objects_cell(*base->implementation_objects, *last.implementation_objects)
+                 : std::string("n/a"),
+             r.throughput_fps, r.flat() ? "yes" : "NO");
+  for (const SoakDrift& d : r.drifts)
+    fmt::print("    drift: {} {} at frame {} -> {} at frame {}\n", d.quantity, d.baseline,
+               d.baseline_frames_done, d.value, d.frames_done);
+}
+
+// The strategy's entry of the JSON line's "results".
+nlohmann::ordered_json soak_result_json(const std::string& name, const SoakReport& r) {
+  nlohmann::ordered_json samples = nlohmann::ordered_json::array();
+  for (const SoakSample& s : r.samples) {
+    nlohmann::ordered_json sj = {{"frames_done", s.frames_done},
+                                 {"resident_bytes", s.resident_bytes},
+                                 {"interval_ms", s.interval_ms},
+                                 {"live_objects", counts_json(s.live_objects)}};
+    if (s.implementation_objects)
+      sj["implementation_objects"] = counts_json(*s.implementation_objects);
+    sj["calls"] = counters_json(s.calls);
+    samples.push_back(sj);
+  }
+  nlohmann::ordered_json drifts = nlohmann::ordered_json::array();
+  for (const SoakDrift& d : r.drifts)
+    drifts.push_back({{"quantity", d.quantity},
+                      {"baseline", d.baseline},
+                      {"baseline_frames_done", d.baseline_frames_done},
+                      {"value", d.value},
+                      {"frames_done", d.frames_done}});
+  const nlohmann::ordered_json moved_cost =
+      r.cpu_ns_per_moved_object ? nlohmann::ordered_json(*r.cpu_ns_per_moved_object) : nullptr;
+  return {{"strategy", name},
+          {"objects", r.objects},
+          {"moving_objects", r.moving_objects},
+          {"cpu_ns_per_moved_object", moved_cost},
+          {"frames", r.frames},
+          {"throughput_fps", r.throughput_fps},
+          {"memory_floor_baseline", r.memory_floor_baseline},
+          {"memory_floor_end", r.memory_floor_end},
+          {"flat", r.flat()},
+          {"drifts", drifts},
+          {"samples", samples}};
+}
+
+// Soaks so.render.strategy with a progress line per sample; nullopt (a result row says why)
+// when this device's capacity is reached at this object count.
+std::optional<SoakReport> soak_strategy(const SoakCli& o, const Device& device, const Scene& scene,
+                                        SoakOptions& so, nlohmann::ordered_json& results) {
+  const std::string& name = so.render.strategy;
+  so.on_sample = [&](const SoakSample& s) {
+    fmt::print(stderr, "  {}: frame {}/{}: RSS {:.1f} MiB, {} bindery objects{}, {} draws\n", name,
+               s.frames_done, o.run.frames, mib(double(s.resident_bytes)), total(s.live_objects),
+               s.implementation_objects
+                   ? fmt::format(", {} in the implementation", total(*s.implementation_objects))
+                   : std::string(),
+               s.calls.draws);
+  };
+  try {
+    return soak(device, scene, so);
+  } catch (const Error& e) {
+    // A capacity of this device reached at this object count (lavapipe's bind groups, buffer
+    // sizes): this strategy cannot be soaked here; the others still are.
+    if (!is_capacity_limit(e.kind())) throw;
+    fmt::print("{:<22}  not possible here: {}\n", name, e.what());
+    results.push_back({{"strategy", name}, {"not_possible", e.what()}});
+    return std::nullopt;
+  }
+}
+
+int run_soak(const SoakCli& o) {
+  const std::vector<std::string> names = parse_strategy_list(o.strategies, "soak");
+  SoakOptions so = check_soak_options(o, names);
+  const std::pair<uint32_t, uint32_t> size{so.render.width, so.render.height};
 
   const Scene scene = soak_scene(o);
   so.render.moving = scene.moving_share();  // every cube, the city's cars, no glTF object
-  Device device = Device::create(to_device_options(o.device));
+  Device device = Device::create(to_device_options(o.run.device));
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (size.first > max_dim || size.second > max_dim)
     throw Error(ErrorKind::TextureSizeOutOfRange,
                 fmt::format("soak: --size {} is outside 1..{} (maxTextureDimension2D) in each "
                             "dimension",
-                            o.size, max_dim));
+                            o.run.size, max_dim));
   fmt::print(stderr,
-             "bindery soak: {} objects ({} scene), {}x{}, {} frames per strategy, a sample every {} after {} "
-             "warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
-             scene.objects.size(), scene.name, size.first, size.second, o.frames, o.check_every, o.warmup,
+             "bindery soak: {} objects ({} scene), {}x{}, {} frames per strategy, a sample every "
+             "{} after {} warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
+             scene.objects.size(), scene.name, size.first, size.second, o.run.frames, o.check_every, o.warmup,
              o.tolerance * 100, device.adapter().name, device.adapter().backend,
              device.adapter().implementation);
 
@@ -166,78 +253,11 @@ int run_soak(const SoakCli& o) {
       continue;
     }
     so.render.strategy = name;
-    so.render.width = size.first;
-    so.render.height = size.second;
-    so.on_sample = [&](const SoakSample& s) {
-      fmt::print(stderr, "  {}: frame {}/{}: RSS {:.1f} MiB, {} bindery objects{}, {} draws\n",
-                 name, s.frames_done, o.frames, mib(double(s.resident_bytes)),
-                 total(s.live_objects),
-                 s.implementation_objects
-                     ? fmt::format(", {} in the implementation", total(*s.implementation_objects))
-                     : std::string(),
-                 s.calls.draws);
-    };
-    SoakReport r;
-    try {
-      r = soak(device, scene, so);
-    } catch (const Error& e) {
-      // A capacity of this device reached at this object count (lavapipe's bind groups, buffer
-      // sizes): this strategy cannot be soaked here; the others still are.
-      if (!is_capacity_limit(e.kind())) throw;
-      fmt::print("{:<22}  not possible here: {}\n", name, e.what());
-      results.push_back({{"strategy", name}, {"not_possible", e.what()}});
-      continue;
-    }
-
-    // The table compares the baseline (first sample after the warm-up) with the last sample.
-    const auto base = std::find_if(r.samples.begin(), r.samples.end(),
-                                   [&](const SoakSample& s) { return s.frames_done >= so.warmup; });
-    const SoakSample& last = r.samples.back();
-    const double rss_change =
-        double(r.memory_floor_end) / double(std::max<uint64_t>(1, r.memory_floor_baseline)) - 1.0;
-    auto objects_cell = [](const ObjectCounts& a, const ObjectCounts& b) {
-      return fmt::format("{} -> {}", total(a), total(b));
-    };
-    fmt::print("{:<22}{:>8}{:>14}{:>13.2f}%{:>16}{:>18}{:>10.1f}{:>8}\n", name, r.frames,
-               fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
-               objects_cell(base->live_objects, last.live_objects),
-               base->implementation_objects
-                   ? objects_cell(*base->implementation_objects, *last.implementation_objects)
-                   : std::string("n/a"),
-               r.throughput_fps, r.flat() ? "yes" : "NO");
-    for (const SoakDrift& d : r.drifts)
-      fmt::print("    drift: {} {} at frame {} -> {} at frame {}\n", d.quantity, d.baseline,
-                 d.baseline_frames_done, d.value, d.frames_done);
-    if (!r.flat()) drifted.push_back(name);
-
-    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
-    for (const SoakSample& s : r.samples) {
-      nlohmann::ordered_json sj = {{"frames_done", s.frames_done},
-                                   {"resident_bytes", s.resident_bytes},
-                                   {"interval_ms", s.interval_ms},
-                                   {"live_objects", counts_json(s.live_objects)}};
-      if (s.implementation_objects)
-        sj["implementation_objects"] = counts_json(*s.implementation_objects);
-      sj["calls"] = counters_json(s.calls);
-      samples.push_back(sj);
-    }
-    nlohmann::ordered_json drifts = nlohmann::ordered_json::array();
-    for (const SoakDrift& d : r.drifts)
-      drifts.push_back({{"quantity", d.quantity},
-                        {"baseline", d.baseline},
-                        {"baseline_frames_done", d.baseline_frames_done},
-                        {"value", d.value},
-                        {"frames_done", d.frames_done}});
-    results.push_back({{"strategy", name},
-                       {"objects", r.objects},
-                       {"moving_objects", r.moving_objects},
-                       {"frames", r.frames},
-                       {"throughput_fps", r.throughput_fps},
-                       {"memory_floor_baseline", r.memory_floor_baseline},
-                       {"memory_floor_end", r.memory_floor_end},
-                       {"flat", r.flat()},
-                       {"drifts", drifts},
-                       {"samples", samples}});
+    std::optional<SoakReport> r = soak_strategy(o, device, scene, so, results);
+    if (!r) continue;
+    print_soak_row(name, *r, so);
+    if (!r->flat()) drifted.push_back(name);
+    results.push_back(soak_result_json(name, *r));
   }
   nlohmann::ordered_json j;
   j["scene"] = scene.name;
@@ -246,13 +266,13 @@ int run_soak(const SoakCli& o) {
   j["materials"] = scene.materials.size();
   j["textures"] = scene.textures.size();
   j["size"] = {size.first, size.second};
-  j["frames"] = o.frames;
+  j["frames"] = o.run.frames;
   j["check_every"] = o.check_every;
   j["warmup"] = o.warmup;
   j["tolerance"] = o.tolerance;
   j["memory_window"] = o.memory_window;
-  j["frames_in_flight"] = o.frames_in_flight;
-  j["encode_threads"] = o.encode_threads;
+  j["frames_in_flight"] = o.run.frames_in_flight;
+  j["encode_threads"] = o.run.encode_threads;
   j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["results"] = results;
@@ -279,9 +299,6 @@ Registration reg{
       sub.add_option("--objects", o->objects, "cubes in the scene, or the city's objects (default "
                                               "20000)")
           ->capture_default_str();
-      sub.add_option("--size", o->size, "target size WIDTHxHEIGHT (1x1 = render off)")
-          ->capture_default_str();
-      sub.add_option("--frames", o->frames, "frames per strategy")->capture_default_str();
       sub.add_option("--check-every", o->check_every, "frames between samples")
           ->capture_default_str();
       sub.add_option("--warmup", o->warmup, "frames before the baseline sample")
@@ -292,32 +309,15 @@ Registration reg{
       sub.add_option("--memory-window", o->memory_window,
                      "samples per resident-memory floor (transient bursts are not growth)")
           ->capture_default_str();
-      sub.add_option("--frames-in-flight", o->frames_in_flight,
-                     "frames the CPU runs ahead of the GPU (1 = serial)")
-          ->capture_default_str();
-      sub.add_option("--encode-threads", o->encode_threads,
-                     "threads encoding the draws, each its own command encoder (1..64; "
-                     "strategies that encode draws on the CPU)")
-          ->capture_default_str();
-      sub.add_option("--seed", o->seed, "placement seed of the cube scene or the city")
-          ->capture_default_str();
-      sub.add_option("--scene", o->scene,
-                     "cubes (the article's), city (generated) or gltf (copies of --model)")
-          ->check(CLI::IsMember({"cubes", "city", "gltf"}))
-          ->capture_default_str();
-      sub.add_option("--model", o->model, "--scene gltf: the glTF 2.0 file (.gltf/.glb)");
       sub.add_option("--instances", o->instances, "--scene gltf: copies of the model on a grid")
           ->capture_default_str();
-      add_city_options(sub, o->city);
       sub.add_option("--moving", o->moving, "--scene city: share of objects that are moving cars")
           ->capture_default_str();
-      add_device_options(sub, o->device);
+      add_run_options(sub, o->run, kRules);
       CLI::App* app = &sub;
       return [o, app] {
-        for (const char* name : {"--meshes", "--materials", "--textures", "--moving", "--model",
-                                 "--instances", "--objects"})
-          if (app->get_option(name)->count() > 0) o->given.push_back(name);
-        return run_soak(*o);
+        o->given = given_options(*app, {"--moving", "--instances", "--objects"});
+        return with_flag_names([&] { return run_soak(*o); });
       };
     }};
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "options.hpp"
 
+#include <bindery/core/limits.hpp>
 #include <bindery/render/renderer.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace bindery::cli {
 
@@ -190,6 +192,149 @@ CitySceneOptions city_scene_options(const CityCliOptions& o, int64_t objects, do
   c.moving = moving;
   c.seed = seed;
   return c;
+}
+
+void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) {
+  sub.add_option("--scene", o.scene.scene,
+                 "cubes (the article's scene), city (generated, for benchmarks) or gltf "
+                 "(--model)")
+      ->check(CLI::IsMember({"cubes", "city", "gltf"}))
+      ->capture_default_str();
+  sub.add_option("--model", o.scene.model, "glTF 2.0 file (.gltf/.glb) for --scene gltf");
+  sub.add_option("--seed", o.scene.seed, "random seed of the cube scene or the city")
+      ->capture_default_str();
+  add_city_options(sub, o.scene.city);
+  sub.add_option("--size", o.size, std::string(rules.size_help))
+      ->capture_default_str();
+  sub.add_option("--frames", o.frames, std::string(rules.frames_help))->capture_default_str();
+  sub.add_option("--frames-in-flight", o.frames_in_flight,
+                 fmt::format("frames the CPU runs ahead of the GPU (1 = serial; at most {})",
+                             kMaxFramesInFlight))
+      ->capture_default_str();
+  sub.add_option("--threads", o.threads, "CPU threads for per-object maths (0 = all cores)")
+      ->capture_default_str();
+  sub.add_option("--encode-threads", o.encode_threads,
+                 fmt::format("threads encoding the draws, each its own command encoder (1..{}; "
+                             "strategies that encode draws on the CPU)",
+                             kMaxEncodeThreads))
+      ->capture_default_str();
+  sub.add_option("--occlusion", o.occlusion,
+                 "occlusion culling with a depth pyramid (gpu-driven): on or off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  sub.add_option("--draw-path", o.draw_path,
+                 "gpu-driven's indirect draws: multi-draw-indirect-count, multi-draw-indirect, "
+                 "bundle or loop (default: the best the device offers)")
+      ->check(CLI::IsMember({"multi-draw-indirect-count", "multi-draw-indirect", "bundle",
+                             "loop"}));
+  sub.add_option("--material-backend", o.material_backend,
+                 "gpu-driven's textures: texture-arrays (2D arrays by size, any device) or "
+                 "binding-array (every texture as it is; wgpu-native's binding arrays)")
+      ->check(CLI::IsMember({"texture-arrays", "binding-array"}));
+  sub.add_option("--spread", o.spread,
+                 "scale of the cubes' placement radius (8: most outside the view)")
+      ->capture_default_str();
+  add_device_options(sub, o.device);
+}
+
+std::vector<std::string> given_options(const CLI::App& sub,
+                                       std::initializer_list<const char*> others) {
+  std::vector<std::string> given;
+  for (const char* name :
+       {"--scene", "--model", "--seed", "--spread", "--meshes", "--materials", "--textures"})
+    if (sub.get_option(name)->count() > 0) given.emplace_back(name);
+  for (const char* name : others)
+    if (sub.get_option(name)->count() > 0) given.emplace_back(name);
+  return given;
+}
+
+RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules,
+                                RenderOptions base) {
+  auto outside = [&](std::string_view flag, auto value, auto lo, auto hi) {
+    return Error(ErrorKind::InvalidArgument,
+                 fmt::format("{}: {} {} is outside {}..{}", rules.command, flag, value, lo, hi));
+  };
+  if (o.frames < rules.min_frames || o.frames > rules.max_frames)
+    throw outside("--frames", o.frames, rules.min_frames, rules.max_frames);
+  if (o.frames_in_flight < 1 || o.frames_in_flight > kMaxFramesInFlight)
+    throw outside("--frames-in-flight", o.frames_in_flight, 1, kMaxFramesInFlight);
+  if (o.threads < 0 || o.threads > kMaxMatrixThreads)
+    throw outside("--threads", o.threads, 0, kMaxMatrixThreads);
+  check_encode_threads("dynamic-offsets", o.encode_threads, rules.command);  // the range
+  if (!(o.spread >= kMinSpread && o.spread <= kMaxSpread))
+    throw Error(ErrorKind::SceneInput, fmt::format("{}: --spread {} is outside {}..{}",
+                                                   rules.command, o.spread, kMinSpread,
+                                                   kMaxSpread));
+  const auto [width, height] = parse_size(o.size, rules.command);
+  base.width = width;
+  base.height = height;
+  base.frames = static_cast<uint32_t>(o.frames);
+  base.frames_in_flight = static_cast<uint32_t>(o.frames_in_flight);
+  base.threads = static_cast<uint32_t>(o.threads);
+  base.encode_threads = static_cast<uint32_t>(o.encode_threads);
+  base.occlusion = o.occlusion == "on";
+  base.draw_path = o.draw_path;
+  base.material_backend = o.material_backend;
+  return base;
+}
+
+void check_objects_instances_time(int64_t objects, int64_t instances,
+                                  const std::optional<float>& time, std::string_view command) {
+  if (objects < 0 || objects > kMaxObjects)
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("{}: --objects {} is outside 0..{}", command, objects, kMaxObjects));
+  if (instances < 1 || instances > 1'000'000)
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("{}: --instances {} is outside 1..1000000", command, instances));
+  if (time && !std::isfinite(*time))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --time {} is not a finite number", command, *time));
+}
+
+void check_gpu_driven_options(std::string_view strategy, const RunCliOptions& o,
+                              std::string_view command) {
+  if (strategy == "gpu-driven" || strategy == "gpu-culling") return;
+  for (const auto& [flag, value] : {std::pair<std::string_view, const std::string&>{
+                                        "--draw-path", o.draw_path},
+                                    {"--material-backend", o.material_backend}})
+    if (!value.empty())
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("{}: {} applies to gpu-driven and gpu-culling (their indirect draws "
+                              "and material table), not to {}",
+                              command, flag, strategy));
+}
+
+int with_flag_names(const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const Error& e) {
+    // Field names of the library's messages (renderer.cpp, the scenes) and the flags that set
+    // them.
+    static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+        {"RenderOptions::width x height = ", "--size "},
+        {"RenderOptions::frames_in_flight = ", "--frames-in-flight "},
+        {"RenderOptions::frames = ", "--frames "},
+        {"RenderOptions::threads = ", "--threads "},
+        {"RenderOptions::encode_threads = ", "--encode-threads "},
+        {"RenderOptions::time_s = ", "--time "},
+        {"RenderOptions::moving = ", "--moving "},
+        {"RenderOptions::draw_path = ", "--draw-path "},
+        {"RenderOptions::material_backend = ", "--material-backend "},
+        {"CubeSceneOptions::objects = ", "--objects "},
+        {"CubeSceneOptions::spread = ", "--spread "},
+        {"CitySceneOptions::objects = ", "--objects "},
+        {"CitySceneOptions::meshes = ", "--meshes "},
+        {"CitySceneOptions::materials = ", "--materials "},
+        {"CitySceneOptions::textures = ", "--textures "},
+        {"CitySceneOptions::moving = ", "--moving "}};
+    std::string message = e.what();
+    bool changed = false;
+    for (const auto& [field, flag] : kFlags)
+      for (size_t at; (at = message.find(field)) != std::string::npos; changed = true)
+        message.replace(at, field.size(), flag);
+    if (!changed) throw;
+    throw Error(e.kind(), message);
+  }
 }
 
 }  // namespace bindery::cli

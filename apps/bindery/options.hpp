@@ -9,7 +9,10 @@
 #include <bindery/core/counters.hpp>
 #include <bindery/core/device.hpp>
 #include <bindery/core/error.hpp>
+#include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
+
+#include <functional>
 
 #include <optional>
 #include <string_view>
@@ -65,5 +68,70 @@ std::optional<std::string> given_city_option(const CLI::App& sub);
 /// meshes 1..200,000, materials 1..100,000, textures 1..1024, moving 0..1).
 CitySceneOptions city_scene_options(const CityCliOptions& o, int64_t objects, double moving,
                                     uint64_t seed, std::string_view command);
+
+/// The scene options render, bench and soak share: --scene, --model, --seed and the city's
+/// counts. --objects, --instances and --moving stay with each command (their ranges and defaults
+/// differ: bench searches the object count, soak's --moving is the city's only).
+struct SceneCliOptions {
+  std::string scene = "cubes";  ///< --scene cubes | city | gltf
+  std::string model;            ///< --model, the glTF 2.0 file of --scene gltf
+  uint64_t seed = 1;            ///< --seed of the cube scene or the city
+  CityCliOptions city;          ///< --meshes, --materials, --textures (--scene city)
+};
+
+/// The run options render, bench and soak share: declared once (add_run_options), checked once
+/// against bindery's caps (core/limits.hpp) and turned into RenderOptions (to_render_options). A
+/// command sets its own defaults by constructing this with other values before add_run_options.
+struct RunCliOptions {
+  DeviceCliOptions device;       ///< --backend, --limits, --uniform-alignment
+  SceneCliOptions scene;         ///< --scene, --model, --seed, --meshes, --materials, --textures
+  std::string size = "640x480";  ///< --size WIDTHxHEIGHT
+  int64_t frames = 60;           ///< --frames, 1..max_frames (RunCliRules)
+  int64_t frames_in_flight = 2;  ///< --frames-in-flight, 1..kMaxFramesInFlight
+  int64_t threads = 0;           ///< --threads, 0..kMaxMatrixThreads (0 = every core)
+  int64_t encode_threads = 1;    ///< --encode-threads, 1..kMaxEncodeThreads
+  std::string occlusion = "on";  ///< --occlusion on | off
+  std::string draw_path;         ///< --draw-path (empty: the best the device offers)
+  std::string material_backend;  ///< --material-backend (empty: texture-arrays)
+  double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)
+};
+
+/// What differs between the commands that take RunCliOptions.
+struct RunCliRules {
+  std::string_view command;        ///< "render", "bench", "soak": the error messages' prefix
+  int64_t max_frames = 1'000'000;  ///< --frames range min_frames..max_frames
+  std::string_view frames_help = "frames to render";  ///< --frames' help text
+  std::string_view size_help = "target size WIDTHxHEIGHT (1x1 = render off)";  ///< --size's
+  int64_t min_frames = 1;  ///< 0 for view (run until the window closes)
+};
+
+/// Declares the shared options on `sub`, their defaults the current values of `o`.
+void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules);
+/// After parsing: which of the scene options (--scene, --model, --seed, --spread, --meshes,
+/// --materials, --textures) and of `others` were given on `sub`'s command line.
+std::vector<std::string> given_options(const CLI::App& sub,
+                                       std::initializer_list<const char*> others = {});
+/// Checks every shared option before any device exists and returns `base` with the fields they
+/// set (width, height, frames, frames_in_flight, threads, encode_threads, occlusion, draw_path).
+/// Throws InvalidArgument naming the flag and its range, SceneInput for --spread or a --size
+/// that is not WIDTHxHEIGHT, TextureSizeOutOfRange for a zero side (parse_size). The
+/// encode-threads check here is its range only; whether a strategy takes N > 1 is the
+/// command's (per strategy).
+RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules,
+                                RenderOptions base = {});
+/// Checks the per-command scene counts render and view share: --objects 0..kMaxObjects and
+/// --instances 1..1,000,000 (SceneInput), --time finite (InvalidArgument); `command` starts the
+/// message.
+void check_objects_instances_time(int64_t objects, int64_t instances,
+                                  const std::optional<float>& time, std::string_view command);
+/// Refuses (InvalidArgument) --draw-path or --material-backend given for a strategy that does not
+/// use them (they apply to gpu-driven and gpu-culling: their indirect draws and material table),
+/// rather than ignoring them silently. `command` starts the message.
+void check_gpu_driven_options(std::string_view strategy, const RunCliOptions& o,
+                              std::string_view command);
+/// Runs a command, rewriting bindery's field names in an error message into the CLI's flags
+/// ("RenderOptions::frames_in_flight = 9, valid 1..8" -> "--frames-in-flight 9, valid 1..8");
+/// the kind stays.
+int with_flag_names(const std::function<int()>& run);
 
 }  // namespace bindery::cli

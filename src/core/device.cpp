@@ -300,6 +300,12 @@ gpu::Adapter request_adapter(WGPUInstance instance, const implementation::Backen
 void find_adapter(const DeviceOptions& options, gpu::Instance& instance, gpu::Adapter& adapter) {
   std::string failures;
   for (const implementation::BackendTry& attempt : implementation::backend_tries(options.backend)) {
+    if (options.instance) {
+      // The application's instance (its surface's): only the first try, with that instance.
+      instance = gpu::Instance::share(options.instance);
+      adapter = request_adapter(instance.get(), attempt, options);
+      return;
+    }
     instance = implementation::create_instance(attempt);
     if (!instance) continue;
     try {
@@ -412,6 +418,16 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter,
 
 }  // namespace
 
+gpu::Instance Device::create_instance(Backend backend) {
+  const std::vector<implementation::BackendTry> tries = implementation::backend_tries(backend);
+  gpu::Instance instance;
+  if (!tries.empty()) instance = implementation::create_instance(tries.front());
+  if (!instance)
+    throw Error(ErrorKind::AdapterUnavailable,
+                fmt::format("{} made no WebGPU instance", implementation::name()));
+  return instance;
+}
+
 Device Device::create(const DeviceOptions& options) {
   auto s = std::make_unique<State>();
   find_adapter(options, s->instance, s->adapter);
@@ -421,8 +437,13 @@ Device Device::create(const DeviceOptions& options) {
   if (wgpuAdapterGetLimits(s->adapter.get(), &adapter_raw) != WGPUStatus_Success)
     throw Error(ErrorKind::DeviceCreation, "wgpuAdapterGetLimits failed");
   s->adapter_limits = to_limits(adapter_raw);
-  const WGPULimits limits = required_limits(options, adapter_raw);
+  WGPULimits limits = required_limits(options, adapter_raw);
   const std::vector<WGPUFeatureName> features = required_features(options, s->adapter.get());
+  // The implementation's own limits (wgpu-native: binding-array sizes) where it offers them.
+  const std::shared_ptr<void> native_limits =
+      options.limits == LimitsRequest::adapter_best
+          ? implementation::chain_native_limits(s->adapter.get(), limits)
+          : nullptr;
 
   WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
   desc.label = gpu::sv("bindery device");
@@ -486,6 +507,9 @@ WGPUQueue Device::queue() const {
 }
 WGPUInstance Device::instance() const {
   return s_->instance.get();
+}
+WGPUAdapter Device::adapter_handle() const {
+  return s_->adapter.get();
 }
 const Limits& Device::limits() const {
   return s_->limits;

@@ -27,6 +27,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <memory>
+#include <span>
 #include <vector>
 
 namespace bindery::implementation {
@@ -76,6 +78,25 @@ bool has_multi_draw_indirect(WGPUDevice device);
 /// has_multi_draw_indirect().
 void multi_draw_indexed_indirect(WGPURenderPassEncoder pass, WGPUBuffer indirect, uint64_t offset,
                                  uint32_t count);
+
+/// Binding arrays of sampled textures indexed by non-uniform values (wgpu.h's TextureBindingArray
+/// and SampledTextureAndStorageBufferArrayNonUniformIndexing features, and its native limit
+/// maxBindingArrayElementsPerShaderStage): MaterialTable's binding-array backend.
+///@{
+/// Chains the implementation's own limits to `required` (requestDevice) where binding arrays are
+/// offered: the adapter's maxBindingArrayElementsPerShaderStage. The returned object owns the
+/// chained struct; keep it until the device is requested. Null when nothing is chained.
+std::shared_ptr<void> chain_native_limits(WGPUAdapter adapter, WGPULimits& required);
+/// Why `device` cannot bind an array of `count` sampled textures indexed non-uniformly (one line:
+/// the missing feature or the limit), or nullopt.
+std::optional<std::string> texture_binding_array_unavailable(WGPUDevice device, uint32_t count);
+/// A chained struct that makes a bind group layout entry an array of `count` bindings (wgpu.h's
+/// WGPUBindGroupLayoutEntryExtras). Owns it; null where the implementation has none.
+std::shared_ptr<WGPUChainedStruct> binding_array_layout_chain(uint32_t count);
+/// A chained struct that binds `views` (which must outlive it) to a binding-array entry of a bind
+/// group (wgpu.h's WGPUBindGroupEntryExtras). Null where the implementation has none.
+std::shared_ptr<WGPUChainedStruct> binding_array_group_chain(std::span<const WGPUTextureView> views);
+///@}
 
 /// A submitted batch of command buffers that can be waited for.
 struct Submission {

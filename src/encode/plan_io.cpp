@@ -135,11 +135,8 @@ bool is_wgsl_identifier(std::string_view s) {
   return true;
 }
 
-PlanInput parse_document(const json& doc) {
-  only_keys(doc, "scene",
-            {"description", "grouping", "object_data", "strict_intruders", "stats", "limits",
-             "bindings"});
-  PlanInput in;
+// "grouping", "object_data" and "strict_intruders" into the planner's options.
+void parse_plan_options(const json& doc, PlanInput& in) {
   if (doc.contains("grouping")) {
     const std::string g = get_string(doc, "scene", "grouping");
     if (g == "frequency")
@@ -164,6 +161,10 @@ PlanInput parse_document(const json& doc) {
     if (!doc["strict_intruders"].is_boolean()) bad("strict_intruders", "expected true or false");
     in.options.strict_intruders = doc["strict_intruders"].get<bool>();
   }
+}
+
+// "stats": objects, materials, passes and the draw order.
+void parse_stats(const json& doc, PlanInput& in) {
   if (!doc.contains("stats")) bad("stats", "missing (objects, materials, passes, order)");
   const json& st = doc["stats"];
   only_keys(st, "stats", {"objects", "materials", "passes", "order"});
@@ -181,82 +182,95 @@ PlanInput parse_document(const json& doc) {
     else
       bad("stats.order", "'" + o + "' is not material or depth");
   }
-  if (doc.contains("limits")) {
-    const json& lim = doc["limits"];
-    if (!lim.is_object()) bad("limits", "expected a JSON object");
-    for (auto it = lim.begin(); it != lim.end(); ++it) {
-      auto setter = limit_setters().find(it.key());
-      if (setter == limit_setters().end())
-        bad("limits." + it.key(), "unknown or unsupported limit");
-      const uint64_t v = get_uint(it.value(), "limits." + it.key());
-      if (v > UINT32_MAX && it.key().find("Size") == std::string::npos)
-        bad("limits." + it.key(), "value does not fit 32 bits");
-      setter->second(in.limits, v);
-    }
-    // Alignment limits are powers of two (WebGPU §3.6.2 "alignment" limit class); sizes and
-    // counts must allow at least one binding.
-    for (auto [name, value] : {std::pair{"minUniformBufferOffsetAlignment",
-                                         uint64_t(in.limits.minUniformBufferOffsetAlignment)},
-                               std::pair{"minStorageBufferOffsetAlignment",
-                                         uint64_t(in.limits.minStorageBufferOffsetAlignment)}})
-      if (value == 0 || (value & (value - 1)) != 0)
-        bad(std::string("limits.") + name, fmt::format("{} is not a power of two", value));
-    for (auto [name, value] :
-         {std::pair{"maxUniformBufferBindingSize", in.limits.maxUniformBufferBindingSize},
-          std::pair{"maxStorageBufferBindingSize", in.limits.maxStorageBufferBindingSize},
-          std::pair{"maxBufferSize", in.limits.maxBufferSize},
-          std::pair{"maxBindGroups", uint64_t(in.limits.maxBindGroups)},
-          std::pair{"maxBindingsPerBindGroup", uint64_t(in.limits.maxBindingsPerBindGroup)}})
-      if (value == 0) bad(std::string("limits.") + name, "must be at least 1");
+}
+
+// "limits": overrides by their WebGPU names, then the alignments and sizes checked.
+void parse_limits(const json& lim, Limits& limits) {
+  if (!lim.is_object()) bad("limits", "expected a JSON object");
+  for (auto it = lim.begin(); it != lim.end(); ++it) {
+    auto setter = limit_setters().find(it.key());
+    if (setter == limit_setters().end())
+      bad("limits." + it.key(), "unknown or unsupported limit");
+    const uint64_t v = get_uint(it.value(), "limits." + it.key());
+    if (v > UINT32_MAX && it.key().find("Size") == std::string::npos)
+      bad("limits." + it.key(), "value does not fit 32 bits");
+    setter->second(limits, v);
   }
+  // Alignment limits are powers of two (WebGPU §3.6.2 "alignment" limit class); sizes and
+  // counts must allow at least one binding.
+  for (auto [name, value] : {std::pair{"minUniformBufferOffsetAlignment",
+                                       uint64_t(limits.minUniformBufferOffsetAlignment)},
+                             std::pair{"minStorageBufferOffsetAlignment",
+                                       uint64_t(limits.minStorageBufferOffsetAlignment)}})
+    if (value == 0 || (value & (value - 1)) != 0)
+      bad(std::string("limits.") + name, fmt::format("{} is not a power of two", value));
+  for (auto [name, value] :
+       {std::pair{"maxUniformBufferBindingSize", limits.maxUniformBufferBindingSize},
+        std::pair{"maxStorageBufferBindingSize", limits.maxStorageBufferBindingSize},
+        std::pair{"maxBufferSize", limits.maxBufferSize},
+        std::pair{"maxBindGroups", uint64_t(limits.maxBindGroups)},
+        std::pair{"maxBindingsPerBindGroup", uint64_t(limits.maxBindingsPerBindGroup)}})
+    if (value == 0) bad(std::string("limits.") + name, "must be at least 1");
+}
+
+// One entry of "bindings", named `field` in errors; `limits` bound its size.
+BindingSpec parse_binding(const json& b, const std::string& field, const Limits& limits) {
+  only_keys(b, field,
+            {"name", "kind", "size", "frequency", "changes", "visibility", "wgsl_type"});
+  for (const char* k : {"name", "kind", "frequency"})
+    if (!b.contains(k)) bad(field + "." + k, "missing");
+  BindingSpec spec;
+  spec.name = get_string(b, field, "name");
+  spec.kind = parse_kind(get_string(b, field, "kind"), field + ".kind");
+  if (b.contains("size"))
+    spec.size_bytes = get_uint(b["size"], field + ".size");
+  else if (is_buffer(spec.kind))
+    bad(field + ".size", "missing for buffer '" + spec.name + "'");
+  spec.frequency = parse_frequency(get_string(b, field, "frequency"), field + ".frequency");
+  if (b.contains("changes"))
+    spec.changes = parse_frequency(get_string(b, field, "changes"), field + ".changes");
+  if (b.contains("visibility"))
+    spec.visibility = parse_visibility(b["visibility"], field + ".visibility");
+  if (b.contains("wgsl_type")) spec.wgsl_type = get_string(b, field, "wgsl_type");
+  // Names and types are written into WGSL declarations: identifiers and type text only.
+  if (!is_wgsl_identifier(spec.name))
+    bad(field + ".name", "'" + spec.name + "' is not a WGSL identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  if (spec.wgsl_type.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_<>, ") !=
+      std::string::npos)
+    bad(field + ".wgsl_type",
+        "'" + spec.wgsl_type + "' may hold only letters, digits, '_', '<', '>', ',' and spaces");
+  if (!is_buffer(spec.kind) && b.contains("size"))
+    bad(field + ".size", "only buffers have a size");
+  if (is_buffer(spec.kind) && (spec.size_bytes == 0 || spec.size_bytes % 4 != 0))
+    bad(field + ".size", fmt::format("{} bytes: a buffer binding is a positive multiple of 4 "
+                                     "bytes (WGSL sizes are)",
+                                     spec.size_bytes));
+  const uint64_t max_size = spec.kind == BindingKind::uniform_buffer
+                                ? limits.maxUniformBufferBindingSize
+                                : limits.maxStorageBufferBindingSize;
+  if (is_buffer(spec.kind) && spec.size_bytes > max_size)
+    bad(field + ".size",
+        fmt::format("{} bytes exceed {} ({})", spec.size_bytes,
+                    spec.kind == BindingKind::uniform_buffer ? "maxUniformBufferBindingSize"
+                                                             : "maxStorageBufferBindingSize",
+                    max_size));
+  return spec;
+}
+
+PlanInput parse_document(const json& doc) {
+  only_keys(doc, "scene",
+            {"description", "grouping", "object_data", "strict_intruders", "stats", "limits",
+             "bindings"});
+  PlanInput in;
+  parse_plan_options(doc, in);
+  parse_stats(doc, in);
+  if (doc.contains("limits")) parse_limits(doc["limits"], in.limits);
   if (!doc.contains("bindings") || !doc["bindings"].is_array())
     bad("bindings", "missing or not an array");
   const json& bs = doc["bindings"];
-  for (size_t i = 0; i < bs.size(); ++i) {
-    const std::string field = fmt::format("bindings[{}]", i);
-    const json& b = bs[i];
-    only_keys(b, field,
-              {"name", "kind", "size", "frequency", "changes", "visibility", "wgsl_type"});
-    for (const char* k : {"name", "kind", "frequency"})
-      if (!b.contains(k)) bad(field + "." + k, "missing");
-    BindingSpec spec;
-    spec.name = get_string(b, field, "name");
-    spec.kind = parse_kind(get_string(b, field, "kind"), field + ".kind");
-    if (b.contains("size"))
-      spec.size_bytes = get_uint(b["size"], field + ".size");
-    else if (is_buffer(spec.kind))
-      bad(field + ".size", "missing for buffer '" + spec.name + "'");
-    spec.frequency = parse_frequency(get_string(b, field, "frequency"), field + ".frequency");
-    if (b.contains("changes"))
-      spec.changes = parse_frequency(get_string(b, field, "changes"), field + ".changes");
-    if (b.contains("visibility"))
-      spec.visibility = parse_visibility(b["visibility"], field + ".visibility");
-    if (b.contains("wgsl_type")) spec.wgsl_type = get_string(b, field, "wgsl_type");
-    // Names and types are written into WGSL declarations: identifiers and type text only.
-    if (!is_wgsl_identifier(spec.name))
-      bad(field + ".name", "'" + spec.name + "' is not a WGSL identifier ([A-Za-z_][A-Za-z0-9_]*)");
-    if (spec.wgsl_type.find_first_not_of(
-            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_<>, ") !=
-        std::string::npos)
-      bad(field + ".wgsl_type",
-          "'" + spec.wgsl_type + "' may hold only letters, digits, '_', '<', '>', ',' and spaces");
-    if (!is_buffer(spec.kind) && b.contains("size"))
-      bad(field + ".size", "only buffers have a size");
-    if (is_buffer(spec.kind) && (spec.size_bytes == 0 || spec.size_bytes % 4 != 0))
-      bad(field + ".size", fmt::format("{} bytes: a buffer binding is a positive multiple of 4 "
-                                       "bytes (WGSL sizes are)",
-                                       spec.size_bytes));
-    const uint64_t max_size = spec.kind == BindingKind::uniform_buffer
-                                  ? in.limits.maxUniformBufferBindingSize
-                                  : in.limits.maxStorageBufferBindingSize;
-    if (is_buffer(spec.kind) && spec.size_bytes > max_size)
-      bad(field + ".size",
-          fmt::format("{} bytes exceed {} ({})", spec.size_bytes,
-                      spec.kind == BindingKind::uniform_buffer ? "maxUniformBufferBindingSize"
-                                                               : "maxStorageBufferBindingSize",
-                      max_size));
-    in.bindings.push_back(std::move(spec));
-  }
+  for (size_t i = 0; i < bs.size(); ++i)
+    in.bindings.push_back(parse_binding(bs[i], fmt::format("bindings[{}]", i), in.limits));
   return in;
 }
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "bindery/core/device.hpp"
-#include "bindery/gpu.hpp"
+#include "bindery/core/gpu.hpp"
 
 #include <cstdint>
 #include <span>

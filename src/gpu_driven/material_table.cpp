@@ -4,6 +4,7 @@
 #include "bindery/gpu_driven/material_table.hpp"
 
 #include "bindery/wgsl/struct_view.hpp"
+#include "core/implementation.hpp"
 
 #include <fmt/format.h>
 
@@ -67,7 +68,7 @@ WGPUFilterMode filter_mode(FilterMode f) {
 
 // The WGSL of MaterialRecord and the bindings (no functions): what the constructor reflects.
 std::string declarations(uint32_t group, uint32_t first_binding, size_t arrays,
-                         size_t samplers) {
+                         size_t samplers, bool binding_array = false) {
   std::string s =
       "// bindery MaterialTable: one record per material (alphaCutoff: 0 opaque, the cutoff for\n"
       "// mask, -1 blend), the texture's (array, layer) and its sampler.\n"
@@ -82,13 +83,46 @@ std::string declarations(uint32_t group, uint32_t first_binding, size_t arrays,
   s += fmt::format(
       "@group({}) @binding({}) var<storage, read> materialRecords: array<MaterialRecord>;\n",
       group, first_binding);
-  for (size_t a = 0; a < arrays; ++a)
-    s += fmt::format("@group({}) @binding({}) var materialArray{}: texture_2d_array<f32>;\n", group,
-                     first_binding + 1 + a, a);
+  if (binding_array) {
+    s += fmt::format(
+        "@group({}) @binding({}) var materialTextures: binding_array<texture_2d<f32>, {}>;\n",
+        group, first_binding + 1, arrays);
+    arrays = 1;  // one binding
+  } else {
+    for (size_t a = 0; a < arrays; ++a)
+      s += fmt::format("@group({}) @binding({}) var materialArray{}: texture_2d_array<f32>;\n",
+                       group, first_binding + 1 + a, a);
+  }
   for (size_t i = 0; i < samplers; ++i)
     s += fmt::format("@group({}) @binding({}) var materialSampler{}: sampler;\n", group,
                      first_binding + 1 + arrays + i, i);
   return s;
+}
+
+// material_texel of the binding-array backend: the material's texture (textureArray = its index
+// in the binding array, non-uniform across a draw) sampled with each sampler in the caller's
+// uniform control flow and the material's sampler selected afterwards, up to
+// kMaxImplicitLodPairs samplers; beyond, a switch over samplers with textureSampleGrad.
+std::string binding_array_texel_function(size_t samplers) {
+  std::string s =
+      "fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {\n"
+      "  var texel = vec4f(1.0);\n";
+  if (material_texel_uses_implicit_lod(1, samplers)) {
+    for (size_t i = 0; i < samplers; ++i)
+      s += fmt::format(
+          "  let t{0} = textureSample(materialTextures[m.textureArray], materialSampler{0}, uv);\n"
+          "  texel = select(texel, t{0}, m.samplerIndex == {0}u);\n",
+          i);
+  } else if (samplers > 0) {
+    s += "  switch m.samplerIndex {\n";
+    for (size_t i = 0; i < samplers; ++i)
+      s += fmt::format(
+          "    case {}u{}: {{ texel = textureSampleGrad(materialTextures[m.textureArray], "
+          "materialSampler{}, uv, ddx, ddy); }}\n",
+          i, i == 0 ? ", default" : "", i);
+    s += "  }\n";
+  }
+  return s + "  return texel;\n}\n";
 }
 
 // material_texel: an outer switch over samplers, an inner one over arrays; an index out of range
@@ -132,7 +166,39 @@ std::string texel_function(size_t arrays, size_t samplers) {
   return s;
 }
 
+// Every texture its own class (layers 1) and slot {i, 0}: the binding-array backend's plan.
+TextureClassPlan one_class_per_texture(std::span<const TextureData> textures) {
+  TextureClassPlan plan;
+  for (uint32_t i = 0; i < textures.size(); ++i) {
+    const TextureData& t = textures[i];
+    plan.classes.push_back({t.width, t.height, static_cast<uint32_t>(t.mips.size()),
+                            WGPUTextureFormat_RGBA8Unorm, 1});
+    plan.slots.push_back({i, 0});
+  }
+  return plan;
+}
+
 }  // namespace
+
+std::string_view to_string(MaterialBackend backend) {
+  return backend == MaterialBackend::binding_array ? "binding-array" : "texture-arrays";
+}
+
+std::optional<MaterialBackend> parse_material_backend(std::string_view name) {
+  for (MaterialBackend b : {MaterialBackend::texture_arrays, MaterialBackend::binding_array})
+    if (to_string(b) == name) return b;
+  return std::nullopt;
+}
+
+std::optional<std::string> material_backend_unavailable(const Device& device,
+                                                        MaterialBackend backend,
+                                                        uint32_t textures) {
+  if (backend == MaterialBackend::texture_arrays) return std::nullopt;
+  if (std::optional<std::string> why =
+          implementation::texture_binding_array_unavailable(device.get(), std::max(textures, 1u)))
+    return "the binding-array material backend is unavailable: " + *why;
+  return std::nullopt;
+}
 
 TextureClassPlan plan_texture_classes(std::span<const TextureData> textures, uint32_t max_layers) {
   if (max_layers == 0)
@@ -184,6 +250,7 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
                              std::span<const SamplerData> samplers, const MaterialTableDesc& desc,
                              uint32_t reserved_textures, uint32_t reserved_samplers)
     : device_(&device),
+      backend_(desc.backend),
       material_count_(static_cast<uint32_t>(materials.size())),
       texture_count_(static_cast<uint32_t>(textures.size())) {
   const Limits& limits = device.limits();
@@ -191,11 +258,18 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
   const uint32_t max_layers = desc.max_array_layers == 0
                                   ? limits.maxTextureArrayLayers
                                   : std::min(desc.max_array_layers, limits.maxTextureArrayLayers);
-  plan_ = plan_texture_classes(textures, max_layers);
+  if (backend_ == MaterialBackend::binding_array) {
+    if (std::optional<std::string> why = material_backend_unavailable(
+            device, backend_, static_cast<uint32_t>(textures.size())))
+      throw Error(ErrorKind::StrategyUnavailable, *why);
+    plan_ = one_class_per_texture(textures);
+  } else {
+    plan_ = plan_texture_classes(textures, max_layers);
+  }
   const uint64_t texture_budget =
       limits.maxSampledTexturesPerShaderStage - std::min(limits.maxSampledTexturesPerShaderStage,
                                                          reserved_textures);
-  if (plan_.classes.size() > texture_budget)
+  if (!binding_array() && plan_.classes.size() > texture_budget)
     throw Error(ErrorKind::StrategyUnavailable,
                 fmt::format("{} textures need {} 2D-array textures (size classes, at most {} "
                             "layers each); maxSampledTexturesPerShaderStage ({}) minus {} reserved "
@@ -223,7 +297,10 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
   }
 
   // The record layout comes from the WGSL this table generates (reflected, never hand-counted).
-  reflection_ = reflect_wgsl(wgsl(0, 0));
+  // (The binding-array backend's record is the same struct; bindery's reflector reads it from the
+  // declarations without the binding array, which it has no layout to compute for.)
+  reflection_ = reflect_wgsl(binding_array() ? material_table_wgsl(0, 0, 0, samplers_.size())
+                                             : wgsl(0, 0));
   reflection_.throw_if_errors();
   const StructLayout& record = record_layout();
   for (size_t i = 0; i < materials.size(); ++i)
@@ -260,11 +337,17 @@ void MaterialTable::upload_textures(const Device& device, std::span<const Textur
     td.mipLevelCount = c.mip_levels;
     td.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
     arrays_.push_back(gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td)));
-    // An explicit 2D-array view: the default view of a 1-layer texture would be "2d".
+    // An explicit 2D-array view: the default view of a 1-layer texture would be "2d". The
+    // binding array holds 2D views.
     WGPUTextureViewDescriptor vd = WGPU_TEXTURE_VIEW_DESCRIPTOR_INIT;
-    vd.dimension = WGPUTextureViewDimension_2DArray;
+    vd.dimension = binding_array() ? WGPUTextureViewDimension_2D : WGPUTextureViewDimension_2DArray;
     views_.push_back(
         gpu::TextureView::acquire(wgpuTextureCreateView(arrays_.back().get(), &vd)));
+    raw_views_.push_back(views_.back().get());
+  }
+  if (binding_array()) {
+    layout_chain_ = implementation::binding_array_layout_chain(static_cast<uint32_t>(views_.size()));
+    group_chain_ = implementation::binding_array_group_chain(raw_views_);
   }
   for (size_t i = 0; i < textures.size(); ++i) {
     const TextureData& t = textures[i];
@@ -333,7 +416,8 @@ void MaterialTable::set_material(uint32_t index, const Material& m) {
 }
 
 std::vector<WGPUBindGroupLayoutEntry> MaterialTable::layout_entries(uint32_t first_binding) const {
-  const uint64_t last = uint64_t(first_binding) + views_.size() + samplers_.size();
+  const size_t texture_bindings = binding_array() ? 1 : views_.size();
+  const uint64_t last = uint64_t(first_binding) + texture_bindings + samplers_.size();
   const uint32_t max_bindings = device_->limits().maxBindingsPerBindGroup;
   if (last >= max_bindings)
     throw Error(ErrorKind::BindingNumberTooLarge,
@@ -347,17 +431,19 @@ std::vector<WGPUBindGroupLayoutEntry> MaterialTable::layout_entries(uint32_t fir
   e.buffer.type = WGPUBufferBindingType_ReadOnlyStorage;
   e.buffer.minBindingSize = record_layout().size;
   entries.push_back(e);
-  for (size_t a = 0; a < views_.size(); ++a) {
+  for (size_t a = 0; a < texture_bindings; ++a) {
     e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
     e.binding = static_cast<uint32_t>(first_binding + 1 + a);
     e.visibility = WGPUShaderStage_Fragment;
     e.texture.sampleType = WGPUTextureSampleType_Float;
-    e.texture.viewDimension = WGPUTextureViewDimension_2DArray;
+    e.texture.viewDimension =
+        binding_array() ? WGPUTextureViewDimension_2D : WGPUTextureViewDimension_2DArray;
+    e.nextInChain = binding_array() ? layout_chain_.get() : nullptr;
     entries.push_back(e);
   }
   for (size_t i = 0; i < samplers_.size(); ++i) {
     e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-    e.binding = static_cast<uint32_t>(first_binding + 1 + views_.size() + i);
+    e.binding = static_cast<uint32_t>(first_binding + 1 + texture_bindings + i);
     e.visibility = WGPUShaderStage_Fragment;
     e.sampler.type = WGPUSamplerBindingType_Filtering;
     entries.push_back(e);
@@ -372,15 +458,23 @@ std::vector<WGPUBindGroupEntry> MaterialTable::group_entries(uint32_t first_bind
   e.buffer = buffer_.get();
   e.size = WGPU_WHOLE_SIZE;
   entries.push_back(e);
-  for (size_t a = 0; a < views_.size(); ++a) {
+  const size_t texture_bindings = binding_array() ? 1 : views_.size();
+  if (binding_array()) {
     e = WGPU_BIND_GROUP_ENTRY_INIT;
-    e.binding = static_cast<uint32_t>(first_binding + 1 + a);
-    e.textureView = views_[a].get();
+    e.binding = first_binding + 1;
+    e.nextInChain = group_chain_.get();
     entries.push_back(e);
+  } else {
+    for (size_t a = 0; a < views_.size(); ++a) {
+      e = WGPU_BIND_GROUP_ENTRY_INIT;
+      e.binding = static_cast<uint32_t>(first_binding + 1 + a);
+      e.textureView = views_[a].get();
+      entries.push_back(e);
+    }
   }
   for (size_t i = 0; i < samplers_.size(); ++i) {
     e = WGPU_BIND_GROUP_ENTRY_INIT;
-    e.binding = static_cast<uint32_t>(first_binding + 1 + views_.size() + i);
+    e.binding = static_cast<uint32_t>(first_binding + 1 + texture_bindings + i);
     e.sampler = samplers_[i].get();
     entries.push_back(e);
   }
@@ -393,6 +487,9 @@ std::string material_table_wgsl(uint32_t group, uint32_t first_binding, size_t a
 }
 
 std::string MaterialTable::wgsl(uint32_t group, uint32_t first_binding) const {
+  if (binding_array())
+    return declarations(group, first_binding, plan_.classes.size(), samplers_.size(), true) +
+           binding_array_texel_function(samplers_.size());
   return material_table_wgsl(group, first_binding, plan_.classes.size(), samplers_.size());
 }
 

@@ -48,8 +48,9 @@ struct Bound {
   std::string limit;
 };
 Bound growth_bound(const Limits& limits, uint64_t unit_bytes, uint64_t max_units,
-                   std::string_view unit_limit) {
-  const bool buffer_smaller = limits.maxBufferSize <= limits.maxStorageBufferBindingSize;
+                   std::string_view unit_limit, bool storage = true) {
+  const bool buffer_smaller =
+      !storage || limits.maxBufferSize <= limits.maxStorageBufferBindingSize;
   const uint64_t bytes = buffer_smaller ? limits.maxBufferSize : limits.maxStorageBufferBindingSize;
   Bound b{bytes / unit_bytes,
           fmt::format("{} ({} bytes)",
@@ -93,7 +94,8 @@ MeshPool::MeshPool(const Device& device, const MeshPoolDesc& desc)
   auto setup = [&](GrowableBuffer& b, std::string_view what, uint64_t unit_bytes,
                    uint64_t initial, uint64_t max_units, std::string_view unit_limit,
                    WGPUBufferUsage usage) {
-    const Bound bound = growth_bound(limits, unit_bytes, max_units, unit_limit);
+    const bool storage = (usage & WGPUBufferUsage_Storage) != 0;
+    const Bound bound = growth_bound(limits, unit_bytes, max_units, unit_limit, storage);
     if (initial > bound.units)
       throw Error(ErrorKind::BufferTooLarge,
                   fmt::format("MeshPool '{}': {} initial {} exceed the {} a pool buffer may hold "
@@ -110,11 +112,11 @@ MeshPool::MeshPool(const Device& device, const MeshPoolDesc& desc)
   setup(vertices_, "vertices", vertex_stride_, desc.initial_vertices,
         uint64_t{std::numeric_limits<int32_t>::max()} + 1, "2^31 vertices (baseVertex is an i32)",
         WGPUBufferUsage_Vertex | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc |
-            WGPUBufferUsage_Storage);
+            (desc.storage_binding ? WGPUBufferUsage_Storage : WGPUBufferUsage_None));
   setup(indices_, "indices", sizeof(uint32_t), desc.initial_indices,
         std::numeric_limits<uint32_t>::max(), "2^32 - 1 indices (firstIndex is a u32)",
         WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc |
-            WGPUBufferUsage_Storage);
+            (desc.storage_binding ? WGPUBufferUsage_Storage : WGPUBufferUsage_None));
   const Bound ids = growth_bound(limits, record_stride_, std::numeric_limits<uint32_t>::max(),
                                  "2^32 - 1 ids (MeshId is a u32)");
   if (desc.initial_ids > ids.units)

@@ -659,6 +659,33 @@ class Resolver {
   }
 
   // ---- structs ------------------------------------------------------------------------------
+  // A member's alignment: AlignOf(its type), or its @align checked against it.
+  template <class MemberAst>
+  uint64_t member_align(const MemberAst& ma, const WgslType& ty, const std::string& where) {
+    if (ma.align.empty()) return ty.align;
+    int64_t a = eval(ma.align, fmt::format("{}: @align", where), 0);
+    if (!is_pow2(a))
+      fail(ma.align.begin, ErrorKind::WgslLayout, fmt::format("{}: @align({}) must be a positive power of two", where, a));
+    if (a % ty.align != 0)
+      fail(ma.align.begin, ErrorKind::WgslLayout,
+           fmt::format("{}: @align({}) must be a multiple of AlignOf({}) = {}", where, a, ty.name, ty.align));
+    return static_cast<uint64_t>(a);
+  }
+
+  // A member's size: SizeOf(its type), or its @size checked against it.
+  template <class MemberAst>
+  uint64_t member_size(const MemberAst& ma, const WgslType& ty, const std::string& where) {
+    if (ma.size.empty()) return ty.size;
+    if (ty.is_runtime_array())
+      fail(ma.size.begin, ErrorKind::WgslLayout, fmt::format("{}: @size cannot be applied to a runtime-sized array", where));
+    int64_t z = eval(ma.size, fmt::format("{}: @size", where), 0);
+    if (z < static_cast<int64_t>(ty.size))
+      fail(ma.size.begin, ErrorKind::WgslLayout,
+           fmt::format("{}: @size({}) is smaller than SizeOf({}) = {}", where, z, ty.name, ty.size));
+    if (z > static_cast<int64_t>(kMaxSize)) fail(ma.size.begin, ErrorKind::WgslLayout, fmt::format("{}: @size({}) is too large", where, z));
+    return static_cast<uint64_t>(z);
+  }
+
   void resolve_struct(size_t idx, int depth) {
     const auto& s = m_.structs[idx];
     const Token& nt = t_[s.name_tok];
@@ -698,26 +725,7 @@ class Resolver {
                fmt::format("{}: struct '{}' ends in a runtime-sized array and can only be a buffer's store type, "
                            "not a member",
                            where, ty->name));
-        uint64_t align = ty->align, size = ty->size;
-        if (!ma.align.empty()) {
-          int64_t a = eval(ma.align, fmt::format("{}: @align", where), 0);
-          if (!is_pow2(a))
-            fail(ma.align.begin, ErrorKind::WgslLayout, fmt::format("{}: @align({}) must be a positive power of two", where, a));
-          if (a % ty->align != 0)
-            fail(ma.align.begin, ErrorKind::WgslLayout,
-                 fmt::format("{}: @align({}) must be a multiple of AlignOf({}) = {}", where, a, ty->name, ty->align));
-          align = static_cast<uint64_t>(a);
-        }
-        if (!ma.size.empty()) {
-          if (ty->is_runtime_array())
-            fail(ma.size.begin, ErrorKind::WgslLayout, fmt::format("{}: @size cannot be applied to a runtime-sized array", where));
-          int64_t z = eval(ma.size, fmt::format("{}: @size", where), 0);
-          if (z < static_cast<int64_t>(ty->size))
-            fail(ma.size.begin, ErrorKind::WgslLayout,
-                 fmt::format("{}: @size({}) is smaller than SizeOf({}) = {}", where, z, ty->name, ty->size));
-          if (z > static_cast<int64_t>(kMaxSize)) fail(ma.size.begin, ErrorKind::WgslLayout, fmt::format("{}: @size({}) is too large", where, z));
-          size = static_cast<uint64_t>(z);
-        }
+        const uint64_t align = member_align(ma, *ty, where), size = member_size(ma, *ty, where);
         offset = round_up(align, offset);
         if (offset + size > kMaxSize)
           fail(mt, ErrorKind::WgslLayout, fmt::format("{}: struct '{}' is larger than {} bytes", where, nt.text, kMaxSize));

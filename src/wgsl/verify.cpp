@@ -752,48 +752,86 @@ class Verifier {
   }
 
  private:
+  // Where one struct of a batch lives: its bindings, its byte offsets in the storage and uniform
+  // buffers, and the output words its leaves (and arrayLength) are written to.
+  struct Placement {
+    uint32_t storage_binding, uniform_binding;
+    uint64_t storage_offset, uniform_offset;
+    uint64_t storage_words, uniform_words, length_word;
+  };
+
+  // The verification module of a batch and where each struct sits in its buffers.
+  struct BatchModule {
+    std::string wgsl;
+    std::vector<Placement> place;
+    uint64_t storage_bytes = 0, uniform_bytes = 0, word_count = 0;
+  };
+
+  // What the GPU returned for a batch: the output words and the storage buffer's bytes.
+  struct BatchReadback {
+    std::vector<std::byte> words, storage;
+  };
+
   /// Runs one module for `batch`; returns the implementation's error, or empty.
   std::string try_batch(std::vector<Item>& batch) {
+    const BatchModule m = build_module(batch);
+    // Host data through StructView at bindery's offsets; padding bytes 0xA5.
+    std::vector<std::byte> storage(round_up(4, std::max<uint64_t>(m.storage_bytes, 4)),
+                                   std::byte{0xA5});
+    std::vector<std::byte> uniform(round_up(16, std::max<uint64_t>(m.uniform_bytes, 16)),
+                                   std::byte{0xA5});
+    for (size_t j = 0; j < batch.size(); ++j) {
+      const Item& it = batch[j];
+      fill(*it.s, std::span(storage).subspan(m.place[j].storage_offset, it.storage_size));
+      if (it.uniform)
+        fill(*it.s, std::span(uniform).subspan(m.place[j].uniform_offset, it.uniform_size));
+    }
+    last_module_ = m.wgsl;
+    dump_module(m.wgsl, batch[0].s->name);
+    BatchReadback back;
+    if (std::string e = run_module(batch, m, storage, uniform, back); !e.empty()) return e;
+    check_batch(batch, m, back);
+    return {};
+  }
+
+  // Places every struct of `batch` (storage, and uniform where it may be one) and writes the
+  // compute shader that copies each leaf into the output words and each struct back through
+  // storage.
+  BatchModule build_module(std::vector<Item>& batch) {
     const Limits& lim = d_.limits();
     const std::string words = prefix_ + "words";
     ShaderWriter w{words, prefix_, o_.runtime_array_elements, {}};
     std::string decl = decls_ + "\n";
-
+    BatchModule m;
+    m.place.resize(batch.size());
     uint32_t binding = 1;
-    uint64_t storage_bytes = 0, uniform_bytes = 0, word_count = 0;
-    struct Placement {
-      uint32_t storage_binding, uniform_binding;
-      uint64_t storage_offset, uniform_offset;
-      uint64_t storage_words, uniform_words, length_word;
-    };
-    std::vector<Placement> place(batch.size());
     for (size_t j = 0; j < batch.size(); ++j) {
       Item& it = batch[j];
-      Placement& p = place[j];
+      Placement& p = m.place[j];
       const std::string sv = fmt::format("{}s{}", prefix_, j),
                         uv = fmt::format("{}u{}", prefix_, j);
       p.storage_binding = binding++;
-      p.storage_offset = round_up(lim.minStorageBufferOffsetAlignment, storage_bytes);
-      storage_bytes = p.storage_offset + it.storage_size;
+      p.storage_offset = round_up(lim.minStorageBufferOffsetAlignment, m.storage_bytes);
+      m.storage_bytes = p.storage_offset + it.storage_size;
       decl += fmt::format("@group(0) @binding({}) var<storage, read_write> {}: {};\n",
                           p.storage_binding, sv, it.s->name);
       if (it.uniform) {
         p.uniform_binding = binding++;
-        p.uniform_offset = round_up(lim.minUniformBufferOffsetAlignment, uniform_bytes);
-        uniform_bytes = p.uniform_offset + it.uniform_size;
+        p.uniform_offset = round_up(lim.minUniformBufferOffsetAlignment, m.uniform_bytes);
+        m.uniform_bytes = p.uniform_offset + it.uniform_size;
         decl += fmt::format("@group(0) @binding({}) var<uniform> {}: {};\n", p.uniform_binding, uv,
                             it.s->name);
-        p.uniform_words = word_count;
-        word_count += it.leaves;
+        p.uniform_words = m.word_count;
+        m.word_count += it.leaves;
         w.out += fmt::format("  // {} from uniform\n", it.s->name);
         w.read_struct(*it.s, uv, p.uniform_words);
       }
-      p.storage_words = word_count;
-      word_count += it.leaves;
+      p.storage_words = m.word_count;
+      m.word_count += it.leaves;
       w.out += fmt::format("  // {} from storage\n", it.s->name);
       w.read_struct(*it.s, sv, p.storage_words);
       if (const StructMember* rt = runtime_array_member(*it.s)) {
-        p.length_word = word_count++;
+        p.length_word = m.word_count++;
         w.out +=
             fmt::format("  {}[{}u] = arrayLength(&{}.{});\n", words, p.length_word, sv, rt->name);
       }
@@ -801,37 +839,64 @@ class Verifier {
     // A fixed-size output array: constant indices need no run-time bounds checks, which would cost
     // lavapipe a branch per leaf.
     decl += fmt::format("@group(0) @binding(0) var<storage, read_write> {}: array<u32, {}>;\n",
-                        words, std::max<uint64_t>(word_count, 1));
+                        words, std::max<uint64_t>(m.word_count, 1));
     for (size_t j = 0; j < batch.size(); ++j) {
       w.out += fmt::format("  // {} written by the GPU\n", batch[j].s->name);
       w.write_struct(*batch[j].s, fmt::format("{}s{}", prefix_, j));
     }
-    const std::string wgsl =
+    m.wgsl =
         decl + fmt::format("\n@compute @workgroup_size(1)\nfn {}main() {{\n{}}}\n", prefix_, w.out);
+    return m;
+  }
 
-    // Host data through StructView at bindery's offsets; padding bytes 0xA5.
-    std::vector<std::byte> storage(round_up(4, std::max<uint64_t>(storage_bytes, 4)),
-                                   std::byte{0xA5});
-    std::vector<std::byte> uniform(round_up(16, std::max<uint64_t>(uniform_bytes, 16)),
-                                   std::byte{0xA5});
-    for (size_t j = 0; j < batch.size(); ++j) {
-      const Item& it = batch[j];
-      fill(*it.s, std::span(storage).subspan(place[j].storage_offset, it.storage_size));
-      if (it.uniform)
-        fill(*it.s, std::span(uniform).subspan(place[j].uniform_offset, it.uniform_size));
-    }
-    std::vector<uint32_t> sentinel(word_count, 0xFFFFFFFFu);
-
-    last_module_ = wgsl;
+  // BINDERY_VERIFY_DUMP=DIR keeps each module as DIR/NAME.wgsl, written before compiling, so a
+  // module that crashes the driver is kept too.
+  static void dump_module(const std::string& wgsl, const std::string& name) {
     if (const char* dir = std::getenv("BINDERY_VERIFY_DUMP")) {
-      // Written before compiling, so a module that crashes the driver is kept too.
-      if (FILE* f = std::fopen(fmt::format("{}/{}.wgsl", dir, batch[0].s->name).c_str(), "wb")) {
+      if (FILE* f = std::fopen(fmt::format("{}/{}.wgsl", dir, name).c_str(), "wb")) {
         std::fwrite(wgsl.data(), 1, wgsl.size(), f);
         std::fclose(f);
       }
     }
+  }
+
+  // The bind group of a batch: the output words at binding 0, then each struct's storage (and
+  // uniform) window.
+  static std::vector<WGPUBindGroupEntry> build_entries(const std::vector<Item>& batch,
+                                                       const BatchModule& m, WGPUBuffer words,
+                                                       uint64_t words_bytes, WGPUBuffer storage,
+                                                       WGPUBuffer uniform) {
+    std::vector<WGPUBindGroupEntry> entries;
+    WGPUBindGroupEntry e0 = WGPU_BIND_GROUP_ENTRY_INIT;
+    e0.binding = 0;
+    e0.buffer = words;
+    e0.size = words_bytes;
+    entries.push_back(e0);
+    for (size_t j = 0; j < batch.size(); ++j) {
+      WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+      e.binding = m.place[j].storage_binding;
+      e.buffer = storage;
+      e.offset = m.place[j].storage_offset;
+      e.size = batch[j].storage_size;
+      entries.push_back(e);
+      if (batch[j].uniform) {
+        e.binding = m.place[j].uniform_binding;
+        e.buffer = uniform;
+        e.offset = m.place[j].uniform_offset;
+        e.size = batch[j].uniform_size;
+        entries.push_back(e);
+      }
+    }
+    return entries;
+  }
+
+  // Compiles the module, uploads the host data, dispatches once and reads the words and the
+  // storage buffer back into `back`; returns the implementation's error, or empty.
+  std::string run_module(const std::vector<Item>& batch, const BatchModule& m,
+                         const std::vector<std::byte>& storage,
+                         const std::vector<std::byte>& uniform, BatchReadback& back) {
     Scope scope(d_);
-    gpu::ShaderModule module = create_module(d_, wgsl);
+    gpu::ShaderModule module = create_module(d_, m.wgsl);
     WGPUComputePipelineDescriptor pd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
     pd.compute.module = module.get();
     const std::string entry = prefix_ + "main";
@@ -841,7 +906,8 @@ class Verifier {
     if (std::string e = scope.pop(); !e.empty()) return e;
 
     Scope run(d_);
-    const uint64_t words_bytes = std::max<uint64_t>(word_count, 1) * 4;
+    const std::vector<uint32_t> sentinel(m.word_count, 0xFFFFFFFFu);
+    const uint64_t words_bytes = std::max<uint64_t>(m.word_count, 1) * 4;
     gpu::Buffer words_buf = d_.create_buffer(
         "layout verification words", words_bytes,
         WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
@@ -850,31 +916,12 @@ class Verifier {
         WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
     gpu::Buffer uniform_buf = d_.create_buffer("layout verification uniform", uniform.size(),
                                                WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
-    if (word_count) d_.write_buffer(words_buf.get(), 0, sentinel.data(), word_count * 4);
+    if (m.word_count) d_.write_buffer(words_buf.get(), 0, sentinel.data(), m.word_count * 4);
     d_.write_buffer(storage_buf.get(), 0, storage.data(), storage.size());
     d_.write_buffer(uniform_buf.get(), 0, uniform.data(), uniform.size());
 
-    std::vector<WGPUBindGroupEntry> entries;
-    WGPUBindGroupEntry e0 = WGPU_BIND_GROUP_ENTRY_INIT;
-    e0.binding = 0;
-    e0.buffer = words_buf.get();
-    e0.size = words_bytes;
-    entries.push_back(e0);
-    for (size_t j = 0; j < batch.size(); ++j) {
-      WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-      e.binding = place[j].storage_binding;
-      e.buffer = storage_buf.get();
-      e.offset = place[j].storage_offset;
-      e.size = batch[j].storage_size;
-      entries.push_back(e);
-      if (batch[j].uniform) {
-        e.binding = place[j].uniform_binding;
-        e.buffer = uniform_buf.get();
-        e.offset = place[j].uniform_offset;
-        e.size = batch[j].uniform_size;
-        entries.push_back(e);
-      }
-    }
+    const std::vector<WGPUBindGroupEntry> entries = build_entries(
+        batch, m, words_buf.get(), words_bytes, storage_buf.get(), uniform_buf.get());
     gpu::BindGroupLayout bgl =
         gpu::BindGroupLayout::acquire(wgpuComputePipelineGetBindGroupLayout(pipeline.get(), 0));
     WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
@@ -896,11 +943,17 @@ class Verifier {
     wgpuCommandBufferRelease(cb);
     if (std::string e = run.pop(); !e.empty()) return e;
 
-    std::vector<std::byte> words_back = read_back(d_, words_buf.get(), words_bytes);
-    std::vector<std::byte> storage_back = read_back(d_, storage_buf.get(), storage.size());
+    back.words = read_back(d_, words_buf.get(), words_bytes);
+    back.storage = read_back(d_, storage_buf.get(), storage.size());
+    return {};
+  }
+
+  // Compares what the GPU read (the words) and wrote (the storage bytes) with bindery's layout,
+  // struct by struct, into each item's result.
+  void check_batch(std::vector<Item>& batch, const BatchModule& m, BatchReadback& back) {
     auto word = [&](uint64_t i) {
       uint32_t v;
-      std::memcpy(&v, words_back.data() + i * 4, 4);
+      std::memcpy(&v, back.words.data() + i * 4, 4);
       return v;
     };
     for (size_t j = 0; j < batch.size(); ++j) {
@@ -908,28 +961,27 @@ class Verifier {
       StructVerification& r = *it.result;
       if (it.uniform) {
         compare_words(*it.s, r, "uniform->gpu",
-                      [&](uint64_t k) { return word(place[j].uniform_words + k); });
+                      [&](uint64_t k) { return word(m.place[j].uniform_words + k); });
         r.uniform_round_trip = true;
       }
       compare_words(*it.s, r, "storage->gpu",
-                    [&](uint64_t k) { return word(place[j].storage_words + k); });
+                    [&](uint64_t k) { return word(m.place[j].storage_words + k); });
       if (const StructMember* rt = runtime_array_member(*it.s)) {
         // arrayLength = floor((binding size - offset of the array) / stride) (WGSL §17.6.1).
         const uint32_t expected =
             static_cast<uint32_t>((it.storage_size - rt->offset) / rt->type->stride);
-        const uint32_t seen = word(place[j].length_word);
+        const uint32_t seen = word(m.place[j].length_word);
         ++r.checks;
         if (seen != expected)
           add(r, LeafMismatch{
                      "arrayLength", rt->name, rt->offset, expected, seen,
                      fmt::format("binding size {}, stride {}", it.storage_size, rt->type->stride)});
       }
-      StructView back(*it.s,
-                      std::span(storage_back).subspan(place[j].storage_offset, it.storage_size));
-      compare_view(*it.s, r, back);
+      StructView view(*it.s, std::span(back.storage)
+                                 .subspan(m.place[j].storage_offset, it.storage_size));
+      compare_view(*it.s, r, view);
       r.storage_round_trip = true;
     }
-    return {};
   }
 
   void fill(const StructLayout& s, std::span<std::byte> bytes) {
@@ -1057,127 +1109,142 @@ std::string layout_declarations(std::string_view source) {
   return out;
 }
 
-std::vector<StructVerification> verify_structs(const Device& device, std::string_view source,
-                                               const Reflection& reflection,
-                                               std::span<const StructLayout* const> structs,
-                                               const VerifyOptions& requested) {
-  const VerifyOptions options = effective_options(device, requested);
-  std::vector<StructVerification> results(structs.size());
-  Verifier v(device, source, options);
-  const Limits& lim = device.limits();
+namespace {
 
-  // The declarations alone must compile, or nothing can be checked on this implementation.
-  std::string skip_all;
-  if (v.declarations().empty()) {
-    skip_all = "the source does not parse";
-  } else if (CompileVerdict c = compile_verdict(device, v.declarations()); !c.valid) {
-    skip_all = reflection.f16_enabled && !device.has_shader_f16()
-                   ? "the source enables f16 and this device has no \"shader-f16\""
-                   : "its declarations do not compile on this implementation: " + c.message;
+// Why no struct of the module can be checked on this implementation (the source does not parse,
+// or its declarations alone do not compile), or empty.
+std::string skip_all_reason(const Device& device, const Verifier& v,
+                            const Reflection& reflection) {
+  if (v.declarations().empty()) return "the source does not parse";
+  if (CompileVerdict c = compile_verdict(device, v.declarations()); !c.valid)
+    return reflection.f16_enabled && !device.has_shader_f16()
+               ? "the source enables f16 and this device has no \"shader-f16\""
+               : "its declarations do not compile on this implementation: " + c.message;
+  return {};
+}
+
+// Whether a bool anywhere makes the struct not host-shareable.
+bool host_shareable(const StructLayout& s) {
+  bool hs = true;
+  auto visit = [&](const auto& self, const WgslType& t) -> void {
+    if (!t.host_shareable) hs = false;
+    if (t.kind == TypeKind::Array) self(self, *t.element);
+    if (t.kind == TypeKind::Struct)
+      for (const auto& m : t.struct_layout->members) self(self, *m.type);
+  };
+  for (const auto& m : s.members) visit(visit, *m.type);
+  return hs;
+}
+
+// The models of the implementation's layouts (kept alive, and their struct types, for the
+// batches).
+struct DeviationModels {
+  NagaModel naga, spec_rules{false};
+  std::vector<std::shared_ptr<const StructLayout>> models;
+};
+
+// Fills what bindery says of `s` (size, leaves, validity per address space, a known deviation
+// of the implementation) into `r`; returns the layout the implementation is expected to use
+// (`s`, or bindery's model of the deviation, kept in `dm`).
+const StructLayout& describe_struct(const StructLayout& s, const VerifyOptions& options,
+                                    StructVerification& r, DeviationModels& dm) {
+  r.name = s.name;
+  r.size = s.size;
+  r.leaves = static_cast<uint32_t>(leaf_count(s, options.runtime_array_elements));
+  r.bindery_uniform_valid =
+      address_space_errors(s, BindingSpace::Uniform, options.reflect).empty();
+  r.bindery_storage_valid =
+      address_space_errors(s, BindingSpace::Storage, options.reflect).empty();
+  // Where a known implementation deviation changes the layout, the round trip and the verdicts
+  // are checked against the implementation's layout as bindery predicts it (NagaModel).
+  std::shared_ptr<const StructLayout> model;
+  const std::string diff = naga_deviation(s, dm.spec_rules, dm.naga, model);
+  const StructLayout& used = diff.empty() ? s : *model;
+  if (!diff.empty()) {
+    r.deviation =
+        "gfx-rs/wgpu#4377, naga leaves @align out of AlignOf(struct) (WGSL §14.4.1): " + diff;
+    dm.models.push_back(model);
   }
+  r.expected_uniform_valid =
+      diff.empty() ? r.bindery_uniform_valid
+                   : address_space_errors(used, BindingSpace::Uniform, options.reflect).empty();
+  r.expected_storage_valid =
+      diff.empty() ? r.bindery_storage_valid
+                   : address_space_errors(used, BindingSpace::Storage, options.reflect).empty();
+  r.host_shareable = host_shareable(s);
+  return used;
+}
 
-  std::vector<Item> todo;
-  NagaModel naga, spec_rules(false);
-  std::vector<std::shared_ptr<const StructLayout>> models;  // kept alive for the batches
-  for (size_t i = 0; i < structs.size(); ++i) {
-    const StructLayout& s = *structs[i];
-    StructVerification& r = results[i];
-    r.name = s.name;
-    r.size = s.size;
-    r.leaves = static_cast<uint32_t>(leaf_count(s, options.runtime_array_elements));
-    r.bindery_uniform_valid =
-        address_space_errors(s, BindingSpace::Uniform, options.reflect).empty();
-    r.bindery_storage_valid =
-        address_space_errors(s, BindingSpace::Storage, options.reflect).empty();
-    // Where a known implementation deviation changes the layout, the round trip and the verdicts
-    // are checked against the implementation's layout as bindery predicts it (NagaModel).
-    std::shared_ptr<const StructLayout> model;
-    const std::string diff = naga_deviation(s, spec_rules, naga, model);
-    const StructLayout& used = diff.empty() ? s : *model;
-    if (!diff.empty()) {
-      r.deviation =
-          "gfx-rs/wgpu#4377, naga leaves @align out of AlignOf(struct) (WGSL §14.4.1): " + diff;
-      models.push_back(model);
-    }
-    r.expected_uniform_valid =
-        diff.empty() ? r.bindery_uniform_valid
-                     : address_space_errors(used, BindingSpace::Uniform, options.reflect).empty();
-    r.expected_storage_valid =
-        diff.empty() ? r.bindery_storage_valid
-                     : address_space_errors(used, BindingSpace::Storage, options.reflect).empty();
-    {
-      // bool anywhere makes the struct not host-shareable.
-      bool hs = true;
-      auto visit = [&](const auto& self, const WgslType& t) -> void {
-        if (!t.host_shareable) hs = false;
-        if (t.kind == TypeKind::Array) self(self, *t.element);
-        if (t.kind == TypeKind::Struct)
-          for (const auto& m : t.struct_layout->members) self(self, *m.type);
-      };
-      for (const auto& m : s.members) visit(visit, *m.type);
-      r.host_shareable = hs;
-    }
-    if (!skip_all.empty()) {
-      r.skipped = skip_all;
-      continue;
-    }
-    if (options.check_verdicts) {
-      CompileVerdict u = v.verdict_in(s, "uniform");
-      CompileVerdict st = v.verdict_in(s, "storage, read_write");
-      r.verdicts_checked = true;
-      r.gpu_uniform_valid = u.valid;
-      r.gpu_uniform_message = u.message;
-      r.gpu_storage_valid = st.valid;
-      r.gpu_storage_message = st.message;
-    } else {
-      r.gpu_uniform_valid = r.expected_uniform_valid;
-      r.gpu_storage_valid = r.expected_storage_valid;
-    }
-    std::vector<std::string> why;
-    auto skip_reason = [&] { return fmt::format("{}", fmt::join(why, "; ")); };
-    if (!r.host_shareable) why.push_back("not host-shareable (bool)");
-    if (!(r.expected_storage_valid && r.gpu_storage_valid)) {
-      if (r.host_shareable) why.push_back("not valid in storage");
-      r.skipped = skip_reason();
-      continue;
-    }
-    Item it;
-    it.s = &used;
-    it.result = &r;
-    it.leaves = leaf_count(used, options.runtime_array_elements);
-    const StructMember* rt = runtime_array_member(used);
-    const uint64_t rt_end =
-        rt ? rt->offset + uint64_t(options.runtime_array_elements) * rt->type->stride : 0;
-    it.storage_size = round_up(4, std::max<uint64_t>(used.size, rt_end));
-    it.uniform_size = round_up(16, used.size);
-    if (it.storage_size > lim.maxStorageBufferBindingSize) {
-      why.push_back(fmt::format("{} bytes exceed maxStorageBufferBindingSize ({})", it.storage_size,
-                                lim.maxStorageBufferBindingSize));
-      r.skipped = skip_reason();
-      continue;
-    }
-    it.uniform = r.expected_uniform_valid && r.gpu_uniform_valid && options.uniform_round_trip;
-    if (!options.uniform_round_trip) {
-      why.push_back("uniform round trip not run: switched off");
-    } else if (it.uniform && uniform_matcx2_hazard(used)) {
-      it.uniform = false;
-      why.push_back(
-          "uniform round trip not run: a matCx2 in a nested struct, which naga 29 reads wrongly "
-          "from "
-          "uniform buffers (docs/LAYOUT.md)");
-    } else if (!it.uniform) {
-      why.push_back("uniform round trip not run: not valid in uniform");
-    } else if (it.uniform_size > lim.maxUniformBufferBindingSize) {
-      it.uniform = false;
-      why.push_back(fmt::format(
-          "uniform round trip not run: {} bytes exceed maxUniformBufferBindingSize ({})",
-          it.uniform_size, lim.maxUniformBufferBindingSize));
-    }
+// The implementation's verdicts on `s` in uniform and storage (or bindery's expectation when
+// options.check_verdicts is off).
+void check_verdicts(Verifier& v, const StructLayout& s, const VerifyOptions& options,
+                    StructVerification& r) {
+  if (options.check_verdicts) {
+    CompileVerdict u = v.verdict_in(s, "uniform");
+    CompileVerdict st = v.verdict_in(s, "storage, read_write");
+    r.verdicts_checked = true;
+    r.gpu_uniform_valid = u.valid;
+    r.gpu_uniform_message = u.message;
+    r.gpu_storage_valid = st.valid;
+    r.gpu_storage_message = st.message;
+  } else {
+    r.gpu_uniform_valid = r.expected_uniform_valid;
+    r.gpu_storage_valid = r.expected_storage_valid;
+  }
+}
+
+// The round trip of `used` (storage, and uniform where it may and can run), or nullopt with
+// r.skipped saying why none runs. r.skipped also names a uniform round trip left out.
+std::optional<Item> plan_round_trip(const StructLayout& used, const VerifyOptions& options,
+                                    const Limits& lim, StructVerification& r) {
+  std::vector<std::string> why;
+  auto skip_reason = [&] { return fmt::format("{}", fmt::join(why, "; ")); };
+  if (!r.host_shareable) why.push_back("not host-shareable (bool)");
+  if (!(r.expected_storage_valid && r.gpu_storage_valid)) {
+    if (r.host_shareable) why.push_back("not valid in storage");
     r.skipped = skip_reason();
-    todo.push_back(it);
+    return std::nullopt;
   }
+  Item it;
+  it.s = &used;
+  it.result = &r;
+  it.leaves = leaf_count(used, options.runtime_array_elements);
+  const StructMember* rt = runtime_array_member(used);
+  const uint64_t rt_end =
+      rt ? rt->offset + uint64_t(options.runtime_array_elements) * rt->type->stride : 0;
+  it.storage_size = round_up(4, std::max<uint64_t>(used.size, rt_end));
+  it.uniform_size = round_up(16, used.size);
+  if (it.storage_size > lim.maxStorageBufferBindingSize) {
+    why.push_back(fmt::format("{} bytes exceed maxStorageBufferBindingSize ({})", it.storage_size,
+                              lim.maxStorageBufferBindingSize));
+    r.skipped = skip_reason();
+    return std::nullopt;
+  }
+  it.uniform = r.expected_uniform_valid && r.gpu_uniform_valid && options.uniform_round_trip;
+  if (!options.uniform_round_trip) {
+    why.push_back("uniform round trip not run: switched off");
+  } else if (it.uniform && uniform_matcx2_hazard(used)) {
+    it.uniform = false;
+    why.push_back(
+        "uniform round trip not run: a matCx2 in a nested struct, which naga 29 reads wrongly "
+        "from "
+        "uniform buffers (docs/LAYOUT.md)");
+  } else if (!it.uniform) {
+    why.push_back("uniform round trip not run: not valid in uniform");
+  } else if (it.uniform_size > lim.maxUniformBufferBindingSize) {
+    it.uniform = false;
+    why.push_back(fmt::format(
+        "uniform round trip not run: {} bytes exceed maxUniformBufferBindingSize ({})",
+        it.uniform_size, lim.maxUniformBufferBindingSize));
+  }
+  r.skipped = skip_reason();
+  return it;
+}
 
-  // Batches within the per-stage limits (one storage binding is the words array).
+// Runs the round trips in batches within the per-stage limits (one storage binding is the words
+// array) and options.max_structs_per_module.
+void run_round_trips(Verifier& v, const std::vector<Item>& todo, const VerifyOptions& options,
+                     const Limits& lim) {
   const uint32_t max_storage =
       lim.maxStorageBuffersPerShaderStage > 1 ? lim.maxStorageBuffersPerShaderStage - 1 : 1;
   const uint32_t max_uniform = std::max<uint32_t>(lim.maxUniformBuffersPerShaderStage, 1);
@@ -1204,6 +1271,34 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
     n_words += words;
   }
   flush();
+}
+
+}  // namespace
+
+std::vector<StructVerification> verify_structs(const Device& device, std::string_view source,
+                                               const Reflection& reflection,
+                                               std::span<const StructLayout* const> structs,
+                                               const VerifyOptions& requested) {
+  const VerifyOptions options = effective_options(device, requested);
+  std::vector<StructVerification> results(structs.size());
+  Verifier v(device, source, options);
+  // The declarations alone must compile, or nothing can be checked on this implementation.
+  const std::string skip_all = skip_all_reason(device, v, reflection);
+  std::vector<Item> todo;
+  DeviationModels dm;  // kept alive for the batches
+  for (size_t i = 0; i < structs.size(); ++i) {
+    const StructLayout& s = *structs[i];
+    StructVerification& r = results[i];
+    const StructLayout& used = describe_struct(s, options, r, dm);
+    if (!skip_all.empty()) {
+      r.skipped = skip_all;
+      continue;
+    }
+    check_verdicts(v, s, options, r);
+    if (std::optional<Item> it = plan_round_trip(used, options, device.limits(), r))
+      todo.push_back(*it);
+  }
+  run_round_trips(v, todo, options, device.limits());
   return results;
 }
 

@@ -84,6 +84,12 @@ struct DeviceOptions {
   /// configuring and presenting the surface stays the application's. The surface must come from
   /// an instance of the same backend bindery tries (DeviceOptions::backend).
   WGPUSurface compatible_surface = nullptr;
+  /// If set, the adapter and device come from this instance (bindery adds its own reference)
+  /// instead of one bindery makes: the instance a compatible_surface was created from. Only
+  /// `backend`'s first try is made with it (Vulkan unless `backend` is gl). Make it with
+  /// Device::create_instance() so that it has what bindery needs (validation on wgpu-native,
+  /// timed waits on Dawn).
+  WGPUInstance instance = nullptr;
 };
 
 /// Who releases the webgpu.h handles given to Device::adopt().
@@ -149,6 +155,10 @@ class Device {
   /// Creates instance, adapter and device. Throws AdapterUnavailable when no adapter matches
   /// `options.backend`, DeviceCreation when a required limit cannot be met.
   static Device create(const DeviceOptions& options = {});
+  /// An instance made as Device::create() makes its own for `backend`'s first try, for an
+  /// application that creates a surface before the device (DeviceOptions::instance). Throws
+  /// AdapterUnavailable when the implementation makes none.
+  static gpu::Instance create_instance(Backend backend = Backend::any);
   /// Wraps an instance, adapter and device the application created with plain webgpu.h.
   /// `instance` and `device` must not be null (InvalidArgument); `adapter` may be null (then
   /// adapter_limits() are the device's and adapter() names only the implementation: Dawn has
@@ -176,6 +186,9 @@ class Device {
   WGPUQueue queue() const;
   /// The instance the adapter came from (lent; wgpuInstanceProcessEvents).
   WGPUInstance instance() const;
+  /// The adapter (lent; null for a device adopted without one): e.g. for
+  /// wgpuSurfaceGetCapabilities.
+  WGPUAdapter adapter_handle() const;
 
   /// The DEVICE's limits (what validation uses), not the adapter's.
   const Limits& limits() const;

@@ -71,6 +71,9 @@ namespace bindery {
   X(UnsupportedExtension, "a glTF file requires an extension bindery does not implement")    \
   /* long runs */                                                                               \
   X(SoakDrift, "memory, live objects or per-frame work grew or shrank during a soak")         \
+  /* windows (bindery view) */                                                                  \
+  X(NoDisplay, "no window system to open a window on (DISPLAY unset, or it refused the connection)") \
+  X(PresentModeUnsupported, "the window's surface does not offer the requested present mode")  \
   /* the last resort */                                                                         \
   X(Internal, "an unexpected fault inside bindery or a library it uses (a bug: please report)")
 

@@ -60,4 +60,22 @@ struct Limits {
   }
 };
 
+/// bindery's own caps on run options (not WebGPU limits: those are Limits, read from the device),
+/// in one place; render() (render/renderer.hpp), the scenes, bench, soak and the CLI check
+/// against these.
+///@{
+/// Most RenderOptions::encode_threads: past the cores of any host bindery runs on there is
+/// nothing to gain, and each draw range adds a render pass that loads and stores the target.
+inline constexpr uint32_t kMaxEncodeThreads = 64;
+/// Most RenderOptions::frames_in_flight: the frame slots (uniform buffers, staging, query sets)
+/// are allocated per frame in flight, and past a few the CPU only adds latency.
+inline constexpr uint32_t kMaxFramesInFlight = 8;
+/// Most RenderOptions::threads (0 = every core) for the per-object matrices.
+inline constexpr uint32_t kMaxMatrixThreads = 1024;
+/// Most objects in one scene (cube scene objects, city objects, glTF instances x primitives).
+inline constexpr uint32_t kMaxObjects = 10'000'000;
+/// Range of CubeSceneOptions::spread, the scale of the cubes' placement radius.
+inline constexpr float kMinSpread = 0.01f, kMaxSpread = 1000.0f;
+///@}
+
 }  // namespace bindery

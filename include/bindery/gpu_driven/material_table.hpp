@@ -15,6 +15,13 @@
 /// dpdx/dpdy of the same coordinates, choose the same mip level as textureSample, so the image is
 /// the one a bind group per material (texture view + sampler) draws.
 ///
+/// A second backend, MaterialBackend::binding_array, binds every texture as it is (its own size
+/// and mips) in one `binding_array<texture_2d<f32>, N>` indexed by the material's texture, where
+/// the implementation offers binding arrays with non-uniform indexing (wgpu-native's
+/// TextureBindingArray and SampledTextureAndStorageBufferArrayNonUniformIndexing; not webgpu.h,
+/// not Dawn): no size classes, the same image (tested). material_backend_unavailable() says in one
+/// line why a device cannot take it.
+///
 /// Limits read: maxTextureArrayLayers (layers per array; bigger classes are split),
 /// maxTextureDimension2D (texture sizes), maxSampledTexturesPerShaderStage (one texture binding per
 /// array), maxSamplersPerShaderStage (one sampler binding per sampler), maxStorageBufferBindingSize
@@ -38,6 +45,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <optional>
+#include <memory>
 #include <vector>
 
 namespace bindery::gpu_driven {
@@ -101,6 +111,21 @@ constexpr bool material_texel_uses_implicit_lod(size_t arrays, size_t samplers) 
   return arrays > 0 && samplers > 0 && arrays * samplers <= kMaxImplicitLodPairs;
 }
 
+/// How a MaterialTable binds its textures.
+enum class MaterialBackend {
+  texture_arrays,  ///< one texture_2d_array per size class (any WebGPU device)
+  binding_array,   ///< one binding_array<texture_2d<f32>, N> of every texture (wgpu-native)
+};
+/// The backend's name as `--material-backend` takes it: "texture-arrays", "binding-array".
+std::string_view to_string(MaterialBackend backend);
+/// The backend named `name` (to_string()'s spelling); nullopt for any other text.
+std::optional<MaterialBackend> parse_material_backend(std::string_view name);
+/// Why `device` cannot take `backend` for `textures` textures (one line: the missing feature or
+/// the limit, maxBindingArrayElementsPerShaderStage), or nullopt. texture_arrays: always nullopt.
+std::optional<std::string> material_backend_unavailable(const Device& device,
+                                                        MaterialBackend backend,
+                                                        uint32_t textures);
+
 /// Options of a MaterialTable.
 struct MaterialTableDesc {
   /// Prefix of the GPU labels ("materials records", "materials array 0", ...).
@@ -108,6 +133,9 @@ struct MaterialTableDesc {
   /// Layers per array texture at most; 0 = the device's maxTextureArrayLayers. A smaller value
   /// splits classes sooner (tests use it); larger than the limit is clamped to it.
   uint32_t max_array_layers = 0;
+  /// How textures are bound. binding_array throws StrategyUnavailable (the one line of
+  /// material_backend_unavailable()) where the device cannot take it.
+  MaterialBackend backend = MaterialBackend::texture_arrays;
 };
 
 /// Materials in one storage array indexed by the object's material, and every texture grouped by
@@ -134,8 +162,11 @@ class MaterialTable {
   MaterialTable(MaterialTable&&) noexcept = default;             ///< moves the resources
   MaterialTable& operator=(MaterialTable&&) noexcept = default;  ///< moves the resources
 
-  /// One size class per array texture (binding first_binding + 1 + index).
+  /// One size class per array texture (binding first_binding + 1 + index); with the
+  /// binding-array backend one per texture, layers 1, bound as element `index` of the array.
   const std::vector<TextureClass>& classes() const { return plan_.classes; }
+  /// The backend the table was created with.
+  MaterialBackend backend() const { return backend_; }
   /// Where texture `texture` (index into the constructor's `textures`) lives. Throws
   /// InvalidArgument when out of range.
   TextureSlot slot(uint32_t texture) const;
@@ -175,7 +206,9 @@ class MaterialTable {
   /// Whether this table's material_texel() samples with textureSample (see
   /// material_texel_uses_implicit_lod()).
   bool implicit_lod() const {
-    return material_texel_uses_implicit_lod(plan_.classes.size(), samplers_.size());
+    return backend_ == MaterialBackend::binding_array
+               ? material_texel_uses_implicit_lod(plan_.classes.empty() ? 0 : 1, samplers_.size())
+               : material_texel_uses_implicit_lod(plan_.classes.size(), samplers_.size());
   }
 
  private:
@@ -183,7 +216,11 @@ class MaterialTable {
   void upload_textures(const Device& device, std::span<const TextureData> textures,
                        const MaterialTableDesc& desc);
 
+  bool binding_array() const {
+    return backend_ == MaterialBackend::binding_array && !plan_.classes.empty();
+  }
   const Device* device_;
+  MaterialBackend backend_ = MaterialBackend::texture_arrays;
   TextureClassPlan plan_;
   Reflection reflection_;
   uint32_t material_count_ = 0;
@@ -191,6 +228,8 @@ class MaterialTable {
   gpu::Buffer buffer_;
   std::vector<gpu::Texture> arrays_;
   std::vector<gpu::TextureView> views_;
+  std::vector<WGPUTextureView> raw_views_;  // views_ as the binding array's chain lends them
+  std::shared_ptr<WGPUChainedStruct> layout_chain_, group_chain_;  // binding_array only
   std::vector<gpu::Sampler> samplers_;
 };
 

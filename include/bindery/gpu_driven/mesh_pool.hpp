@@ -73,6 +73,10 @@ struct MeshPoolDesc {
   uint64_t initial_vertices = 1 << 16;  ///< capacity in vertices, >= 1
   uint64_t initial_indices = 3 << 16;   ///< capacity in uint32 indices, >= 1
   uint32_t initial_ids = 1024;          ///< capacity of mesh_table() in records, >= 1
+  /// Whether shaders may read the vertex and index buffers as storage (usage STORAGE). Then a
+  /// buffer holds at most maxStorageBufferBindingSize bytes; without, maxBufferSize (what a
+  /// pool that is only drawn from can take: vertex and index usage alone).
+  bool storage_binding = true;
 };
 
 /// GPU growth statistics and occupancy, for reports and tests.

@@ -32,6 +32,8 @@ struct BudgetProbe {
   double latency_ms = 0;                 ///< first CPU work to GPU done (median)
   std::optional<CullingCounts> culling;  ///< the last frame's counts (GPU-driven strategies)
   uint32_t moving_objects = 0;  ///< objects recomputed and uploaded per frame (RenderReport)
+  /// RenderReport::cpu_ns_per_moved_object of the probe's run.
+  std::optional<double> cpu_ns_per_moved_object;
 };
 
 /// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
@@ -57,23 +59,21 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
 
 /// What measure_cubes() renders besides the object count.
 struct MeasureOptions {
-  std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
-  /// Render target size in pixels (RenderOptions::width / height: each 1..maxTextureDimension2D;
-  /// 1x1 is the optimization article's "render off").
-  ///@{
-  uint32_t width = 640, height = 480;
-  ///@}
-  uint32_t frames = 5;  ///< measured frames (after one warm-up frame)
+  /// What render() runs, as SoakOptions does: strategy, width and height, frames_in_flight,
+  /// occlusion, draw_path, threads, encode_threads (1..kMaxEncodeThreads; compare_raw_floor()
+  /// splits both of its sides' draws the same way, one command encoder per range, one task
+  /// each). `frames` is the number of MEASURED frames (default 5): the measurements render one
+  /// warm-up frame more. keep_last_frame, time_s, moving and the callbacks are the
+  /// measurements' own.
+  RenderOptions render = [] {
+    RenderOptions r;
+    r.frames = 5;
+    return r;
+  }();
   /// CubeSceneOptions::seed: with one seed, the n cubes of a probe are the first n of every larger
   /// probe, so the probes of a search differ only in object count.
   uint64_t seed = 1;
-  float spread = 1.0f;            ///< CubeSceneOptions::spread
-  uint32_t frames_in_flight = 2;  ///< RenderOptions::frames_in_flight
-  bool occlusion = true;          ///< RenderOptions::occlusion
-  uint32_t threads = 0;           ///< RenderOptions::threads (0 = every core)
-  /// RenderOptions::encode_threads (1..kMaxEncodeThreads); compare_raw_floor() splits both of
-  /// its sides' draws the same way (one command encoder per range, one task each).
-  uint32_t encode_threads = 1;
+  float spread = 1.0f;  ///< CubeSceneOptions::spread
 };
 
 /// Measures the cube scene (animated) at `objects` objects: renders 1 + frames frames and returns

@@ -15,6 +15,8 @@
 
 #include "bindery/core/counters.hpp"
 #include "bindery/core/device.hpp"
+#include "bindery/core/limits.hpp"
+#include "bindery/headless/gpu_timer.hpp"
 #include "bindery/headless/image.hpp"
 #include "bindery/render/scene.hpp"
 
@@ -49,14 +51,12 @@ std::optional<std::string> strategy_unavailable(const Device& device, const Scen
 /// Whether RenderOptions::encode_threads > 1 applies to `strategy`: true for the strategies that
 /// encode every draw on the CPU each frame through one shared record path (naive, split-uniforms,
 /// buffer-offsets, buffer-offsets-mapped, dynamic-offsets, mapped-staging, storage-instancing,
-/// gpu-culling, immediates); false for render-bundles and bundles-gpu (bundles recorded inside
-/// the pass) and gpu-driven (its own cull and render passes). Throws InvalidArgument for an
+/// immediates); false for render-bundles and bundles-gpu (bundles recorded inside the pass) and
+/// gpu-culling and gpu-driven (their own cull and render passes). Throws InvalidArgument for an
 /// unknown name.
 bool strategy_encodes_in_parallel(std::string_view strategy);
 
-/// Most RenderOptions::encode_threads: past the cores of any host bindery runs on there is
-/// nothing to gain, and each draw range adds a render pass that loads and stores the target.
-inline constexpr uint32_t kMaxEncodeThreads = 64;
+// bindery's own caps (kMaxEncodeThreads, kMaxFramesInFlight, ...) are in core/limits.hpp.
 
 /// Checks an --encode-threads value for `strategy` without a device (what render() checks
 /// first): throws InvalidArgument, the message starting with `command`, when `encode_threads` is
@@ -83,7 +83,7 @@ struct RenderOptions {
   /// (the first clears, the rest load). 0 = default_max_draws_per_pass(the device's adapter).
   uint32_t max_draws_per_pass = 0;
   /// Frames the CPU may run ahead of the GPU (1 = serial: each frame waits for the last; 2 =
-  /// frame N+1 is computed and encoded while the GPU runs frame N). 1..8.
+  /// frame N+1 is computed and encoded while the GPU runs frame N). 1..kMaxFramesInFlight (8).
   uint32_t frames_in_flight = 2;
   /// Occlusion culling with a depth pyramid (two-phase; strategies that cull on the GPU only).
   bool occlusion = true;
@@ -92,7 +92,12 @@ struct RenderOptions {
   /// the device offers. A path the device lacks throws StrategyUnavailable; another name,
   /// InvalidArgument.
   std::string draw_path;
-  /// CPU threads for the per-object matrices (0 = every core; 1 = serial).
+  /// The GPU-driven strategies' material backend (bindery/gpu_driven/material_table.hpp):
+  /// "texture-arrays" or "binding-array"; empty: texture-arrays. A backend the device lacks throws
+  /// StrategyUnavailable (one line: why); another name, InvalidArgument.
+  std::string material_backend;
+  /// CPU threads for the per-object matrices (0 = every core; 1 = serial), at most
+  /// kMaxMatrixThreads.
   uint32_t threads = 0;
   /// Threads that encode the frame's draws, 1..64 (issue 10 part 4). 1: one command encoder, as
   /// always. N > 1: after the uploads (on the calling thread), the draws are split into N
@@ -114,6 +119,21 @@ struct RenderOptions {
   /// last frames_in_flight frames', so the report does not grow with the frame count (long runs:
   /// `bindery soak`); throughput_fps() still covers every frame.
   bool keep_frame_timings = true;
+  /// Usage the colour target gets beyond RENDER_ATTACHMENT | COPY_SRC (e.g. TEXTURE_BINDING, so
+  /// after_submit can sample it).
+  WGPUTextureUsage extra_color_usage = WGPUTextureUsage_None;
+  /// The animation time of frame `frame` in seconds; overrides time_s when set (an interactive
+  /// view pauses and resumes its clock across runs this way).
+  std::function<float(uint32_t frame)> frame_time;
+  /// Adjusts the camera of frame `frame`: called with a copy of Scene::view, the frame is drawn
+  /// with what it leaves there (an interactive orbit camera; nullptr: Scene::view every frame).
+  std::function<void(uint32_t frame, View& view)> camera;
+  /// Called right after frame `frame` is submitted, with the colour texture it is drawn into
+  /// (complete in queue order: work the caller submits next sees it). Returning false ends the run
+  /// after this frame: the frames in flight are drained and the report covers the frames rendered
+  /// (`bindery view` blits the texture into a window's surface here and ends the run to switch
+  /// strategy, object count or size); a run ended early has no RenderReport::last_frame).
+  std::function<bool(uint32_t frame, WGPUTexture color)> after_submit;
   /// Called after each frame with (frame index, frame count), for progress output.
   std::function<void(uint32_t, uint32_t)> on_frame;
   /// Called once frame `frame` is done on the GPU, with its timing and the calls and bytes it
@@ -136,15 +156,7 @@ struct CullingCounts {
   uint32_t sub_draws = 0;
 };
 
-/// GPU time of one named pass of a frame ("render", "cull", "pyramid", ...), by timestamp queries.
-struct GpuSpan {
-  /// The pass (or run of passes) timed: "render" for a frame's draw passes; gpu-driven times
-  /// "cull", "phase1", "pyramid", "cull2" and "phase2" (the last three with occlusion culling).
-  std::string name;
-  /// End minus begin timestamp in milliseconds (webgpu.h timestamps are nanoseconds). A span
-  /// whose end precedes its begin (a reset counter) is dropped from FrameTiming::gpu_spans.
-  double ms = 0;
-};
+// GpuSpan (one named pass of a frame, by timestamp queries) is in headless/gpu_timer.hpp.
 
 /// Timings of one frame in milliseconds. With frames in flight the CPU of frame N+1 overlaps the
 /// GPU of frame N, so frame_ms (latency) can exceed interval_ms (what throughput is made of).
@@ -188,9 +200,15 @@ struct RenderReport {
   /// within RenderOptions::moving's share): every cube at moving 1, a glTF scene's 0, the city's
   /// cars when moving = Scene::moving_share().
   uint32_t moving_objects = 0;
+  /// CPU nanoseconds per object the application moved through the object table
+  /// (ObjectTable::set_transform + its share of flush), over the frames after the first; for the
+  /// strategies that keep objects in an ObjectTable and move them from the CPU (gpu-driven and
+  /// gpu-culling on a scene the GPU does not animate); nullopt otherwise or when nothing moved.
+  std::optional<double> cpu_ns_per_moved_object;
   uint64_t object_stride_bytes = 0;  ///< per-object data stride in the GPU buffer (0 if n/a)
   uint32_t passes_per_frame = 1;     ///< render passes per frame (see max_draws_per_pass)
-  /// Objects the GPU found visible in the last frame (gpu-culling only; read back after it).
+  /// Objects the GPU found visible and drew in the last frame (strategies that cull on the GPU:
+  /// CullingCounts::drawn of the last frame's FrameTiming::culling; nullopt for the others).
   std::optional<uint32_t> visible_objects;
   /// Frames per second of wall time over the frames after the first (which uploads everything):
   /// from frames_rendered and steady_interval_ms, or from `frames` where those are 0.
@@ -219,12 +237,14 @@ uint64_t default_max_bind_groups(const AdapterDescription& adapter);
 
 /// Renders `scene` with `options` on `device`. Before touching the device it throws
 /// TextureSizeOutOfRange for a size outside 1..maxTextureDimension2D (or a scene texture so),
-/// SceneInput for frames == 0, a non-finite time_s, moving outside [0, 1] or a scene whose
-/// indices, mips or material references are inconsistent, InvalidArgument for frames_in_flight
-/// outside 1..8, encode_threads outside 1..64 or above 1 for a strategy that
-/// strategy_encodes_in_parallel() says no to, or an unknown strategy, StrategyUnavailable when
-/// strategy_unavailable() names a reason; then whatever the device reports (WebGPUValidation,
-/// DeviceLost, ...).
+/// SceneInput for a scene whose indices, mips or material references are inconsistent,
+/// InvalidArgument for an option outside its range (frames == 0, a non-finite time_s, moving
+/// outside [0, 1], frames_in_flight outside 1..kMaxFramesInFlight, threads above
+/// kMaxMatrixThreads, encode_threads outside 1..kMaxEncodeThreads or above 1 for a strategy that
+/// strategy_encodes_in_parallel() says no to, an unknown draw_path or strategy), the message
+/// naming the field and value ("RenderOptions::frames_in_flight = 9, valid 1..8"),
+/// StrategyUnavailable when strategy_unavailable() names a reason; then whatever the device
+/// reports (WebGPUValidation, DeviceLost, ...).
 RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options);
 
 }  // namespace bindery

@@ -68,6 +68,8 @@ struct SoakReport {
   std::string strategy;            ///< the strategy_catalog() name that ran
   uint32_t objects = 0;            ///< objects in the scene
   uint32_t moving_objects = 0;     ///< objects moved per frame (RenderReport::moving_objects)
+  /// RenderReport::cpu_ns_per_moved_object of the whole run.
+  std::optional<double> cpu_ns_per_moved_object;
   uint32_t frames = 0;             ///< frames rendered
   std::vector<SoakSample> samples;  ///< in frame order, one per check and one after the last frame
   std::vector<SoakDrift> drifts;  ///< empty when every quantity stayed flat

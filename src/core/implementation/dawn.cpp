@@ -53,6 +53,25 @@ void optional_features(WGPUAdapter adapter, std::vector<WGPUFeatureName>& featur
     features.push_back(WGPUFeatureName_ImplicitDeviceSynchronization);
 }
 
+// Binding arrays of textures are not part of webgpu.h; Dawn's bindless work is experimental and
+// not among the features bindery requests, so MaterialTable keeps its 2D-array backend on Dawn.
+std::shared_ptr<void> chain_native_limits(WGPUAdapter, WGPULimits&) {
+  return nullptr;
+}
+
+std::optional<std::string> texture_binding_array_unavailable(WGPUDevice, uint32_t) {
+  return "webgpu.h has no binding arrays of textures; bindery uses wgpu-native's (wgpu.h), and "
+         "Dawn's are not part of the API bindery builds on";
+}
+
+std::shared_ptr<WGPUChainedStruct> binding_array_layout_chain(uint32_t) {
+  return nullptr;
+}
+
+std::shared_ptr<WGPUChainedStruct> binding_array_group_chain(std::span<const WGPUTextureView>) {
+  return nullptr;
+}
+
 bool multithreaded_encoding(WGPUDevice device) {
   return wgpuDeviceHasFeature(device, WGPUFeatureName_ImplicitDeviceSynchronization);
 }

@@ -51,6 +51,72 @@ void optional_features(WGPUAdapter adapter, std::vector<WGPUFeatureName>& featur
   // without the feature the device's maxImmediateSize stays 0.
   const auto immediates = static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates);
   if (wgpuAdapterHasFeature(adapter, immediates)) features.push_back(immediates);
+  // Binding arrays of textures indexed non-uniformly (wgpu.h): MaterialTable's binding-array
+  // backend. Both or neither.
+  const auto arrays = static_cast<WGPUFeatureName>(WGPUNativeFeature_TextureBindingArray);
+  const auto non_uniform = static_cast<WGPUFeatureName>(
+      WGPUNativeFeature_SampledTextureAndStorageBufferArrayNonUniformIndexing);
+  if (wgpuAdapterHasFeature(adapter, arrays) && wgpuAdapterHasFeature(adapter, non_uniform)) {
+    features.push_back(arrays);
+    features.push_back(non_uniform);
+  }
+}
+
+std::shared_ptr<void> chain_native_limits(WGPUAdapter adapter, WGPULimits& required) {
+  if (!wgpuAdapterHasFeature(adapter,
+                             static_cast<WGPUFeatureName>(WGPUNativeFeature_TextureBindingArray)))
+    return nullptr;
+  WGPUNativeLimits offered = WGPU_NATIVE_LIMITS_INIT;
+  WGPULimits adapter_limits = WGPU_LIMITS_INIT;
+  adapter_limits.nextInChain = &offered.chain;
+  if (wgpuAdapterGetLimits(adapter, &adapter_limits) != WGPUStatus_Success) return nullptr;
+  auto chained = std::make_shared<WGPUNativeLimits>();
+  *chained = WGPU_NATIVE_LIMITS_INIT;
+  chained->maxBindingArrayElementsPerShaderStage = offered.maxBindingArrayElementsPerShaderStage;
+  chained->maxBindingArraySamplerElementsPerShaderStage =
+      offered.maxBindingArraySamplerElementsPerShaderStage;
+  chained->chain.next = required.nextInChain;
+  required.nextInChain = &chained->chain;
+  return chained;
+}
+
+std::optional<std::string> texture_binding_array_unavailable(WGPUDevice device, uint32_t count) {
+  if (!wgpuDeviceHasFeature(device,
+                            static_cast<WGPUFeatureName>(WGPUNativeFeature_TextureBindingArray)))
+    return "the device lacks wgpu-native's TextureBindingArray feature";
+  if (!wgpuDeviceHasFeature(
+          device, static_cast<WGPUFeatureName>(
+                      WGPUNativeFeature_SampledTextureAndStorageBufferArrayNonUniformIndexing)))
+    return "the device lacks wgpu-native's SampledTextureAndStorageBufferArrayNonUniformIndexing "
+           "feature";
+  WGPUNativeLimits native = WGPU_NATIVE_LIMITS_INIT;
+  WGPULimits limits = WGPU_LIMITS_INIT;
+  limits.nextInChain = &native.chain;
+  if (wgpuDeviceGetLimits(device, &limits) != WGPUStatus_Success)
+    return "wgpuDeviceGetLimits failed";
+  if (count > native.maxBindingArrayElementsPerShaderStage)
+    return fmt::format("{} textures in one binding array exceed the device's "
+                       "maxBindingArrayElementsPerShaderStage ({})",
+                       count, native.maxBindingArrayElementsPerShaderStage);
+  return std::nullopt;
+}
+
+std::shared_ptr<WGPUChainedStruct> binding_array_layout_chain(uint32_t count) {
+  auto extras = std::make_shared<WGPUBindGroupLayoutEntryExtras>();
+  extras->chain.next = nullptr;
+  extras->chain.sType = static_cast<WGPUSType>(WGPUSType_BindGroupLayoutEntryExtras);
+  extras->count = count;
+  return std::shared_ptr<WGPUChainedStruct>(extras, &extras->chain);
+}
+
+std::shared_ptr<WGPUChainedStruct> binding_array_group_chain(
+    std::span<const WGPUTextureView> views) {
+  auto extras = std::make_shared<WGPUBindGroupEntryExtras>();
+  *extras = {};
+  extras->chain.sType = static_cast<WGPUSType>(WGPUSType_BindGroupEntryExtras);
+  extras->textureViews = views.data();
+  extras->textureViewCount = views.size();
+  return std::shared_ptr<WGPUChainedStruct>(extras, &extras->chain);
 }
 
 bool has_multi_draw_indirect_count(WGPUInstance, WGPUDevice device) {

@@ -7,33 +7,49 @@
 #include <iterator>
 
 namespace bindery::strategies {
+namespace {
+
+// Every mesh once into one MeshPool sized to hold them all (no growth), and each mesh's ranges
+// in its buffers for the strategies that bind a mesh at a time (setVertexBuffer and
+// setIndexBuffer at the mesh's offsets, drawIndexed from index 0 of the range).
+void upload_meshes(const Device& device, const Scene& scene, GpuScene& g) {
+  gpu_driven::MeshPoolDesc d;
+  d.label = "scene meshes";
+  d.storage_binding = false;  // drawn from only: buffers up to maxBufferSize
+  uint64_t vertices = 0, indices = 0;
+  for (const Mesh& m : scene.meshes) {
+    vertices += m.vertices.size();
+    indices += m.indices.size();
+  }
+  d.initial_vertices = std::max<uint64_t>(vertices, 1);
+  d.initial_indices = std::max<uint64_t>(indices, 1);
+  d.initial_ids = std::max<uint32_t>(static_cast<uint32_t>(scene.meshes.size()), 1);
+  g.pool = std::make_unique<gpu_driven::MeshPool>(device, d);
+  const uint32_t stride = g.pool->vertex_stride();
+  for (uint32_t i = 0; i < scene.meshes.size(); ++i) {
+    if (g.pool->add(scene.meshes[i]) != i)
+      throw Error(ErrorKind::Internal, "upload_scene: a fresh mesh pool handed out ids out of order");
+    const gpu_driven::MeshRange& r = g.pool->range(i);
+    GpuMesh gm;
+    gm.vertices = g.pool->vertex_buffer();
+    gm.indices = g.pool->index_buffer();
+    gm.index_format = WGPUIndexFormat_Uint32;
+    gm.index_count = r.index_count;
+    gm.vertex_offset = uint64_t(r.base_vertex) * stride;
+    gm.vertex_bytes = uint64_t(r.vertex_count) * stride;
+    gm.index_offset = uint64_t(r.first_index) * 4;
+    gm.index_bytes = uint64_t(r.index_count) * 4;
+    g.meshes.push_back(gm);
+  }
+  if (g.pool->stats().growths != 0)
+    throw Error(ErrorKind::Internal, "upload_scene: the mesh pool grew although sized to fit");
+}
+
+}  // namespace
 
 GpuScene upload_scene(const Device& device, const Scene& scene) {
   GpuScene g;
-  for (const Mesh& m : scene.meshes) {
-    GpuMesh gm;
-    gm.vertex_bytes = m.vertices.size() * sizeof(Vertex);
-    gm.vertices = device.create_buffer(fmt::format("{} vertices", m.name), gm.vertex_bytes,
-                                       WGPUBufferUsage_Vertex | WGPUBufferUsage_CopyDst);
-    device.write_buffer(gm.vertices.get(), 0, m.vertices.data(), gm.vertex_bytes);
-    gm.index_count = static_cast<uint32_t>(m.indices.size());
-    if (m.index16) {
-      std::vector<uint16_t> idx(m.indices.begin(), m.indices.end());
-      if (idx.size() % 2) idx.push_back(0);  // writeBuffer sizes are multiples of 4 (cases W01)
-      gm.index_bytes = idx.size() * sizeof(uint16_t);
-      gm.index_format = WGPUIndexFormat_Uint16;
-      gm.indices = device.create_buffer(fmt::format("{} indices", m.name), gm.index_bytes,
-                                        WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst);
-      device.write_buffer(gm.indices.get(), 0, idx.data(), gm.index_bytes);
-    } else {
-      gm.index_bytes = m.indices.size() * sizeof(uint32_t);
-      gm.index_format = WGPUIndexFormat_Uint32;
-      gm.indices = device.create_buffer(fmt::format("{} indices", m.name), gm.index_bytes,
-                                        WGPUBufferUsage_Index | WGPUBufferUsage_CopyDst);
-      device.write_buffer(gm.indices.get(), 0, m.indices.data(), gm.index_bytes);
-    }
-    g.meshes.push_back(std::move(gm));
-  }
+  upload_meshes(device, scene, g);
 
   for (const TextureData& t : scene.textures) {
     WGPUTextureDescriptor desc = WGPU_TEXTURE_DESCRIPTOR_INIT;

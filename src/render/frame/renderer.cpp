@@ -5,9 +5,11 @@
 // copy alignment, wgpu-native examples/capture).
 #include "bindery/render/renderer.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
+#include "bindery/gpu_driven/material_table.hpp"
 
 #include "bindery/headless/offscreen.hpp"
 
+#include "render/frame/parallel_encode.hpp"
 #include "render/strategies/strategy.hpp"
 
 #include <fmt/format.h>
@@ -36,8 +38,6 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0, Clock::time_point t1) {
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
-
-constexpr uint32_t kMaxFramesInFlight = 8;
 
 // A Scene is a public struct: check every index and texture before any GPU object is made from
 // it, so a bad one is a SceneInput error naming the element instead of a crash or a raw
@@ -106,36 +106,50 @@ void validate_scene(const Scene& scene, const Limits& limits) {
   }
 }
 
+// Errors name the RenderOptions field and its value (the CLI maps fields to its flags:
+// apps/bindery/options.hpp). One kind per kind of mistake: a size the device cannot make is
+// TextureSizeOutOfRange, any other value outside its range InvalidArgument.
 void validate_options(const Device& device, const Scene& scene, const RenderOptions& o) {
   if (!o.draw_path.empty() && !gpu_driven::parse_draw_path(o.draw_path))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::draw_path = \"{}\"; valid: multi-draw-indirect-count, "
                             "multi-draw-indirect, bundle, loop (or empty: the best the device offers)",
                             escape_for_message(o.draw_path)));
+  if (!o.material_backend.empty() && !gpu_driven::parse_material_backend(o.material_backend))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::material_backend = \"{}\"; valid: texture-arrays, "
+                            "binding-array (or empty: texture-arrays)",
+                            escape_for_message(o.material_backend)));
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (o.width == 0 || o.height == 0 || o.width > max_dim || o.height > max_dim)
     throw Error(ErrorKind::TextureSizeOutOfRange,
-                fmt::format("render: --size {}x{} is outside 1..{} (maxTextureDimension2D) in "
-                            "each dimension",
+                fmt::format("RenderOptions::width x height = {}x{}, valid 1..{} each "
+                            "(maxTextureDimension2D)",
                             o.width, o.height, max_dim));
-  if (o.frames == 0) throw Error(ErrorKind::SceneInput, "render: --frames must be at least 1");
+  if (o.frames == 0)
+    throw Error(ErrorKind::InvalidArgument, "RenderOptions::frames = 0, valid 1 or more");
   if (o.time_s && !std::isfinite(*o.time_s))
-    throw Error(ErrorKind::SceneInput, fmt::format("render: time {} is not finite", *o.time_s));
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::time_s = {}, valid a finite number", *o.time_s));
   if (!(o.moving >= 0.0 && o.moving <= 1.0))
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("render: --moving {} is outside [0, 1]", o.moving));
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::moving = {}, valid 0..1", o.moving));
   if (o.frames_in_flight < 1 || o.frames_in_flight > kMaxFramesInFlight)
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("render: --frames-in-flight {} is outside 1..{}", o.frames_in_flight,
-                            kMaxFramesInFlight));
+                fmt::format("RenderOptions::frames_in_flight = {}, valid 1..{}",
+                            o.frames_in_flight, kMaxFramesInFlight));
+  if (o.threads > kMaxMatrixThreads)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::threads = {}, valid 0..{} (0 = every core)", o.threads,
+                            kMaxMatrixThreads));
   const strategies::StrategyRow& row = strategies::find_strategy_row(o.strategy);
   check_encode_threads(o.strategy, o.encode_threads, "render");
   if (o.encode_threads > 1 && !implementation::multithreaded_encoding(device.get()))
     throw Error(ErrorKind::ImplementationLimit,
-                fmt::format("render: --encode-threads {} needs command encoders recorded on "
-                            "several threads at once, which this {} device does not allow "
-                            "(Dawn: the adapter does not offer ImplicitDeviceSynchronization); "
-                            "use --encode-threads 1",
+                fmt::format("render: RenderOptions::encode_threads = {} needs command encoders "
+                            "recorded on several threads at once, which this {} device does not "
+                            "allow (Dawn: the adapter does not offer "
+                            "ImplicitDeviceSynchronization); valid 1",
                             o.encode_threads, implementation::name()));
   validate_scene(scene, device.limits());
   if (row.unavailable)
@@ -152,15 +166,15 @@ void check_encode_threads(std::string_view strategy, int64_t encode_threads,
   const strategies::StrategyRow& row = strategies::find_strategy_row(strategy);
   if (encode_threads < 1 || encode_threads > kMaxEncodeThreads)
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: --encode-threads {} is outside 1..{} (one command encoder and "
-                            "render pass per thread; more threads than any host's cores gain "
-                            "nothing)",
+                fmt::format("{}: RenderOptions::encode_threads = {}, valid 1..{} (one command "
+                            "encoder and render pass per thread; more threads than any host's "
+                            "cores gain nothing)",
                             command, encode_threads, kMaxEncodeThreads));
   if (encode_threads > 1 && !row.parallel_encode)
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: --encode-threads {} does not apply to strategy {}, which does "
-                            "not encode its draws through the shared per-draw path (render "
-                            "bundles, or passes it records itself); use --encode-threads 1",
+                fmt::format("{}: RenderOptions::encode_threads = {} does not apply to strategy "
+                            "{}, which does not encode its draws through the shared per-draw "
+                            "path (render bundles, or passes it records itself); valid 1",
                             command, encode_threads, strategy));
 }
 
@@ -276,216 +290,327 @@ double RenderReport::throughput_fps() const {
   return double(frames.size() - 1) * 1000.0 / ms;
 }
 
-RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options) {
-  validate_options(device, scene, options);
-  const strategies::StrategyRow& row = strategies::find_strategy_row(options.strategy);
-  const Counters start = device.counters();
+namespace {
 
-  // Colour (copied out for the last frame) and depth (also sampled by depth-pyramid builders).
-  const OffscreenTarget offscreen(device, {.width = options.width,
-                                           .height = options.height,
-                                           .color_format = strategies::kColorFormat,
-                                           .depth_format = strategies::kDepthFormat,
-                                           .extra_depth_usage = WGPUTextureUsage_TextureBinding,
-                                           .label = "render target"});
-  strategies::FrameTarget target;
-  target.color = offscreen.color_view();
-  target.depth = offscreen.depth_view();
-  target.depth_texture = offscreen.depth();
-  target.width = options.width;
-  target.height = options.height;
-  target.clear_color = scene.view.clear_color;
+// One render() run, stage by stage: the constructor builds the target, the strategy, the frame
+// slots and the report's fixed fields; record_frame() and complete_frame() are the frame loop's
+// two halves; finish() fills the rest of the report.
+class RenderRun {
+ public:
+  RenderRun(const Device& device, const Scene& scene, const RenderOptions& options)
+      : device_(device),
+        scene_(scene),
+        o_(options),
+        row_(strategies::find_strategy_row(options.strategy)),
+        start_(device.counters()),
+        // Colour (copied out for the last frame) and depth (also sampled by depth-pyramid
+        // builders).
+        offscreen_(device, {.width = options.width,
+                            .height = options.height,
+                            .color_format = strategies::kColorFormat,
+                            .depth_format = strategies::kDepthFormat,
+                            .extra_color_usage = options.extra_color_usage,
+                            .extra_depth_usage = WGPUTextureUsage_TextureBinding,
+                            .label = "render target"}),
+        k_(options.frames_in_flight),
+        keep_(options.keep_frame_timings),
+        arena_(options.threads == 0 ? tbb::task_arena::automatic
+                                    : static_cast<int>(options.threads)) {
+    build_target();
+    build_strategy();
+    build_slots();
+    init_report();
+    build_threads_and_inputs();
+  }
 
-  // Readback of the last frame.
-  std::optional<TextureReadback> readback;
-  if (options.keep_last_frame) readback.emplace(device, offscreen.color());
+  uint32_t frames_in_flight() const { return k_; }
+  /// Frames this run renders (RenderOptions::frames, fewer once after_submit ended it).
+  uint32_t frames() const { return frames_; }
+  void record_frame(uint32_t f);
+  void complete_frame(uint32_t f);
+  RenderReport finish(Clock::time_point loop_start);
 
-  strategies::GpuScene gpu_scene = strategies::upload_scene(device, scene);
-  strategies::StrategyOptions so;
-  so.occlusion = options.occlusion;
-  so.draw_path = options.draw_path;
-  so.width = options.width;
-  so.height = options.height;
-  so.depth_texture = target.depth_texture;
-  std::unique_ptr<strategies::Strategy> strategy = row.make(device, scene, gpu_scene, so);
-  strategies::GpuTimer timer(device, options.gpu_timing);
+ private:
+  void build_target();
+  void build_strategy();
+  void build_slots();
+  void init_report();
+  void build_threads_and_inputs();
+  void read_slot(uint32_t f, FrameSlot& slot);
+  void encode_frame(strategies::FrameContext& ctx, std::vector<gpu::CommandBuffer>& ahead);
+  FrameTiming& timing_of(uint32_t f) { return report_.frames[keep_ ? f : f % k_]; }
 
+  const Device& device_;
+  const Scene& scene_;
+  const RenderOptions& o_;
+  const strategies::StrategyRow& row_;
+  const Counters start_;
+  const OffscreenTarget offscreen_;
+  strategies::FrameTarget target_;
+  std::optional<TextureReadback> readback_;  // the last frame's
+  strategies::GpuScene gpu_scene_;
+  std::unique_ptr<strategies::Strategy> strategy_;
+  std::optional<GpuTimer> timer_;
   // One readback slot per frame in flight: GPU spans, then the strategy's statistics.
-  const uint32_t k = options.frames_in_flight;
-  const uint64_t stats_offset = timer.enabled() ? timer.bytes() : 0;
-  const uint64_t slot_bytes = stats_offset + strategy->stats_bytes();
-  std::vector<FrameSlot> slots(k);
-  if (slot_bytes > 0)
-    for (FrameSlot& slot : slots)
-      slot.readback = device.create_buffer("frame statistics", slot_bytes,
-                                           WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
-
-  RenderReport report;
-  report.scene = scene.name;
-  report.strategy = options.strategy;
-  report.objects = static_cast<uint32_t>(scene.objects.size());
-  report.materials = static_cast<uint32_t>(scene.materials.size());
-  report.meshes = static_cast<uint32_t>(scene.meshes.size());
-  report.textures = static_cast<uint32_t>(scene.textures.size());
-  report.width = options.width;
-  report.height = options.height;
-  report.frames_in_flight = k;
-  report.object_stride_bytes = strategy->object_stride();
-  report.init = device.counters() - start;
+  const uint32_t k_;
+  uint64_t stats_offset_ = 0;
+  uint64_t slot_bytes_ = 0;
+  std::vector<FrameSlot> slots_;
+  RenderReport report_;
   // Every frame's timing, or a ring of one per frame in flight (frame f at f % k: frame f - k
   // is complete, its timing handed to on_frame_done, before frame f is recorded).
-  const bool keep = options.keep_frame_timings;
-  report.frames.resize(keep ? options.frames : std::min(options.frames, k));
-  auto timing_of = [&](uint32_t f) -> FrameTiming& { return report.frames[keep ? f : f % k]; };
-  report.frames_rendered = options.frames;
-  const uint32_t max_draws = options.max_draws_per_pass
-                                 ? options.max_draws_per_pass
-                                 : default_max_draws_per_pass(device.adapter());
+  const bool keep_;
+  uint32_t max_draws_ = 0;
+  tbb::task_arena arena_;
+  std::optional<tbb::task_arena> encode_arena_;
+  strategies::FrameValues values_{};
+  std::vector<ObjectTransform> transforms_;
+  uint32_t n_ = 0;
+  uint32_t moving_ = 0;
+  float aspect_ = 1.0f;
+  // Frames this run renders: options.frames, fewer when after_submit ends it early.
+  uint32_t frames_ = 0;
+  // Start and done times of the frames not yet complete and of the last one complete: a ring of
+  // k + 1 (frame f at f % (k + 1)), so a long run (after_submit ending it) holds no per-frame
+  // state.
+  std::vector<Clock::time_point> starts_, done_;
+  Clock::time_point& starts(uint32_t f) { return starts_[f % (k_ + 1)]; }
+  Clock::time_point& done(uint32_t f) { return done_[f % (k_ + 1)]; }
+};
 
-  tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic
-                                             : static_cast<int>(options.threads));
-  report.threads = static_cast<uint32_t>(arena.max_concurrency());
+void RenderRun::build_target() {
+  target_.color = offscreen_.color_view();
+  target_.depth = offscreen_.depth_view();
+  target_.depth_texture = offscreen_.depth();
+  target_.width = o_.width;
+  target_.height = o_.height;
+  target_.clear_color = scene_.view.clear_color;
+  // Readback of the last frame.
+  if (o_.keep_last_frame) readback_.emplace(device_, offscreen_.color());
+}
+
+void RenderRun::build_strategy() {
+  gpu_scene_ = strategies::upload_scene(device_, scene_);
+  strategies::StrategyOptions so;
+  so.occlusion = o_.occlusion;
+  so.draw_path = o_.draw_path;
+  so.material_backend = o_.material_backend;
+  so.width = o_.width;
+  so.height = o_.height;
+  so.depth_texture = target_.depth_texture;
+  strategy_ = row_.make(device_, scene_, gpu_scene_, so);
+  timer_.emplace(device_, o_.gpu_timing);
+}
+
+void RenderRun::build_slots() {
+  stats_offset_ = timer_->enabled() ? timer_->bytes() : 0;
+  slot_bytes_ = stats_offset_ + strategy_->stats_bytes();
+  slots_ = std::vector<FrameSlot>(k_);  // FrameSlot is not movable: no resize()
+  if (slot_bytes_ > 0)
+    for (FrameSlot& slot : slots_)
+      slot.readback = device_.create_buffer("frame statistics", slot_bytes_,
+                                            WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+}
+
+void RenderRun::init_report() {
+  report_.scene = scene_.name;
+  report_.strategy = o_.strategy;
+  report_.objects = static_cast<uint32_t>(scene_.objects.size());
+  report_.materials = static_cast<uint32_t>(scene_.materials.size());
+  report_.meshes = static_cast<uint32_t>(scene_.meshes.size());
+  report_.textures = static_cast<uint32_t>(scene_.textures.size());
+  report_.width = o_.width;
+  report_.height = o_.height;
+  report_.frames_in_flight = k_;
+  report_.object_stride_bytes = strategy_->object_stride();
+  report_.init = device_.counters() - start_;
+  report_.frames.resize(keep_ ? o_.frames : std::min(o_.frames, k_));
+  report_.frames_rendered = o_.frames;
+  max_draws_ = o_.max_draws_per_pass ? o_.max_draws_per_pass
+                                     : default_max_draws_per_pass(device_.adapter());
+}
+
+void RenderRun::build_threads_and_inputs() {
+  report_.threads = static_cast<uint32_t>(arena_.max_concurrency());
   // The draw-encoding tasks run in their own arena (oneTBB), apart from the matrices' arena, so
   // --threads and --encode-threads are set independently. It has at most as many slots as the
   // machine has cores (oneTBB's default concurrency; asking for more only gets a warning): the
   // draws still go into encode_threads ranges, the cores take them in turn.
-  const uint32_t encode_threads = options.encode_threads;
-  std::optional<tbb::task_arena> encode_arena;
-  if (encode_threads > 1) encode_arena.emplace(strategies::encode_arena_slots(encode_threads));
-  report.encode_threads = encode_threads;
-  const float aspect = float(options.width) / float(options.height);
-  strategies::FrameValues values{scene.view.view_projection(aspect),
-                                 scene.view.light_world_position, scene.view.eye};
-  std::vector<ObjectTransform> transforms;
-  const uint32_t n = static_cast<uint32_t>(scene.objects.size());
+  if (o_.encode_threads > 1)
+    encode_arena_.emplace(strategies::encode_arena_slots(o_.encode_threads));
+  report_.encode_threads = o_.encode_threads;
+  aspect_ = float(o_.width) / float(o_.height);
+  values_ = strategies::FrameValues{scene_.view.view_projection(aspect_),
+                                    scene_.view.light_world_position, scene_.view.eye};
+  n_ = static_cast<uint32_t>(scene_.objects.size());
   // ceil(moving * n), with a tolerance so that a decimal share such as 0.0015 of 2000 (not exact
   // in binary floating point) gives 3, not 4.
-  const uint32_t moving = std::min(n, static_cast<uint32_t>(std::ceil(options.moving * n - 1e-6)));
-  report.moving_objects = static_cast<uint32_t>(std::count_if(
-      scene.moving.begin(), scene.moving.end(), [&](uint32_t i) { return i < moving; }));
-  std::vector<Clock::time_point> starts(options.frames), done(options.frames);
+  moving_ = std::min(n_, static_cast<uint32_t>(std::ceil(o_.moving * n_ - 1e-6)));
+  report_.moving_objects = static_cast<uint32_t>(std::count_if(
+      scene_.moving.begin(), scene_.moving.end(), [&](uint32_t i) { return i < moving_; }));
+  frames_ = o_.frames;
+  starts_.resize(k_ + 1);
+  done_.resize(k_ + 1);
+}
 
-  // Waits until frame `f` is done on the GPU, then reads its spans and statistics.
-  auto complete = [&](uint32_t f) {
-    FrameSlot& slot = slots[f % k];
-    implementation::wait(device.instance(), device.get(), device.queue(), slot.submission);
-    if (slot.map.requested()) {
-      for (int i = 0; i < 100000 && !slot.map.done(); ++i) {
-        wgpuInstanceProcessEvents(device.instance());
-        if (!slot.map.done()) device.poll(true);
-      }
-      device.check();
-      if (!slot.map.succeeded())
-        throw Error(ErrorKind::WebGPUValidation,
-                    fmt::format("frame {}: mapping its statistics failed", f));
-      const auto* bytes = static_cast<const std::byte*>(
-          wgpuBufferGetConstMappedRange(slot.readback.get(), 0, slot_bytes));
-      FrameTiming& timing = timing_of(f);
-      if (timer.enabled() && !slot.span_names.empty()) {
-        timing.gpu_spans = timer.spans(slot.span_names, reinterpret_cast<const uint64_t*>(bytes));
-        double total = 0;
-        for (const GpuSpan& span : timing.gpu_spans) total += span.ms;
-        timing.gpu_ms = total;
-      }
-      timing.culling = strategy->read_stats(bytes + stats_offset);
-      wgpuBufferUnmap(slot.readback.get());
-      slot.map.forget();
-    }
-    done[f] = Clock::now();
-    FrameTiming& timing = timing_of(f);
-    timing.frame_ms = ms_since(starts[f], done[f]);
-    timing.interval_ms = f == 0 ? timing.frame_ms : ms_since(done[f - 1], done[f]);
-    if (f > 0) report.steady_interval_ms += timing.interval_ms;
-    if (options.on_frame) options.on_frame(f, options.frames);
-    if (options.on_frame_done) options.on_frame_done(f, timing, slot.calls);
-  };
-
-  const Clock::time_point loop_start = Clock::now();
-  for (uint32_t f = 0; f < options.frames; ++f) {
-    // Frame f reuses slot f % k: frame f - k must be done on the GPU first.
-    if (f >= k) complete(f - k);
-    const bool last = f + 1 == options.frames;
-    const Counters before = device.counters();
-    const float t = options.time_s ? *options.time_s : float(f) / 60.0f;
-    const Clock::time_point t0 = Clock::now();
-    starts[f] = t0;
-
-    // Math: the first frame computes every object; later frames only the moving share.
-    const uint32_t changed_end = f == 0 ? n : moving;
-    if (strategy->needs_cpu_transforms()) animate_objects(scene, t, transforms, changed_end, arena);
-    const Clock::time_point t1 = Clock::now();
-
-    strategies::FrameInputs in{transforms, values, 0, changed_end, f == 0, t};
-    gpu::CommandEncoder encoder =
-        gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-    FrameSlot& slot = slots[f % k];
-    timer.begin_frame();
-    strategies::FrameContext ctx{in, encoder.get(), target, timer, device.counters(), max_draws};
-    // Command buffers submitted before `encoder`'s (which then holds only the readbacks): with
-    // encode_threads > 1, the uploads, then one per draw range in draw order.
-    std::vector<gpu::CommandBuffer> ahead;
-    if (encode_arena) {
-      gpu::CommandEncoder uploads =
-          gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-      strategy->upload(in, uploads.get());
-      ahead.push_back(
-          gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(uploads.get(), nullptr)));
-      std::vector<gpu::CommandBuffer> draws = strategies::encode_draw_passes_parallel(
-          *strategy, device, ctx, *encode_arena, encode_threads);
-      for (gpu::CommandBuffer& c : draws) ahead.push_back(std::move(c));
-    } else {
-      strategy->record_frame(ctx);
-    }
-    report.passes_per_frame = ctx.passes;
-    if (slot.readback) {
-      timer.resolve(encoder.get(), slot.readback.get(), 0);
-      strategy->copy_stats(encoder.get(), slot.readback.get(), stats_offset);
-      slot.span_names = timer.names();
-    }
-    if (last && readback) readback->record_copy(encoder.get());
-    gpu::CommandBuffer commands =
-        gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-    std::vector<WGPUCommandBuffer> cmds;
-    cmds.reserve(ahead.size() + 1);
-    for (const gpu::CommandBuffer& c : ahead) cmds.push_back(c.get());
-    cmds.push_back(commands.get());
-    // An invalid command buffer must not reach the submit (wgpu-native's wgpuQueueSubmitForIndex
-    // aborts the process on a validation error instead of reporting it).
-    with_context(fmt::format("recording frame {} ({} strategy)", f, options.strategy),
-                 [&] { device.check(); });
-    // One submit, in order: queue.submit() runs the command buffers in array order, so each
-    // draw range loads what the one before stored.
-    slot.submission =
-        implementation::submit(device.instance(), device.queue(), cmds.size(), cmds.data());
-    slot.frame = f;
-    strategy->after_submit();
-    if (slot.readback) slot.map.request(slot.readback.get(), slot_bytes);
-    const Clock::time_point t2 = Clock::now();
-    with_context(fmt::format("frame {} ({} strategy)", f, options.strategy),
-                 [&] { device.check(); });
-
-    FrameTiming& timing = timing_of(f);
-    if (!keep) timing = FrameTiming{};  // the slot's last frame is complete and reported
-    timing.math_ms = ms_since(t0, t1);
-    timing.cpu_ms = ms_since(t1, t2);
-    report.per_frame = device.counters() - before;
-    slot.calls = report.per_frame;
+// Reads frame `f`'s GPU spans and statistics from its slot once the map is done.
+void RenderRun::read_slot(uint32_t f, FrameSlot& slot) {
+  for (int i = 0; i < 100000 && !slot.map.done(); ++i) {
+    wgpuInstanceProcessEvents(device_.instance());
+    if (!slot.map.done()) device_.poll(true);
   }
-  // Drain: the last k frames.
-  for (uint32_t f = options.frames > k ? options.frames - k : 0; f < options.frames; ++f)
-    complete(f);
-  const Clock::time_point loop_end = Clock::now();
-  report.wall_ms = ms_since(loop_start, loop_end);
-  // The ring in frame order: the oldest kept frame, frames - k, sits at (frames - k) % k.
-  if (!keep && options.frames > k)
-    std::rotate(report.frames.begin(), report.frames.begin() + options.frames % k,
-                report.frames.end());
+  device_.check();
+  if (!slot.map.succeeded())
+    throw Error(ErrorKind::WebGPUValidation,
+                fmt::format("frame {}: mapping its statistics failed", f));
+  const auto* bytes = static_cast<const std::byte*>(
+      wgpuBufferGetConstMappedRange(slot.readback.get(), 0, slot_bytes_));
+  FrameTiming& timing = timing_of(f);
+  if (timer_->enabled() && !slot.span_names.empty()) {
+    timing.gpu_spans = timer_->spans(slot.span_names, reinterpret_cast<const uint64_t*>(bytes));
+    double total = 0;
+    for (const GpuSpan& span : timing.gpu_spans) total += span.ms;
+    timing.gpu_ms = total;
+  }
+  timing.culling = strategy_->read_stats(bytes + stats_offset_);
+  wgpuBufferUnmap(slot.readback.get());
+  slot.map.forget();
+}
 
-  if (readback) report.last_frame = readback->read();
-  report.draws_per_frame = static_cast<uint32_t>(report.per_frame.draws);
-  report.visible_objects = strategy->visible_objects();
-  report.notes = strategy->notes();
-  return report;
+// Waits until frame `f` is done on the GPU, then reads its spans and statistics.
+void RenderRun::complete_frame(uint32_t f) {
+  FrameSlot& slot = slots_[f % k_];
+  implementation::wait(device_.instance(), device_.get(), device_.queue(), slot.submission);
+  if (slot.map.requested()) read_slot(f, slot);
+  done(f) = Clock::now();
+  FrameTiming& timing = timing_of(f);
+  timing.frame_ms = ms_since(starts(f), done(f));
+  timing.interval_ms = f == 0 ? timing.frame_ms : ms_since(done(f - 1), done(f));
+  if (f > 0) report_.steady_interval_ms += timing.interval_ms;
+  if (o_.on_frame) o_.on_frame(f, frames_);
+  if (o_.on_frame_done) o_.on_frame_done(f, timing, slot.calls);
+}
+
+// The frame's uploads and draws: into ctx.encoder, or with encode_threads > 1 into command
+// buffers submitted before it (`ahead`: the uploads, then one per draw range in draw order).
+void RenderRun::encode_frame(strategies::FrameContext& ctx,
+                             std::vector<gpu::CommandBuffer>& ahead) {
+  if (!encode_arena_) {
+    strategy_->record_frame(ctx);
+    return;
+  }
+  gpu::CommandEncoder uploads =
+      gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device_.get(), nullptr));
+  strategy_->upload(ctx.in, uploads.get());
+  ahead.push_back(gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(uploads.get(), nullptr)));
+  std::vector<gpu::CommandBuffer> draws = strategies::encode_draw_passes_parallel(
+      *strategy_, device_, ctx, *encode_arena_, o_.encode_threads);
+  for (gpu::CommandBuffer& c : draws) ahead.push_back(std::move(c));
+}
+
+void RenderRun::record_frame(uint32_t f) {
+  const bool last = f + 1 == frames_;
+  const Counters before = device_.counters();
+  const float t = o_.frame_time ? o_.frame_time(f)
+                  : o_.time_s   ? *o_.time_s
+                                : float(f) / 60.0f;
+  const Clock::time_point t0 = Clock::now();
+  starts(f) = t0;
+
+  // Math: the first frame computes every object; later frames only the moving share.
+  const uint32_t changed_end = f == 0 ? n_ : moving_;
+  if (strategy_->needs_cpu_transforms())
+    animate_objects(scene_, t, transforms_, changed_end, arena_);
+  const Clock::time_point t1 = Clock::now();
+
+  if (o_.camera) {
+    View view = scene_.view;
+    o_.camera(f, view);
+    values_ = {view.view_projection(aspect_), view.light_world_position, view.eye};
+  }
+  strategies::FrameInputs in{transforms_, values_, 0, changed_end, f == 0, t};
+  gpu::CommandEncoder encoder =
+      gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device_.get(), nullptr));
+  FrameSlot& slot = slots_[f % k_];
+  timer_->begin_frame();
+  strategies::FrameContext ctx{in, encoder.get(), target_, *timer_, device_.counters(),
+                               max_draws_};
+  // Command buffers submitted before `encoder`'s (which then holds only the readbacks).
+  std::vector<gpu::CommandBuffer> ahead;
+  encode_frame(ctx, ahead);
+  report_.passes_per_frame = ctx.passes;
+  if (slot.readback) {
+    timer_->resolve(encoder.get(), slot.readback.get(), 0);
+    strategy_->copy_stats(encoder.get(), slot.readback.get(), stats_offset_);
+    slot.span_names = timer_->names();
+  }
+  if (last && readback_) readback_->record_copy(encoder.get());
+  gpu::CommandBuffer commands =
+      gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+  std::vector<WGPUCommandBuffer> cmds;
+  cmds.reserve(ahead.size() + 1);
+  for (const gpu::CommandBuffer& c : ahead) cmds.push_back(c.get());
+  cmds.push_back(commands.get());
+  // An invalid command buffer must not reach the submit (wgpu-native's wgpuQueueSubmitForIndex
+  // aborts the process on a validation error instead of reporting it).
+  with_context(fmt::format("recording frame {} ({} strategy)", f, o_.strategy),
+               [&] { device_.check(); });
+  // One submit, in order: queue.submit() runs the command buffers in array order, so each
+  // draw range loads what the one before stored.
+  slot.submission =
+      implementation::submit(device_.instance(), device_.queue(), cmds.size(), cmds.data());
+  slot.frame = f;
+  strategy_->after_submit();
+  if (slot.readback) slot.map.request(slot.readback.get(), slot_bytes_);
+  const Clock::time_point t2 = Clock::now();
+  with_context(fmt::format("frame {} ({} strategy)", f, o_.strategy), [&] { device_.check(); });
+
+  FrameTiming& timing = timing_of(f);
+  if (!keep_) timing = FrameTiming{};  // the slot's last frame is complete and reported
+  timing.math_ms = ms_since(t0, t1);
+  timing.cpu_ms = ms_since(t1, t2);
+  report_.per_frame = device_.counters() - before;
+  slot.calls = report_.per_frame;
+  // Outside the frame's timing and counters: what the caller does with the finished frame.
+  if (o_.after_submit && !o_.after_submit(f, offscreen_.color()) && f + 1 < frames_)
+    frames_ = f + 1;  // the caller ends the run here
+}
+
+RenderReport RenderRun::finish(Clock::time_point loop_start) {
+  const Clock::time_point loop_end = Clock::now();
+  report_.wall_ms = ms_since(loop_start, loop_end);
+  // The ring in frame order: the oldest kept frame, frames - k, sits at (frames - k) % k.
+  report_.frames_rendered = frames_;
+  if (keep_ || frames_ < k_) report_.frames.resize(std::min<size_t>(report_.frames.size(), frames_));
+  if (!keep_ && frames_ > k_)
+    std::rotate(report_.frames.begin(), report_.frames.begin() + frames_ % k_,
+                report_.frames.end());
+  // An early end (after_submit) recorded no copy of its last frame.
+  if (readback_ && frames_ == o_.frames) report_.last_frame = readback_->read();
+  report_.draws_per_frame = static_cast<uint32_t>(report_.per_frame.draws);
+  if (!report_.frames.empty() && report_.frames.back().culling)
+    report_.visible_objects = report_.frames.back().culling->drawn;
+  report_.notes = strategy_->notes();
+  report_.cpu_ns_per_moved_object = strategy_->cpu_ns_per_moved_object();
+  return std::move(report_);
+}
+
+}  // namespace
+
+RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options) {
+  validate_options(device, scene, options);
+  RenderRun run(device, scene, options);
+  const uint32_t k = run.frames_in_flight();
+  const Clock::time_point loop_start = Clock::now();
+  for (uint32_t f = 0; f < run.frames(); ++f) {
+    // Frame f reuses slot f % k: frame f - k must be done on the GPU first.
+    if (f >= k) run.complete_frame(f - k);
+    run.record_frame(f);
+  }
+  // Drain: the last k frames (of those rendered: after_submit may end the run early).
+  const uint32_t frames = run.frames();
+  for (uint32_t f = frames > k ? frames - k : 0; f < frames; ++f) run.complete_frame(f);
+  return run.finish(loop_start);
 }
 
 }  // namespace bindery

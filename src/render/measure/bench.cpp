@@ -66,15 +66,16 @@ BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const S
   const uint32_t objects = static_cast<uint32_t>(scene.objects.size());
   RenderOptions ro;
   ro.moving = scene.moving_share();
-  ro.strategy = o.strategy;
-  ro.width = o.width;
-  ro.height = o.height;
-  ro.frames = o.frames + 1;  // the first frame uploads everything and warms caches
+  ro.strategy = o.render.strategy;
+  ro.width = o.render.width;
+  ro.height = o.render.height;
+  ro.frames = o.render.frames + 1;  // the first frame uploads everything and warms caches
   ro.keep_last_frame = false;
-  ro.frames_in_flight = o.frames_in_flight;
-  ro.occlusion = o.occlusion;
-  ro.threads = o.threads;
-  ro.encode_threads = o.encode_threads;
+  ro.frames_in_flight = o.render.frames_in_flight;
+  ro.occlusion = o.render.occlusion;
+  ro.threads = o.render.threads;
+  ro.encode_threads = o.render.encode_threads;
+  ro.draw_path = o.render.draw_path;
   const RenderReport report = render(device, scene, ro);
   std::vector<double> interval, cpu, gpu, math, latency;
   for (size_t i = 1; i < report.frames.size(); ++i) {
@@ -92,6 +93,7 @@ BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const S
                 median(math), median(latency),  std::nullopt};
   if (!report.frames.empty()) p.culling = report.frames.back().culling;
   p.moving_objects = report.moving_objects;
+  p.cpu_ns_per_moved_object = report.cpu_ns_per_moved_object;
   return p;
 }
 

@@ -14,6 +14,7 @@
 #include "bindery/render/scene.hpp"
 
 #include "render/strategies/by_frequency.hpp"
+#include "render/frame/parallel_encode.hpp"
 #include "render/strategies/strategy.hpp"
 
 #include <fmt/format.h>
@@ -56,25 +57,25 @@ class RawFloor {
         scene_(scene),
         options_(o),
         gpu_(strategies::upload_scene(device, scene)),
-        target_(device, {.width = o.width,
-                         .height = o.height,
+        target_(device, {.width = o.render.width,
+                         .height = o.render.height,
                          .color_format = strategies::kColorFormat,
                          .depth_format = strategies::kDepthFormat,
                          .extra_depth_usage = WGPUTextureUsage_TextureBinding,
                          .label = "raw floor target"}),
-        arena_(o.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(o.threads)) {
-    if (o.encode_threads > 1)
-      encode_arena_.emplace(strategies::encode_arena_slots(o.encode_threads));
+        arena_(o.render.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(o.render.threads)) {
+    if (o.render.encode_threads > 1)
+      encode_arena_.emplace(strategies::encode_arena_slots(o.render.encode_threads));
     strategies::StrategyOptions so;
-    so.width = o.width;
-    so.height = o.height;
+    so.width = o.render.width;
+    so.height = o.render.height;
     so.depth_texture = target_.depth();
     strategy_ = strategies::find_strategy_row("dynamic-offsets").make(device, scene, gpu_, so);
     auto* by_frequency = dynamic_cast<strategies::ByFrequencyStrategy*>(strategy_.get());
     if (!by_frequency)
       throw Error(ErrorKind::InvalidArgument,
                   "raw floor: the dynamic-offsets strategy is no longer organised by frequency");
-    const float aspect = float(o.width) / float(o.height);
+    const float aspect = float(o.render.width) / float(o.render.height);
     view_ = by_frequency->raw_view(
         {scene.view.view_projection(aspect), scene.view.light_world_position, scene.view.eye});
 
@@ -101,7 +102,7 @@ class RawFloor {
     const uint32_t n = static_cast<uint32_t>(scene_.objects.size());
     implementation::Submission previous;
     std::vector<double> ns_per_draw;
-    for (uint32_t f = 0; f < options_.frames + 1; ++f) {
+    for (uint32_t f = 0; f < options_.render.frames + 1; ++f) {
       wait(previous);
       animate(float(f) / 60.0f);
       const Clock::time_point t1 = Clock::now();
@@ -157,7 +158,7 @@ class RawFloor {
     // unless encode_threads > 1), submitted in draw order in one submit.
     const uint32_t draws = static_cast<uint32_t>(view_.draws.size());
     const std::vector<strategies::DrawPass> passes =
-        strategies::plan_draw_passes(draws, options_.encode_threads, max_draws_);
+        strategies::plan_draw_passes(draws, options_.render.encode_threads, max_draws_);
     const size_t ranges = passes.back().range + 1;
     std::vector<WGPUCommandBuffer> commands(ranges);
     if (ranges == 1) {
@@ -216,7 +217,8 @@ class RawFloor {
   // Draws [first, end) into a pass that starts with nothing bound.
   void encode(WGPURenderPassEncoder pass, uint32_t first, uint32_t end, Counters& tally) {
     wgpuRenderPassEncoderSetPipeline(pass, view_.pipeline);
-    wgpuRenderPassEncoderSetBindGroup(pass, 0, view_.frame_group, 0, nullptr);
+    wgpuRenderPassEncoderSetBindGroup(pass, strategies::by_frequency_groups::kFrameGroup,
+                                      view_.frame_group, 0, nullptr);
     tally.set_pipeline++;
     tally.set_bind_group++;
     uint32_t material = UINT32_MAX, mesh = UINT32_MAX;
@@ -224,17 +226,20 @@ class RawFloor {
       const strategies::ByFrequencyStrategy::RawDraw& d = view_.draws[i];
       if (d.material != material) {
         material = d.material;
-        wgpuRenderPassEncoderSetBindGroup(pass, 1, d.material_group, 0, nullptr);
+        wgpuRenderPassEncoderSetBindGroup(pass, strategies::by_frequency_groups::kMaterialGroup,
+                                          d.material_group, 0, nullptr);
         tally.set_bind_group++;
       }
       if (d.mesh != mesh) {
         mesh = d.mesh;
-        wgpuRenderPassEncoderSetVertexBuffer(pass, 0, d.vertices, 0, d.vertex_bytes);
-        wgpuRenderPassEncoderSetIndexBuffer(pass, d.indices, d.index_format, 0, d.index_bytes);
+        wgpuRenderPassEncoderSetVertexBuffer(pass, 0, d.vertices, d.vertex_offset, d.vertex_bytes);
+        wgpuRenderPassEncoderSetIndexBuffer(pass, d.indices, d.index_format, d.index_offset,
+                                            d.index_bytes);
         tally.set_vertex_buffer++;
         tally.set_index_buffer++;
       }
-      wgpuRenderPassEncoderSetBindGroup(pass, 2, d.object_group, 1, &d.dynamic_offset);
+      wgpuRenderPassEncoderSetBindGroup(pass, strategies::by_frequency_groups::kObjectGroup,
+                                        d.object_group, 1, &d.dynamic_offset);
       wgpuRenderPassEncoderDrawIndexed(pass, d.index_count, 1, 0, 0, 0);
       tally.set_bind_group++;
       tally.draws++;
@@ -269,23 +274,23 @@ RawFloorResult compare_raw_floor(const Device& device, const MeasureOptions& o, 
   const Scene scene = make_cube_scene({.objects = objects, .seed = o.seed, .spread = o.spread});
   RenderOptions ro;
   ro.strategy = "dynamic-offsets";
-  ro.width = o.width;
-  ro.height = o.height;
-  ro.frames = o.frames + 1;
+  ro.width = o.render.width;
+  ro.height = o.render.height;
+  ro.frames = o.render.frames + 1;
   ro.keep_last_frame = false;
   // One frame in flight on both sides: a frame's CPU time then never includes waiting for, or
   // sharing the cores with, the previous frame's GPU work. On lavapipe (whose GPU is the same two
   // cores) 2 frames in flight put 16-24 us per draw into both sides' CPU time at 484 cubes, 1x1,
   // where one frame in flight measures under 1 us.
   ro.frames_in_flight = 1;
-  ro.threads = o.threads;
-  ro.encode_threads = o.encode_threads;
+  ro.threads = o.render.threads;
+  ro.encode_threads = o.render.encode_threads;
   ro.gpu_timing = false;
   RawFloor raw(device, scene, o);
 
   RawFloorResult result;
   result.objects = objects;
-  result.frames = o.frames;
+  result.frames = o.render.frames;
   auto bindery_side = [&] {
     const RenderReport report = render(device, scene, ro);
     std::vector<double> ns;

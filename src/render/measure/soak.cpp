@@ -219,6 +219,7 @@ SoakReport soak(const Device& device, const Scene& scene, const SoakOptions& opt
   const RenderReport report = render(device, scene, ro);
   out.throughput_fps = report.throughput_fps();
   out.moving_objects = report.moving_objects;
+  out.cpu_ns_per_moved_object = report.cpu_ns_per_moved_object;
   out.drifts = find_drifts(out.samples, options.warmup, options.tolerance, options.memory_window);
   const size_t first = first_after_warmup(out.samples, options.warmup);
   const size_t last = out.samples.size() - 1;

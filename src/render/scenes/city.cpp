@@ -4,8 +4,9 @@
 // material and object draws its random numbers from its own generator, keyed by the seed, a
 // stream per kind and its index, so each is independent of the others (and generated in
 // parallel) and the scene is the same byte for byte whatever the thread count.
-#include "bindery/error.hpp"
-#include "bindery/scene.hpp"
+#include "bindery/core/error.hpp"
+#include "bindery/core/limits.hpp"
+#include "bindery/render/scene.hpp"
 
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
@@ -413,11 +414,12 @@ View city_view(const Layout& l) {
 }
 
 void check_city_options(const CitySceneOptions& o) {
-  auto refuse = [](std::string_view what, double value, std::string_view range) {
+  auto refuse = [](std::string_view what, double value, const std::string& range) {
     throw Error(ErrorKind::SceneInput,
-                fmt::format("city scene: --{} {} is outside {}", what, value, range));
+                fmt::format("city scene: CitySceneOptions::{} = {}, valid {}", what, value, range));
   };
-  if (o.objects < 1 || o.objects > 10'000'000) refuse("objects", o.objects, "1..10000000");
+  if (o.objects < 1 || o.objects > kMaxObjects)
+    refuse("objects", o.objects, fmt::format("1..{}", kMaxObjects));
   if (o.meshes < 1 || o.meshes > 200'000) refuse("meshes", o.meshes, "1..200000");
   if (o.materials < 1 || o.materials > 100'000) refuse("materials", o.materials, "1..100000");
   if (o.textures < 1 || o.textures > 1024) refuse("textures", o.textures, "1..1024");

@@ -3,6 +3,7 @@
 #include "bindery/render/scene.hpp"
 
 #include "bindery/core/error.hpp"
+#include "bindery/core/limits.hpp"
 
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
@@ -206,11 +207,10 @@ TextureData make_pattern_texture(uint32_t which) {
 }  // namespace
 
 Scene make_cube_scene(const CubeSceneOptions& o) {
-  constexpr uint32_t kMaxObjects = 10'000'000;
   if (o.objects > kMaxObjects)
-    throw Error(
-        ErrorKind::SceneInput,
-        fmt::format("cube scene: --objects {} exceeds the maximum {}", o.objects, kMaxObjects));
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("cube scene: CubeSceneOptions::objects = {}, valid 0..{}", o.objects,
+                            kMaxObjects));
   constexpr uint32_t kMaxMaterials = 100'000, kMaxTextures = 1024;
   if (o.materials == 0 || o.textures == 0 || o.materials > kMaxMaterials ||
       o.textures > kMaxTextures)
@@ -218,9 +218,10 @@ Scene make_cube_scene(const CubeSceneOptions& o) {
                 fmt::format("cube scene: {} materials and {} textures; allowed 1..{} and 1..{}",
                             o.materials, o.textures, kMaxMaterials, kMaxTextures));
 
-  if (!(o.spread >= 0.01f && o.spread <= 1000.0f))
+  if (!(o.spread >= kMinSpread && o.spread <= kMaxSpread))
     throw Error(ErrorKind::SceneInput,
-                fmt::format("cube scene: --spread {} is outside 0.01..1000", o.spread));
+                fmt::format("cube scene: CubeSceneOptions::spread = {}, valid {}..{}", o.spread,
+                            kMinSpread, kMaxSpread));
 
   Scene s;
   s.name = "cubes";

@@ -24,6 +24,7 @@
 // caught at the boundary (load_gltf_scene) and becomes a ModelLoad error naming the stage.
 #include "bindery/core/error.hpp"
 #include "bindery/core/io.hpp"
+#include "bindery/core/limits.hpp"
 #include "bindery/render/scene.hpp"
 #include "gltf_image.hpp"
 #include "gltf_json.hpp"
@@ -990,7 +991,6 @@ void GltfLoader::place_instances() {
                             "grid are not finite in 32-bit float",
                             lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, instances_));
 
-  constexpr uint64_t kMaxObjects = 10'000'000;  // the same cap as --objects
   if (uint64_t(parts_.size()) * instances_ > kMaxObjects)
     throw Error(
         ErrorKind::SceneInput,
@@ -1042,7 +1042,7 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances) {
 Scene load_gltf_scene(const std::string& path, uint32_t instances,
                       const GltfLoadOptions& options) {
   if (instances == 0)
-    throw Error(ErrorKind::SceneInput, "glTF scene: --instances must be at least 1");
+    throw Error(ErrorKind::SceneInput, "glTF scene: instances = 0, valid 1 or more");
   std::string stage = "reading the file";
   try {
     return GltfLoader(path, instances, options, stage).load();

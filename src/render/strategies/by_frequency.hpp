@@ -24,6 +24,15 @@
 
 namespace bindery::strategies {
 
+/// Bind group indices (the WGSL @group) of the by-frequency layout (the by-frequency note: group
+/// by how often data changes; shaders/cubes_by_frequency.wgsl).
+namespace by_frequency_groups {
+inline constexpr uint32_t kFrameGroup = 0;     ///< FrameGroup, once per pass
+inline constexpr uint32_t kMaterialGroup = 1;  ///< MaterialGroups, per material
+inline constexpr uint32_t kObjectGroup = 2;    ///< the object's uniforms at a dynamic offset
+inline constexpr uint32_t kGroupCount = 3;     ///< groups of the pipeline layout
+}  // namespace by_frequency_groups
+
 class ByFrequencyStrategy : public Strategy {
  public:
   ByFrequencyStrategy(const Device& device, const Scene& scene, const GpuScene& gpu,
@@ -42,8 +51,10 @@ class ByFrequencyStrategy : public Strategy {
     od.visibility = kStageVertex | kStageFragment;
     objects_ = std::make_unique<DynamicUniformBuffer>(device, od);
 
-    WGPUBindGroupLayout layouts[] = {frame_.layout(), materials_.layout(),
-                                     objects_->bind_group_layout()};
+    WGPUBindGroupLayout layouts[by_frequency_groups::kGroupCount] = {};
+    layouts[by_frequency_groups::kFrameGroup] = frame_.layout();
+    layouts[by_frequency_groups::kMaterialGroup] = materials_.layout();
+    layouts[by_frequency_groups::kObjectGroup] = objects_->bind_group_layout();
     pipeline_layout_ = create_pipeline_layout(device, layouts, "by frequency");
     module_ = device.create_shader_module("cubes_by_frequency.wgsl", shaders::cubes_by_frequency);
     pipeline_ =
@@ -74,8 +85,9 @@ class ByFrequencyStrategy : public Strategy {
     WGPUBindGroup object_group = nullptr;  ///< the object's chunk's bind group
     uint32_t dynamic_offset = 0;           ///< the object's offset in that chunk
     WGPUBuffer vertices = nullptr, indices = nullptr;
-    WGPUIndexFormat index_format = WGPUIndexFormat_Uint16;
-    uint64_t vertex_bytes = 0, index_bytes = 0;
+    WGPUIndexFormat index_format = WGPUIndexFormat_Uint32;
+    uint64_t vertex_offset = 0, vertex_bytes = 0;  ///< the mesh's range in `vertices`
+    uint64_t index_offset = 0, index_bytes = 0;    ///< the mesh's range in `indices`
     uint32_t index_count = 0;
   };
   /// The GPU objects encode_range() and write_changed_objects() use, for a loop that issues the
@@ -101,9 +113,9 @@ class ByFrequencyStrategy : public Strategy {
       const GpuMesh& mesh = gpu_.meshes[item.mesh];
       v.draws.push_back({item.material, item.mesh, materials_.bind_group(item.material),
                          objects_->bind_group(objects_->chunk_of(item.object_slot)),
-                         objects_->dynamic_offset(item.object_slot), mesh.vertices.get(),
-                         mesh.indices.get(), mesh.index_format, mesh.vertex_bytes, mesh.index_bytes,
-                         mesh.index_count});
+                         objects_->dynamic_offset(item.object_slot), mesh.vertices,
+                         mesh.indices, mesh.index_format, mesh.vertex_offset, mesh.vertex_bytes,
+                         mesh.index_offset, mesh.index_bytes, mesh.index_count});
     }
     return v;
   }
@@ -135,14 +147,17 @@ class ByFrequencyStrategy : public Strategy {
       const DrawItem& item = items[d];
       const GpuMesh& mesh = gpu_.meshes[item.mesh];
       state.set_pipeline(pipeline_.get());
-      state.set_bind_group(0, frame_.bind_group(), {}, Frequency::frame, 0);
-      state.set_bind_group(1, materials_.bind_group(item.material), {}, Frequency::material,
+      state.set_bind_group(by_frequency_groups::kFrameGroup, frame_.bind_group(), {},
+                           Frequency::frame, 0);
+      state.set_bind_group(by_frequency_groups::kMaterialGroup,
+                           materials_.bind_group(item.material), {}, Frequency::material,
                            item.material);
       const ObjectBinding& object = object_bindings_[d];
-      state.set_bind_group(2, object.group, {&object.dynamic_offset, 1}, Frequency::object,
-                           item.object_slot);
-      state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
-      state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
+      state.set_bind_group(by_frequency_groups::kObjectGroup, object.group,
+                           {&object.dynamic_offset, 1}, Frequency::object, item.object_slot);
+      state.set_vertex_buffer(0, mesh.vertices, mesh.vertex_offset, mesh.vertex_bytes);
+      state.set_index_buffer(mesh.indices, mesh.index_format, mesh.index_offset,
+                             mesh.index_bytes);
       state.draw_indexed(mesh.index_count);
     }
   }

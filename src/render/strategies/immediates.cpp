@@ -82,7 +82,9 @@ class ImmediatesStrategy final : public Strategy {
       throw Error(ErrorKind::StrategyUnavailable, "immediates strategy: " + *why);
     objects_.resize(size_t(scene.objects.size()) * immediate_size_);
 
-    WGPUBindGroupLayout layouts[] = {frame_.layout(), materials_.layout()};
+    WGPUBindGroupLayout layouts[frame_material_groups::kGroupCount] = {};
+    layouts[frame_material_groups::kFrameGroup] = frame_.layout();
+    layouts[frame_material_groups::kMaterialGroup] = materials_.layout();
     pipeline_layout_ = create_pipeline_layout(device, layouts, "immediates", immediate_size_);
     module_ = device.create_shader_module("cubes_immediates.wgsl", shaders::cubes_immediates);
     pipeline_ = create_scene_pipeline(device, module_.get(), pipeline_layout_.get(), "immediates");
@@ -118,11 +120,14 @@ class ImmediatesStrategy final : public Strategy {
     for (const DrawItem& item : draws_.items().subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[item.mesh];
       state.set_pipeline(pipeline_.get());
-      state.set_bind_group(0, frame_.bind_group(), {}, Frequency::frame, 0);
-      state.set_bind_group(1, materials_.bind_group(item.material), {}, Frequency::material,
+      state.set_bind_group(frame_material_groups::kFrameGroup, frame_.bind_group(), {},
+                           Frequency::frame, 0);
+      state.set_bind_group(frame_material_groups::kMaterialGroup,
+                           materials_.bind_group(item.material), {}, Frequency::material,
                            item.material);
-      state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
-      state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
+      state.set_vertex_buffer(0, mesh.vertices, mesh.vertex_offset, mesh.vertex_bytes);
+      state.set_index_buffer(mesh.indices, mesh.index_format, mesh.index_offset,
+                             mesh.index_bytes);
       state.set_immediates(0, object_bytes(item.object_slot));
       state.draw_indexed(mesh.index_count);
     }

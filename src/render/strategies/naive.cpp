@@ -16,6 +16,9 @@
 namespace bindery::strategies {
 namespace {
 
+// The one bind group of the naive layout (the object's own uniform buffers; @group(0)).
+constexpr uint32_t kObjectGroup = 0;
+
 class NaiveStrategy final : public Strategy {
  public:
   NaiveStrategy(const Device& device, const Scene& scene, const GpuScene& gpu)
@@ -96,10 +99,12 @@ class NaiveStrategy final : public Strategy {
     for (uint32_t i = first; i < last; ++i) {
       const GpuMesh& mesh = gpu_.meshes[scene_.objects[i].mesh];
       state.set_pipeline(pipeline_.get());
-      state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
-      state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
+      state.set_vertex_buffer(0, mesh.vertices, mesh.vertex_offset, mesh.vertex_bytes);
+      state.set_index_buffer(mesh.indices, mesh.index_format, mesh.index_offset,
+                             mesh.index_bytes);
       // One group holds everything, so it changes with the object (declared per object).
-      state.set_bind_group(0, objects_[i].bind_group.get(), {}, Frequency::object, i);
+      state.set_bind_group(kObjectGroup, objects_[i].bind_group.get(), {}, Frequency::object,
+                           i);
       state.draw_indexed(mesh.index_count);
     }
   }

@@ -20,8 +20,9 @@ AnimateGrid animate_grid(uint32_t invocations) {
 std::optional<std::string> gpu_animation_unavailable(const Device& device, const Scene& scene) {
   for (const Object& o : scene.objects)
     if (!o.animated)
-      return "animates the article's cubes on the GPU; static (glTF) placements are not "
-             "supported";
+      return fmt::format("animates the article's cubes on the GPU; the {} scene's objects are "
+                         "placed or moved by the application (use gpu-driven)",
+                         scene.name);
   const AnimateGrid grid = animate_grid(static_cast<uint32_t>(scene.objects.size()));
   if (grid.y > device.limits().maxComputeWorkgroupsPerDimension)
     return fmt::format("{} objects need more workgroups than maxComputeWorkgroupsPerDimension",

@@ -30,6 +30,10 @@
 
 namespace bindery::strategies {
 
+/// The one bind group of the per-object layout (split-uniforms, buffer-offsets: every binding of
+/// an object in one group, @group(0)).
+inline constexpr uint32_t kObjectGroupIndex = 0;
+
 /// Where one object's PerObjectUniforms live: a uniform buffer and the byte offset of the window
 /// bound at binding 2 (a multiple of minUniformBufferOffsetAlignment; the window is SizeOf bytes).
 struct ObjectWindow {
@@ -73,9 +77,10 @@ class ObjectGroupStrategy : public Strategy {
     for (uint32_t i = first; i < last; ++i) {
       const GpuMesh& mesh = gpu_.meshes[scene_.objects[i].mesh];
       state.set_pipeline(pipeline_.get());
-      state.set_bind_group(0, groups_[i].get(), {}, Frequency::object, i);
-      state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
-      state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
+      state.set_bind_group(kObjectGroupIndex, groups_[i].get(), {}, Frequency::object, i);
+      state.set_vertex_buffer(0, mesh.vertices, mesh.vertex_offset, mesh.vertex_bytes);
+      state.set_index_buffer(mesh.indices, mesh.index_format, mesh.index_offset,
+                             mesh.index_bytes);
       state.draw_indexed(mesh.index_count);
     }
   }

@@ -30,6 +30,23 @@
 
 namespace bindery::strategies {
 
+/// Bind group indices (the WGSL @group) of the storage layout: storage-instancing and gpu-culling
+/// (shaders/cubes_storage.wgsl, cubes_gpu_cull.wgsl).
+namespace storage_groups {
+inline constexpr uint32_t kFrameGroup = 0;     ///< FrameGroup
+inline constexpr uint32_t kObjectsGroup = 1;   ///< every object's data in one storage array
+inline constexpr uint32_t kMaterialGroup = 2;  ///< MaterialGroups
+inline constexpr uint32_t kGroupCount = 3;     ///< groups of the pipeline layout
+}  // namespace storage_groups
+
+/// Bind group indices of the frame-and-material layout: immediates (per-object data as immediate
+/// data) and bundles-gpu (its frame group also holds the objects' storage).
+namespace frame_material_groups {
+inline constexpr uint32_t kFrameGroup = 0;     ///< FrameGroup (bundles-gpu: its render group)
+inline constexpr uint32_t kMaterialGroup = 1;  ///< MaterialGroups
+inline constexpr uint32_t kGroupCount = 2;     ///< groups of the pipeline layout
+}  // namespace frame_material_groups
+
 /// Whether FrameGroup / MaterialGroups create their own bind groups (`none`: only the buffers,
 /// for strategies that bind those buffers from bind groups of their own).
 enum class SharedBindGroups { create, none };

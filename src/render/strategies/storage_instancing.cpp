@@ -42,8 +42,10 @@ class StorageInstancingStrategy final : public Strategy {
     sd.visibility = kStageVertex;
     objects_ = std::make_unique<StorageArray>(device, sd);
 
-    WGPUBindGroupLayout layouts[] = {frame_.layout(), objects_->bind_group_layout(),
-                                     materials_.layout()};
+    WGPUBindGroupLayout layouts[storage_groups::kGroupCount] = {};
+    layouts[storage_groups::kFrameGroup] = frame_.layout();
+    layouts[storage_groups::kObjectsGroup] = objects_->bind_group_layout();
+    layouts[storage_groups::kMaterialGroup] = materials_.layout();
     pipeline_layout_ = create_pipeline_layout(device, layouts, "storage instancing");
     module_ = device.create_shader_module("cubes_storage.wgsl", shaders::cubes_storage);
     pipeline_ =
@@ -92,12 +94,16 @@ class StorageInstancingStrategy final : public Strategy {
     for (const Batch& b : std::span<const Batch>(batches_).subspan(first, last - first)) {
       const GpuMesh& mesh = gpu_.meshes[b.mesh];
       state.set_pipeline(pipeline_.get());
-      state.set_bind_group(0, frame_.bind_group(), {}, Frequency::frame, 0);
-      state.set_bind_group(1, objects_->bind_group(b.chunk), {}, Frequency::frame, 0);
-      state.set_bind_group(2, materials_.bind_group(b.material), {}, Frequency::material,
+      state.set_bind_group(storage_groups::kFrameGroup, frame_.bind_group(), {}, Frequency::frame,
+                           0);
+      state.set_bind_group(storage_groups::kObjectsGroup, objects_->bind_group(b.chunk), {},
+                           Frequency::frame, 0);
+      state.set_bind_group(storage_groups::kMaterialGroup, materials_.bind_group(b.material), {},
+                           Frequency::material,
                            b.material);
-      state.set_vertex_buffer(0, mesh.vertices.get(), 0, mesh.vertex_bytes);
-      state.set_index_buffer(mesh.indices.get(), mesh.index_format, 0, mesh.index_bytes);
+      state.set_vertex_buffer(0, mesh.vertices, mesh.vertex_offset, mesh.vertex_bytes);
+      state.set_index_buffer(mesh.indices, mesh.index_format, mesh.index_offset,
+                             mesh.index_bytes);
       state.draw_indexed(mesh.index_count, b.count, 0, 0, b.first_instance);
     }
   }

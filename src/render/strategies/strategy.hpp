@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
-// src/render/strategy.hpp — the interface every per-draw-data strategy implements, and the GPU
-// resources all of them share (meshes, textures, sampler). Private to bindery.
+// src/render/strategies/strategy.hpp — the interface every per-draw-data strategy implements
+// (what it is given each frame, what it records), the registry of strategies, and the helpers
+// they share. Private to bindery. The GPU spans are bindery/headless/gpu_timer.hpp; a frame's
+// draws split over several threads are render/frame/parallel_encode.hpp.
 #pragma once
 
 #include "bindery/core/device.hpp"
+#include "bindery/gpu_driven/mesh_pool.hpp"
+#include "bindery/headless/gpu_timer.hpp"
 #include "bindery/render/renderer.hpp"
 #include "bindery/render/scene.hpp"
 #include "bindery/wgsl/wgsl_layout.hpp"
-#include "headless/map_and_wait.hpp"
 
 #include <glm/glm.hpp>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 
@@ -29,22 +31,25 @@ inline constexpr WGPUTextureFormat kDepthFormat = WGPUTextureFormat_Depth24Plus;
 
 /// A mesh uploaded once: interleaved vertices + indices.
 struct GpuMesh {
-  gpu::Buffer vertices;
-  gpu::Buffer indices;
-  WGPUIndexFormat index_format = WGPUIndexFormat_Uint16;
+  WGPUBuffer vertices = nullptr;  ///< the mesh pool's vertex buffer (lent)
+  WGPUBuffer indices = nullptr;   ///< the mesh pool's index buffer (lent)
+  WGPUIndexFormat index_format = WGPUIndexFormat_Uint32;
   uint32_t index_count = 0;
-  uint64_t vertex_bytes = 0, index_bytes = 0;
+  uint64_t vertex_offset = 0, vertex_bytes = 0;  ///< the mesh's vertices in `vertices`, bytes
+  uint64_t index_offset = 0, index_bytes = 0;    ///< the mesh's indices in `indices`, bytes
 };
 
 /// Scene resources every strategy shares.
 struct GpuScene {
-  std::vector<GpuMesh> meshes;
+  /// Every mesh of the scene once (ids = the scene's mesh indices), for every strategy.
+  std::unique_ptr<gpu_driven::MeshPool> pool;
+  std::vector<GpuMesh> meshes;  ///< each mesh's ranges in the pool's buffers
   std::vector<gpu::Texture> textures;
   std::vector<gpu::TextureView> views;
   std::vector<gpu::Sampler> samplers;  ///< one per Scene::samplers entry
 };
 
-/// Uploads meshes and textures (with mips) and creates the scene's samplers.
+/// Uploads meshes (into one MeshPool) and textures (with mips) and creates the scene's samplers.
 GpuScene upload_scene(const Device& device, const Scene& scene);
 
 /// The WGSL `alphaCutoff` of a material (shaders/cubes_common.wgsl): 0 for AlphaMode::opaque
@@ -75,37 +80,6 @@ struct FrameInputs {
   uint32_t changed_begin = 0, changed_end = 0;  ///< objects whose transforms changed this frame
   bool first_frame = false;
   float time_s = 0;  ///< the animation time of this frame
-};
-
-/// Named GPU spans of one frame by timestamp queries (WebGPU §20.4, "timestamp-query"). A span
-/// covers one pass or a run of passes; writes() gives the GPUPassTimestampWrites of each pass.
-/// Inert (writes() returns nullptr) where the device lacks timestamp queries.
-class GpuTimer {
- public:
-  static constexpr uint32_t kMaxSpans = 8;
-  /// `enable` false: inert, like a device without timestamp queries.
-  explicit GpuTimer(const Device& device, bool enable = true);
-  bool enabled() const { return static_cast<bool>(queries_); }
-  /// Starts the frame: forgets the last frame's span names.
-  void begin_frame() { names_.clear(); }
-  /// Opens span `name`; returns its index (kMaxSpans when the table is full: not timed).
-  uint32_t open(std::string_view name);
-  /// Timestamp writes for a pass of span `span`: the first pass of the span writes its start,
-  /// the last its end. nullptr when not timed.
-  const WGPUPassTimestampWrites* writes(uint32_t span, bool first_pass, bool last_pass);
-  /// Resolves the frame's queries and copies them to `dst` at `offset` (16 bytes per span).
-  void resolve(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset);
-  /// Bytes resolve() writes.
-  uint64_t bytes() const { return uint64_t(kMaxSpans) * 2 * sizeof(uint64_t); }
-  /// The spans of a frame from the bytes resolve() copied (in nanoseconds, webgpu.h).
-  std::vector<GpuSpan> spans(const std::vector<std::string>& names, const uint64_t* ts) const;
-  const std::vector<std::string>& names() const { return names_; }
-
- private:
-  gpu::QuerySet queries_;
-  gpu::Buffer resolve_;
-  std::vector<std::string> names_;
-  WGPUPassTimestampWrites writes_[kMaxSpans * 2] = {};
 };
 
 /// The offscreen colour + depth target and how a pass over it begins.
@@ -162,6 +136,7 @@ struct StrategyOptions {
   uint32_t width = 0, height = 0;  ///< the target size
   WGPUTexture depth_texture = nullptr;
   std::string draw_path;  ///< RenderOptions::draw_path
+  std::string material_backend;  ///< RenderOptions::material_backend
 };
 
 /// One way of getting per-draw data to the shader. Created once per run. Each frame the renderer
@@ -196,15 +171,17 @@ class Strategy {
   virtual bool needs_cpu_transforms() const { return true; }
   /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
   virtual uint64_t object_stride() const { return 0; }
-  /// Objects the GPU found visible in the last submitted frame (GPU-driven strategies; reads
-  /// back and waits), nullopt for strategies that draw every object.
-  virtual std::optional<uint32_t> visible_objects() { return std::nullopt; }
+  /// The one channel of GPU statistics, for every strategy that culls on the GPU: per frame,
+  /// copy_stats() copies them after the passes and read_stats() decodes them once the frame is
+  /// done (RenderReport::visible_objects is the last frame's CullingCounts::drawn).
   /// Bytes of per-frame GPU statistics copy_stats() records (0: none).
   virtual uint64_t stats_bytes() const { return 0; }
   /// Records a copy of this frame's GPU statistics into `dst` at `offset` (after the passes).
   virtual void copy_stats(WGPUCommandEncoder, WGPUBuffer, uint64_t) {}
   /// Decodes the bytes copy_stats() copied, once the frame is done on the GPU.
   virtual std::optional<CullingCounts> read_stats(const std::byte*) const { return std::nullopt; }
+  /// RenderReport::cpu_ns_per_moved_object: CPU ns per object moved through an object table.
+  virtual std::optional<double> cpu_ns_per_moved_object() const { return std::nullopt; }
   /// Path-specific facts for the report (which draw path ran, ...).
   virtual std::vector<std::pair<std::string, std::string>> notes() const { return {}; }
 };
@@ -222,52 +199,6 @@ struct StrategyRow {
   /// record render bundles lazily inside encode().
   bool parallel_encode = false;
 };
-
-/// The draws [0, draws) in min(parts, draws) consecutive ranges [first, last) whose sizes differ
-/// by at most one (the longer ones first); one empty range {0, 0} when draws == 0. parts 0
-/// counts as 1.
-std::vector<std::pair<uint32_t, uint32_t>> split_draw_ranges(uint32_t draws, uint32_t parts);
-
-/// One render pass of a frame's draws: draws [first, end) of draw range `range`.
-struct DrawPass {
-  uint32_t range = 0;  ///< index into split_draw_ranges(draws, parts)
-  uint32_t first = 0;  ///< first draw
-  uint32_t end = 0;    ///< one past the last draw (end - first <= max_draws_per_pass)
-};
-
-/// The render passes a frame's draws are recorded in: split_draw_ranges(draws, parts), each range
-/// cut into passes of at most max_draws_per_pass draws (0 counts as 1), in draw order; one pass
-/// {0, 0, 0} when draws == 0 (the frame still clears). Exact for every uint32_t input, including
-/// max_draws_per_pass = UINT32_MAX ("no limit", the default off lavapipe). parts 0 counts as 1.
-std::vector<DrawPass> plan_draw_passes(uint32_t draws, uint32_t parts, uint32_t max_draws_per_pass);
-
-/// Where each draw range's passes begin in `passes` (plan_draw_passes() order, whose ranges are
-/// consecutive), then passes.size(): range i's passes are [starts[i], starts[i + 1]).
-std::vector<size_t> range_starts(const std::vector<DrawPass>& passes);
-
-/// One encoding task's Counters, alone on its cache line(s): the tracker increments them on every
-/// call, and neighbours in one line would bounce it between the cores (false sharing).
-struct alignas(64) TaskCounters {
-  Counters counters;
-};
-
-/// Slots of the arena that encodes `encode_threads` draw ranges: encode_threads, at most oneTBB's
-/// default concurrency (the machine's cores; asking oneTBB for more workers only prints a
-/// warning), at least 1. The ranges stay encode_threads; the slots take them in turn.
-int encode_arena_slots(uint32_t encode_threads);
-
-/// The draws of record_draw_passes() encoded on several threads: the frame's draws are split by
-/// split_draw_ranges(draw_count, threads); each range gets its own command encoder, holding that
-/// range in render passes of at most ctx.max_draws_per_pass draws (the frame's first pass clears,
-/// every other loads), encoded and finished by one oneTBB task in `arena`. Returns the command
-/// buffers in draw order, to be submitted in that order after the frame's uploads. Each task
-/// counts into its own Counters; they are added to ctx.counters after the join, and ctx.passes
-/// grows by the passes recorded. Timed as one "render" span (first pass to last). The strategy's
-/// row must say parallel_encode; upload() must already be recorded. Rethrows what a task threw.
-std::vector<gpu::CommandBuffer> encode_draw_passes_parallel(Strategy& strategy,
-                                                            const Device& device, FrameContext& ctx,
-                                                            tbb::task_arena& arena,
-                                                            uint32_t threads);
 
 /// The registry: every strategy's row, in catalogue order.
 std::span<const StrategyRow> strategy_rows();

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+// The scene in bindery's GPU-driven parts, as gpu-driven, gpu-culling and bundles-gpu share it
+// (gpu_object_scene.hpp).
+#include "gpu_object_scene.hpp"
+
+#include "object_animation.hpp"
+
+#include "bindery/data/layout_builder.hpp"
+#include "bindery/wgsl/struct_view.hpp"
+#include "bindery_shaders.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <chrono>
+
+namespace bindery::strategies {
+namespace {
+
+using namespace bindery::gpu_driven;
+
+bool all_animated(const Scene& scene) {
+  if (scene.objects.empty()) return false;
+  for (const Object& o : scene.objects)
+    if (!o.animated) return false;
+  return true;
+}
+
+// shaders/gpu_driven_draw.wgsl with its stand-in material table replaced by `materials`' own.
+std::string draw_shader(const MaterialTable& materials, uint32_t group) {
+  std::string source(shaders::gpu_driven_draw);
+  const size_t begin = source.find("// BEGIN material table");
+  const std::string end_marker = "// END material table";
+  const size_t end = source.find(end_marker);
+  if (begin == std::string::npos || end == std::string::npos)
+    throw Error(ErrorKind::Internal, "gpu_driven_draw.wgsl: the material table markers are gone");
+  source.replace(begin, end + end_marker.size() - begin, materials.wgsl(group, 0));
+  return source;
+}
+
+// Buffer bindings 0, 1, ... of `types`, visible to `visibility[b]`.
+template <size_t N>
+gpu::BindGroupLayout buffer_layout(const Device& device, const char* label,
+                                   const WGPUBufferBindingType (&types)[N],
+                                   const WGPUShaderStage (&visibility)[N]) {
+  WGPUBindGroupLayoutEntry entries[N];
+  for (uint32_t b = 0; b < N; ++b) {
+    entries[b] = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+    entries[b].binding = b;
+    entries[b].visibility = visibility[b];
+    entries[b].buffer.type = types[b];
+  }
+  WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.entryCount = N;
+  d.entries = entries;
+  return gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device.get(), &d));
+}
+
+// The whole of buffers[b] at binding b.
+template <size_t N>
+gpu::BindGroup buffer_group(const Device& device, const char* label, WGPUBindGroupLayout layout,
+                            const WGPUBuffer (&buffers)[N]) {
+  WGPUBindGroupEntry e[N];
+  for (uint32_t b = 0; b < N; ++b) {
+    e[b] = WGPU_BIND_GROUP_ENTRY_INIT;
+    e[b].binding = b;
+    e[b].buffer = buffers[b];
+    e[b].size = WGPU_WHOLE_SIZE;
+  }
+  return create_bind_group(device, label, layout, e);
+}
+
+}  // namespace
+
+std::optional<std::string> object_records_unavailable(const Device& device, const Scene& scene) {
+  const Limits& limits = device.limits();
+  const uint64_t records = std::max<uint64_t>(scene.objects.size(), 1) * kObjectRecordBytes;
+  if (records > limits.maxStorageBufferBindingSize || records > limits.maxBufferSize)
+    return fmt::format(
+        "{} objects need {} bytes of object records in one binding; "
+        "maxStorageBufferBindingSize is {}, maxBufferSize {}",
+        scene.objects.size(), records, limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+  return std::nullopt;
+}
+
+GpuObjectScene::GpuObjectScene(const Device& device, const Scene& scene, const GpuScene& gpu,
+                               std::string label, TransformProducer producer,
+                               MaterialBackend backend)
+    : device_(device),
+      label_(std::move(label)),
+      object_count_(static_cast<uint32_t>(scene.objects.size())),
+      gpu_animation_(producer == TransformProducer::gpu_when_animated && all_animated(scene)),
+      moving_(scene.moving),
+      meshes_(*gpu.pool),
+      materials_(device, scene.materials, scene.textures, scene.samplers,
+                 MaterialTableDesc{label_ + " materials", 0, backend}),
+      objects_(device, ObjectTableDesc{label_ + " objects", std::max(object_count_, 1u)}) {
+  add_objects(scene);
+  if (gpu_animation_) create_animation(scene);
+  create_draw_pipeline();
+}
+
+// Every object once, into the table (ids 0, 1, ... like the meshes); transforms follow with the
+// first frame's changed range, or from the GPU animation.
+void GpuObjectScene::add_objects(const Scene& scene) {
+  for (uint32_t i = 0; i < scene.objects.size(); ++i) {
+    const Object& o = scene.objects[i];
+    if (objects_.add(o.animated ? glm::mat4(1.0f) : o.placement, o.mesh, o.material) != i)
+      throw Error(ErrorKind::Internal,
+                  fmt::format("{}: a fresh object table handed out ids out of order", label_));
+  }
+}
+
+void GpuObjectScene::upload(const FrameInputs& in, WGPUCommandEncoder encoder) {
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t moved = 0;
+  if (gpu_animation_) {
+    const uint32_t values[2] = {std::bit_cast<uint32_t>(in.time_s), object_count_};
+    device_.write_buffer(animate_frame_.get(), 0, values, sizeof(values));
+  } else if (in.first_frame) {
+    for (uint32_t i = 0; i < object_count_; ++i) objects_.set_transform(i, in.transforms[i].world);
+  } else {
+    // Only the objects that move (Scene::moving) and were recomputed this frame: a static glTF
+    // model uploads nothing after its first frame.
+    const uint32_t end = std::min<uint32_t>(in.changed_end, object_count_);
+    for (const uint32_t i : moving_)
+      if (i >= in.changed_begin && i < end) {
+        objects_.set_transform(i, in.transforms[i].world);
+        ++moved;
+      }
+  }
+  records_uploaded_ += objects_.flush(encoder).records_uploaded;
+  if (!in.first_frame && !gpu_animation_) {
+    moved_after_first_ += moved;
+    move_ns_after_first_ +=
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  }
+  write_frame(in.values);
+}
+
+std::optional<double> GpuObjectScene::cpu_ns_per_moved_object() const {
+  if (moved_after_first_ == 0) return std::nullopt;
+  return move_ns_after_first_ / double(moved_after_first_);
+}
+
+void GpuObjectScene::animate(TimedComputePass& pass) const {
+  if (!gpu_animation_) return;
+  const AnimateGrid grid = animate_grid(object_count_);
+  if (grid.x > 0) pass.dispatch(animate_.get(), animate_group_.get(), grid.x, grid.y);
+}
+
+void GpuObjectScene::create_animation(const Scene& scene) {
+  const Reflection reflection = reflect_checked(shaders::object_animate);
+  inputs_ = upload_object_inputs(device_, scene, reflection.struct_layout("ObjectInput"), label_);
+  animate_frame_ = device_.create_buffer(label_ + " animate frame", 8,
+                                         WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  animate_layout_ = buffer_layout(
+      device_, "animate",
+      {WGPUBufferBindingType_Uniform, WGPUBufferBindingType_ReadOnlyStorage,
+       WGPUBufferBindingType_Storage},
+      {WGPUShaderStage_Compute, WGPUShaderStage_Compute, WGPUShaderStage_Compute});
+  WGPUBindGroupLayout layouts[] = {animate_layout_.get()};
+  animate_pipeline_layout_ = create_pipeline_layout(device_, layouts, "animate");
+  animate_module_ = device_.create_shader_module("object_animate.wgsl", shaders::object_animate);
+  WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+  cd.label = gpu::sv("animate_objects");
+  cd.layout = animate_pipeline_layout_.get();
+  cd.compute.module = animate_module_.get();
+  cd.compute.entryPoint = gpu::sv("animate_objects");
+  animate_ = gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(device_.get(), &cd));
+  create_animate_group();
+}
+
+void GpuObjectScene::create_animate_group() {
+  const WGPUBuffer buffers[3] = {animate_frame_.get(), inputs_.get(), objects_.buffer()};
+  animate_group_ = buffer_group(device_, "animate", animate_layout_.get(), buffers);
+}
+
+void GpuObjectScene::create_draw_pipeline() {
+  const Reflection reflection = reflect_checked(shaders::gpu_driven_draw);
+  frame_layout_ = reflection.struct_layout("DrawFrame");
+  frame_bytes_.resize(frame_layout_.size);
+  frame_ = device_.create_buffer(label_ + " frame", frame_layout_.size,
+                                 WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  object_layout_ = buffer_layout(
+      device_, "objects",
+      {WGPUBufferBindingType_Uniform, WGPUBufferBindingType_ReadOnlyStorage,
+       WGPUBufferBindingType_ReadOnlyStorage},
+      {WGPUShaderStage_Vertex | WGPUShaderStage_Fragment, WGPUShaderStage_Vertex,
+       WGPUShaderStage_Vertex});
+  const std::vector<WGPUBindGroupLayoutEntry> material_entries = materials_.layout_entries(0);
+  WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+  d.label = gpu::sv("materials");
+  d.entryCount = material_entries.size();
+  d.entries = material_entries.data();
+  material_layout_ =
+      gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device_.get(), &d));
+  const std::vector<WGPUBindGroupEntry> material_bindings = materials_.group_entries(0);
+  material_group_ =
+      create_bind_group(device_, "materials", material_layout_.get(), material_bindings);
+  WGPUBindGroupLayout layouts[2];
+  layouts[kObjectGroup] = object_layout_.get();
+  layouts[kMaterialGroup] = material_layout_.get();
+  pipeline_layout_ = create_pipeline_layout(device_, layouts, label_.c_str());
+  module_ = device_.create_shader_module("gpu_driven_draw.wgsl",
+                                         draw_shader(materials_, kMaterialGroup));
+  pipeline_ = create_scene_pipeline(device_, module_.get(), pipeline_layout_.get(), label_.c_str());
+}
+
+void GpuObjectScene::refresh_object_group(WGPUBuffer remap, bool force) {
+  if (!force && remap == remap_ && object_group_ && objects_.generation() == object_generation_)
+    return;
+  const WGPUBuffer buffers[3] = {frame_.get(), objects_.buffer(), remap};
+  object_group_ = buffer_group(device_, "objects", object_layout_.get(), buffers);
+  if (gpu_animation_) create_animate_group();
+  remap_ = remap;
+  object_generation_ = objects_.generation();
+}
+
+void GpuObjectScene::write_frame(const FrameValues& values) {
+  StructView v(frame_layout_, std::span<std::byte>(frame_bytes_));
+  v.set(frame_layout_.field("viewProjection"), values.view_projection);
+  v.set(frame_layout_.field("lightWorldPosition"), values.light_world_position);
+  v.set(frame_layout_.field("viewWorldPosition"), values.view_world_position);
+  device_.write_buffer(frame_.get(), 0, frame_bytes_.data(), frame_bytes_.size());
+}
+
+}  // namespace bindery::strategies
