@@ -106,9 +106,11 @@ std::string format_name(WGPUTextureFormat f) {
 
 /// GLFW's session: glfwTerminate on the way out.
 struct GlfwSession {
+  bool initialised = false;  // glfwInit succeeded
   GLFWwindow* window = nullptr;
   bool imgui = false;
   ~GlfwSession() {
+    if (!initialised) return;
     if (imgui) {
       ImGui_ImplGlfw_Shutdown();
       ImGui::DestroyContext();
@@ -304,9 +306,13 @@ std::vector<ScriptEvent> parse_script(const std::string& path) {
   return events;
 }
 
-int run_view(const ViewOptions& o) {
-  // Everything that can be refused without a window first.
-  const std::vector<ScriptEvent> script =
+namespace {
+
+/// The script, every event's values checked before a window opens (a strategy's name, counts,
+/// sizes, angles), so that a bad line is refused without one. Throws InvalidArgument naming the
+/// line, or what find_strategy throws for an unknown name.
+std::vector<ScriptEvent> checked_script(const ViewOptions& o) {
+  std::vector<ScriptEvent> script =
       o.script.empty() ? std::vector<ScriptEvent>{} : parse_script(o.script);
   for (const ScriptEvent& e : script) {
     if (e.action == "strategy") {
@@ -335,493 +341,628 @@ int run_view(const ViewOptions& o) {
       parse_on_off(e);
     }
   }
-  pick_present_mode(o.present_mode, kAllModes);  // the name, before a window
-  if (!o.png.empty()) check_output_file(o.png, "view: --png");
+  return script;
+}
 
-  // The window.
-  const char* display = std::getenv("DISPLAY");
-  if (display == nullptr || *display == '\0')
-    throw Error(ErrorKind::NoDisplay,
-                "view: no display: DISPLAY is not set (bindery view opens an X11 window; on a "
-                "machine without a screen run it under Xvfb, e.g. xvfb-run -a bindery view)");
-  glfwSetErrorCallback([](int, const char* message) { glfw_error = message ? message : ""; });
-  if (!glfwInit())
-    throw Error(ErrorKind::NoDisplay,
-                fmt::format("view: no display: GLFW could not open DISPLAY '{}' ({})",
-                            escape_for_message(display), escape_for_message(glfw_error)));
-  GlfwSession glfw;
-  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
-  glfw.window = glfwCreateWindow(int(o.width), int(o.height), "bindery view", nullptr, nullptr);
-  if (glfw.window == nullptr)
-    throw Error(ErrorKind::NoDisplay,
-                fmt::format("view: GLFW could not create a window on DISPLAY '{}' ({})",
-                            escape_for_message(display), escape_for_message(glfw_error)));
-  GLFWwindow* window = glfw.window;
+/// What a surface offers a device's adapter (wgpuSurfaceGetCapabilities, copied out).
+struct SurfaceOffer {
+  std::vector<WGPUTextureFormat> formats;
+  std::vector<WGPUPresentMode> modes;
+  std::vector<WGPUCompositeAlphaMode> alphas;
+  WGPUTextureUsage usages = WGPUTextureUsage_None;
+};
+
+SurfaceOffer surface_offer(WGPUSurface surface, WGPUAdapter adapter) {
+  WGPUSurfaceCapabilities caps = WGPU_SURFACE_CAPABILITIES_INIT;
+  if (wgpuSurfaceGetCapabilities(surface, adapter, &caps) != WGPUStatus_Success)
+    throw Error(ErrorKind::WebGPUValidation, "view: wgpuSurfaceGetCapabilities failed");
+  SurfaceOffer offer;
+  offer.formats.assign(caps.formats, caps.formats + caps.formatCount);
+  offer.modes.assign(caps.presentModes, caps.presentModes + caps.presentModeCount);
+  offer.alphas.assign(caps.alphaModes, caps.alphaModes + caps.alphaModeCount);
+  offer.usages = caps.usages;
+  wgpuSurfaceCapabilitiesFreeMembers(caps);
+  return offer;
+}
+
+/// One `bindery view` session: the window, a device presenting to it, the blit pipeline, the
+/// panel, and the state that the panel, the keys and the script change. The constructor opens
+/// everything (in the order of the members, so that they are released in reverse: the surface
+/// before its device, the window last); run() is the loop of render() runs.
+class ViewSession {
+ public:
+  explicit ViewSession(const ViewOptions& o) : o_(o), script_(checked_script(o)) {
+    pick_present_mode(o.present_mode, kAllModes);  // the name, before a window
+    if (!o.png.empty()) check_output_file(o.png, "view: --png");
+    open_window();
+    create_device_and_surface();
+    configure_surface();
+    build_blit_pipeline();
+    open_panel();
+    now_ = {o.strategy, o.count, o.occlusion, false, o.panel};
+    run_settings_ = now_;
+    for (const StrategyInfo& info : strategy_catalog()) names_.emplace_back(info.name);
+    gpu_draw_path_ = o.draw_path.empty()
+                         ? std::string(gpu_driven::to_string(gpu_driven::best_draw_path(device())))
+                         : o.draw_path;
+  }
+
+  /// Runs render() until the window closes, `frames` are presented or the script quits; a
+  /// change of strategy, count, occlusion or size ends a run and starts the next.
+  int run() {
+    apply_events();
+    while (!quit_) {
+      if (!settle_size()) break;
+      if (uint32_t(fb_w_) != surface_.config.width || uint32_t(fb_h_) != surface_.config.height ||
+          !surface_.configured) {
+        surface_.configure(uint32_t(fb_w_), uint32_t(fb_h_));
+        ++reconfigured_;
+      }
+      if (!scene_ || scene_count_ != now_.count) {
+        scene_.reset();
+        scene_ = o_.make_scene(now_.count);
+        scene_count_ = now_.count;
+      }
+      run_settings_ = now_;
+      render_run();
+    }
+    if (last_image_) write_png(o_.png, *last_image_);
+    print_summary();
+    device().poll(true);
+    return 0;
+  }
+
+ private:
+  const Device& device() const { return *device_; }
+  GLFWwindow* window() const { return glfw_.window; }
+
+  // ---- Opening: window, device and surface, blit pipeline, panel.
+
+  void open_window() {
+    const char* display = std::getenv("DISPLAY");
+    if (display == nullptr || *display == '\0')
+      throw Error(ErrorKind::NoDisplay,
+                  "view: no display: DISPLAY is not set (bindery view opens an X11 window; on a "
+                  "machine without a screen run it under Xvfb, e.g. xvfb-run -a bindery view)");
+    glfwSetErrorCallback([](int, const char* message) { glfw_error = message ? message : ""; });
+    if (!glfwInit())
+      throw Error(ErrorKind::NoDisplay,
+                  fmt::format("view: no display: GLFW could not open DISPLAY '{}' ({})",
+                              escape_for_message(display), escape_for_message(glfw_error)));
+    glfw_.initialised = true;
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    glfw_.window =
+        glfwCreateWindow(int(o_.width), int(o_.height), "bindery view", nullptr, nullptr);
+    if (glfw_.window == nullptr)
+      throw Error(ErrorKind::NoDisplay,
+                  fmt::format("view: GLFW could not create a window on DISPLAY '{}' ({})",
+                              escape_for_message(display), escape_for_message(glfw_error)));
+  }
 
   // Instance, surface, then a device whose adapter can present to it.
-  gpu::Instance instance = Device::create_instance(o.device.backend);
-  // Declared before the surface so that it outlives it: the surface is unconfigured and
-  // released while its device is still alive (Dawn's swap chain needs the device to let go).
-  std::optional<Device> device_holder;
-  Surface surface;
-  surface.surface = create_window_surface(instance.get(), window);
-  DeviceOptions device_options = o.device;
-  device_options.instance = instance.get();
-  device_options.compatible_surface = surface.surface;
-  const Device& device = device_holder.emplace(Device::create(device_options));
+  void create_device_and_surface() {
+    instance_ = Device::create_instance(o_.device.backend);
+    surface_.surface = create_window_surface(instance_.get(), window());
+    DeviceOptions device_options = o_.device;
+    device_options.instance = instance_.get();
+    device_options.compatible_surface = surface_.surface;
+    device_ = &device_holder_.emplace(Device::create(device_options));
+  }
 
-  WGPUSurfaceCapabilities caps = WGPU_SURFACE_CAPABILITIES_INIT;
-  if (wgpuSurfaceGetCapabilities(surface.surface, device.adapter_handle(), &caps) !=
-      WGPUStatus_Success)
-    throw Error(ErrorKind::WebGPUValidation, "view: wgpuSurfaceGetCapabilities failed");
-  const std::vector<WGPUTextureFormat> formats(caps.formats, caps.formats + caps.formatCount);
-  const std::vector<WGPUPresentMode> modes(caps.presentModes,
-                                           caps.presentModes + caps.presentModeCount);
-  const std::vector<WGPUCompositeAlphaMode> alphas(caps.alphaModes,
-                                                   caps.alphaModes + caps.alphaModeCount);
-  const WGPUTextureUsage surface_usages = caps.usages;
-  wgpuSurfaceCapabilitiesFreeMembers(caps);
-  const std::string offered = mode_list(modes);
-  const WGPUPresentMode wanted_mode = pick_present_mode(o.present_mode, modes);
-  if (formats.empty())
-    throw Error(ErrorKind::WebGPUValidation, "view: the surface offers no texture format");
-  // The renderer's RGBA8 first, then BGRA8 (a texel-exact copy either way), else what is offered.
-  WGPUTextureFormat format = formats.front();
-  for (WGPUTextureFormat f : {WGPUTextureFormat_BGRA8Unorm, WGPUTextureFormat_RGBA8Unorm})
-    if (std::find(formats.begin(), formats.end(), f) != formats.end()) format = f;
-  const WGPUCompositeAlphaMode alpha =
-      std::find(alphas.begin(), alphas.end(), WGPUCompositeAlphaMode_Opaque) != alphas.end()
-          ? WGPUCompositeAlphaMode_Opaque
-          : (alphas.empty() ? WGPUCompositeAlphaMode_Auto : alphas.front());
-  const bool copy_surface = (surface_usages & WGPUTextureUsage_CopySrc) != 0;
-  surface.config.device = device.get();
-  surface.max_extent = device.limits().maxTextureDimension2D;
-  surface.config.format = format;
-  surface.config.usage =
-      WGPUTextureUsage_RenderAttachment | (copy_surface ? WGPUTextureUsage_CopySrc : 0);
-  surface.config.alphaMode = alpha;
-  surface.config.presentMode = wanted_mode;
-  int fb_w = 0, fb_h = 0;
-  glfwGetFramebufferSize(window, &fb_w, &fb_h);
-  if (fb_w > 0 && fb_h > 0) surface.configure(uint32_t(fb_w), uint32_t(fb_h));
+  // The surface's format (the renderer's RGBA8 or BGRA8 first: a texel-exact copy either way),
+  // alpha mode, present mode and usage; configured at the framebuffer's size.
+  void configure_surface() {
+    const SurfaceOffer offer = surface_offer(surface_.surface, device().adapter_handle());
+    offered_ = mode_list(offer.modes);
+    const WGPUPresentMode wanted_mode = pick_present_mode(o_.present_mode, offer.modes);
+    if (offer.formats.empty())
+      throw Error(ErrorKind::WebGPUValidation, "view: the surface offers no texture format");
+    format_ = offer.formats.front();
+    for (WGPUTextureFormat f : {WGPUTextureFormat_BGRA8Unorm, WGPUTextureFormat_RGBA8Unorm})
+      if (std::find(offer.formats.begin(), offer.formats.end(), f) != offer.formats.end())
+        format_ = f;
+    const auto& alphas = offer.alphas;
+    const WGPUCompositeAlphaMode alpha =
+        std::find(alphas.begin(), alphas.end(), WGPUCompositeAlphaMode_Opaque) != alphas.end()
+            ? WGPUCompositeAlphaMode_Opaque
+            : (alphas.empty() ? WGPUCompositeAlphaMode_Auto : alphas.front());
+    copy_surface_ = (offer.usages & WGPUTextureUsage_CopySrc) != 0;
+    surface_.config.device = device().get();
+    surface_.max_extent = device().limits().maxTextureDimension2D;
+    surface_.config.format = format_;
+    surface_.config.usage =
+        WGPUTextureUsage_RenderAttachment | (copy_surface_ ? WGPUTextureUsage_CopySrc : 0);
+    surface_.config.alphaMode = alpha;
+    surface_.config.presentMode = wanted_mode;
+    glfwGetFramebufferSize(window(), &fb_w_, &fb_h_);
+    if (fb_w_ > 0 && fb_h_ > 0) surface_.configure(uint32_t(fb_w_), uint32_t(fb_h_));
+  }
 
   // The blit pipeline for the surface's format.
-  std::string blit_source = kBlitShader;
-  blit_source.replace(blit_source.find("SRGB"), 4, is_srgb(format) ? "true" : "false");
-  gpu::ShaderModule blit_shader = device.create_shader_module("view blit", blit_source);
-  WGPUColorTargetState blit_target = WGPU_COLOR_TARGET_STATE_INIT;
-  blit_target.format = format;
-  blit_target.writeMask = WGPUColorWriteMask_All;
-  WGPUFragmentState blit_fragment = WGPU_FRAGMENT_STATE_INIT;
-  blit_fragment.module = blit_shader.get();
-  blit_fragment.entryPoint = gpu::sv("fs");
-  blit_fragment.targetCount = 1;
-  blit_fragment.targets = &blit_target;
-  WGPURenderPipelineDescriptor blit_desc = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
-  blit_desc.label = gpu::sv("view blit");
-  blit_desc.vertex.module = blit_shader.get();
-  blit_desc.vertex.entryPoint = gpu::sv("vs");
-  blit_desc.fragment = &blit_fragment;
-  const gpu::RenderPipeline blit =
-      gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &blit_desc));
-  const gpu::BindGroupLayout blit_layout =
-      gpu::BindGroupLayout::acquire(wgpuRenderPipelineGetBindGroupLayout(blit.get(), 0));
-  device.check();
+  void build_blit_pipeline() {
+    std::string source = kBlitShader;
+    source.replace(source.find("SRGB"), 4, is_srgb(format_) ? "true" : "false");
+    blit_shader_ = device().create_shader_module("view blit", source);
+    WGPUColorTargetState target = WGPU_COLOR_TARGET_STATE_INIT;
+    target.format = format_;
+    target.writeMask = WGPUColorWriteMask_All;
+    WGPUFragmentState fragment = WGPU_FRAGMENT_STATE_INIT;
+    fragment.module = blit_shader_.get();
+    fragment.entryPoint = gpu::sv("fs");
+    fragment.targetCount = 1;
+    fragment.targets = &target;
+    WGPURenderPipelineDescriptor desc = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
+    desc.label = gpu::sv("view blit");
+    desc.vertex.module = blit_shader_.get();
+    desc.vertex.entryPoint = gpu::sv("vs");
+    desc.fragment = &fragment;
+    blit_ = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device().get(), &desc));
+    blit_layout_ =
+        gpu::BindGroupLayout::acquire(wgpuRenderPipelineGetBindGroupLayout(blit_.get(), 0));
+    device().check();
+  }
 
-  // The panel.
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  glfw.imgui = true;
-  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the working directory
-  ImGui::StyleColorsDark();
-  // Set before ImGui's backend installs its callbacks, which then call this one too.
-  glfwSetScrollCallback(window, [](GLFWwindow*, double, double dy) { scroll_y += dy; });
-  ImGui_ImplGlfw_InitForOther(window, true);
-  ImGuiRenderer imgui(device, format);
+  void open_panel() {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    glfw_.imgui = true;
+    ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the working directory
+    ImGui::StyleColorsDark();
+    // Set before ImGui's backend installs its callbacks, which then call this one too.
+    glfwSetScrollCallback(window(), [](GLFWwindow*, double, double dy) { scroll_y += dy; });
+    ImGui_ImplGlfw_InitForOther(window(), true);
+    imgui_.emplace(device(), format_);
+  }
 
-  // The state of the session.
-  Settings now{o.strategy, o.count, o.occlusion, false, o.panel};
-  Settings run_settings = now;                             // what the current run draws
-  std::optional<std::pair<uint32_t, uint32_t>> resize_to;  // a script's resize, waited for
-  uint64_t presented = 0;                                  // frames presented in the whole session
-  size_t next_event = 0;
-  bool quit = false;
-  bool final_frame = false;  // the next frame presented is the last (window closed, --frames)
-  float anim_time = 0.0f;
-  uint32_t outdated = 0, lost = 0, timeouts = 0, suboptimal = 0, reconfigured = 0;
-  std::string status;  // the panel's last message (a refused switch)
-  Rolling interval, cpu, math, gpu, present_ms;
-  // The summary's medians: the last kWindow frames of the run, whatever the panel shows.
-  Rolling latency;
-  std::vector<float> graph;
-  std::optional<CullingCounts> culling;
-  std::vector<GpuSpan> spans;  // the last finished frame's GPU passes
-  std::optional<Image> last_image;
-  uint32_t runs = 0, refused = 0;
-  std::optional<Settings> good;  // the settings of the last run that ended without an error
-  std::string leftovers;         // handles a run left behind ("Buffer +2 after run 3")
-  std::array<bool, GLFW_KEY_LAST + 1> key_down{};
-  std::vector<std::string> names;
-  for (const StrategyInfo& info : strategy_catalog()) names.emplace_back(info.name);
-  const std::string gpu_draw_path =
-      o.draw_path.empty() ? std::string(gpu_driven::to_string(gpu_driven::best_draw_path(device)))
-                          : o.draw_path;
+  // ---- Input: the script, keys and mouse, the window's size.
 
-  Orbit orbit;
-  bool dragging = false;
-  double cursor_x = 0, cursor_y = 0;
-
-  auto apply_events = [&] {
-    while (next_event < script.size() && script[next_event].frame <= presented) {
-      const ScriptEvent& e = script[next_event++];
+  // The script's events due at the frames presented so far.
+  void apply_events() {
+    while (next_event_ < script_.size() && script_[next_event_].frame <= presented_) {
+      const ScriptEvent& e = script_[next_event_++];
       if (e.action == "strategy")
-        now.strategy = e.args[0];
+        now_.strategy = e.args[0];
       else if (e.action == "objects")
-        now.count = parse_u32(e, 0, o.max_count);
-      else if (e.action == "pause")
-        now.paused = true;
-      else if (e.action == "resume")
-        now.paused = false;
+        now_.count = parse_u32(e, 0, o_.max_count);
+      else if (e.action == "pause" || e.action == "resume")
+        now_.paused = e.action == "pause";
       else if (e.action == "occlusion")
-        now.occlusion = parse_on_off(e);
+        now_.occlusion = parse_on_off(e);
       else if (e.action == "panel")
-        now.panel = parse_on_off(e);
+        now_.panel = parse_on_off(e);
       else if (e.action == "orbit") {
-        orbit.yaw += parse_float(e, 0, -3600.0f, 3600.0f);
-        orbit.pitch =
-            std::clamp(orbit.pitch + parse_float(e, 1, -3600.0f, 3600.0f), -179.0f, 179.0f);
+        orbit_.yaw += parse_float(e, 0, -3600.0f, 3600.0f);
+        orbit_.pitch =
+            std::clamp(orbit_.pitch + parse_float(e, 1, -3600.0f, 3600.0f), -179.0f, 179.0f);
       } else if (e.action == "zoom")
-        orbit.zoom = std::clamp(orbit.zoom * parse_float(e, 0, 0.01f, 100.0f), 0.01f, 100.0f);
+        orbit_.zoom = std::clamp(orbit_.zoom * parse_float(e, 0, 0.01f, 100.0f), 0.01f, 100.0f);
       else if (e.action == "camera")
-        orbit = Orbit{};
+        orbit_ = Orbit{};
       else if (e.action == "quit")
-        final_frame = true;  // as esc: one more frame, the last, presented (and --png's)
+        final_frame_ = true;  // as esc: one more frame, the last, presented (and --png's)
       else if (e.action == "resize") {
-        resize_to = {parse_u32(e, 0, 16384), parse_u32(e, 1, 16384)};
-        glfwSetWindowSize(window, int(resize_to->first), int(resize_to->second));
+        resize_to_ = {parse_u32(e, 0, 16384), parse_u32(e, 1, 16384)};
+        glfwSetWindowSize(window(), int(resize_to_->first), int(resize_to_->second));
       }
     }
-  };
+  }
+
   // A key's press (its down edge since the last frame).
-  auto pressed = [&](int key) {
-    const bool down = glfwGetKey(window, key) == GLFW_PRESS;
-    const bool edge = down && !key_down[size_t(key)];
-    key_down[size_t(key)] = down;
+  bool pressed(int key) {
+    const bool down = glfwGetKey(window(), key) == GLFW_PRESS;
+    const bool edge = down && !key_down_[size_t(key)];
+    key_down_[size_t(key)] = down;
     return edge && !ImGui::GetIO().WantCaptureKeyboard;
-  };
-  auto step_strategy = [&](int delta) {
-    auto it = std::find(names.begin(), names.end(), now.strategy);
-    const int i = int(it - names.begin());
-    now.strategy = names[size_t((i + delta + int(names.size())) % int(names.size()))];
-  };
-  auto handle_input = [&] {
+  }
+
+  void step_strategy(int delta) {
+    const int i = int(std::find(names_.begin(), names_.end(), now_.strategy) - names_.begin());
+    now_.strategy = names_[size_t((i + delta + int(names_.size())) % int(names_.size()))];
+  }
+
+  void double_count() {
+    now_.count =
+        uint32_t(std::min<uint64_t>(o_.max_count, std::max<uint64_t>(1, now_.count) * 2));
+  }
+
+  void handle_input() {
     glfwPollEvents();
-    if (glfwWindowShouldClose(window) && !final_frame) final_frame = true;
-    if (pressed(GLFW_KEY_ESCAPE) || pressed(GLFW_KEY_Q)) final_frame = true;
-    if (pressed(GLFW_KEY_SPACE)) now.paused = !now.paused;
-    if (pressed(GLFW_KEY_TAB)) now.panel = !now.panel;
+    if (glfwWindowShouldClose(window()) && !final_frame_) final_frame_ = true;
+    if (pressed(GLFW_KEY_ESCAPE) || pressed(GLFW_KEY_Q)) final_frame_ = true;
+    if (pressed(GLFW_KEY_SPACE)) now_.paused = !now_.paused;
+    if (pressed(GLFW_KEY_TAB)) now_.panel = !now_.panel;
     if (pressed(GLFW_KEY_N)) step_strategy(1);
     if (pressed(GLFW_KEY_B)) step_strategy(-1);
-    if (pressed(GLFW_KEY_O)) now.occlusion = !now.occlusion;
-    if (pressed(GLFW_KEY_R)) orbit = Orbit{};
-    // The mouse: drag with the left button to orbit, the wheel to zoom (not over the panel).
+    if (pressed(GLFW_KEY_O)) now_.occlusion = !now_.occlusion;
+    if (pressed(GLFW_KEY_R)) orbit_ = Orbit{};
+    handle_mouse();
+    if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD)) double_count();
+    if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT)) now_.count = now_.count / 2;
+  }
+
+  // Drag with the left button to orbit, the wheel to zoom (not over the panel).
+  void handle_mouse() {
     double x = 0, y = 0;
-    glfwGetCursorPos(window, &x, &y);
-    const bool drag = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS &&
+    glfwGetCursorPos(window(), &x, &y);
+    const bool drag = glfwGetMouseButton(window(), GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS &&
                       !ImGui::GetIO().WantCaptureMouse;
-    if (drag && dragging) {
-      orbit.yaw -= float(x - cursor_x) * 0.3f;
-      orbit.pitch = std::clamp(orbit.pitch + float(y - cursor_y) * 0.3f, -179.0f, 179.0f);
+    if (drag && dragging_) {
+      orbit_.yaw -= float(x - cursor_x_) * 0.3f;
+      orbit_.pitch = std::clamp(orbit_.pitch + float(y - cursor_y_) * 0.3f, -179.0f, 179.0f);
     }
-    dragging = drag;
-    cursor_x = x;
-    cursor_y = y;
+    dragging_ = drag;
+    cursor_x_ = x;
+    cursor_y_ = y;
     if (scroll_y != 0 && !ImGui::GetIO().WantCaptureMouse)
-      orbit.zoom = std::clamp(orbit.zoom * std::pow(0.9f, float(scroll_y)), 0.01f, 100.0f);
+      orbit_.zoom = std::clamp(orbit_.zoom * std::pow(0.9f, float(scroll_y)), 0.01f, 100.0f);
     scroll_y = 0;
-    if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD))
-      now.count = uint32_t(std::min<uint64_t>(o.max_count, std::max<uint64_t>(1, now.count) * 2));
-    if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT)) now.count = now.count / 2;
-  };
+  }
+
   // Waits (events only) while the window is minimised (framebuffer 0x0), or until a script's
-  // resize has reached the framebuffer.
-  auto settle_size = [&] {
+  // resize has reached the framebuffer. False when the window closed meanwhile.
+  bool settle_size() {
     for (int i = 0;; ++i) {
-      glfwGetFramebufferSize(window, &fb_w, &fb_h);
-      const bool zero = fb_w <= 0 || fb_h <= 0;
-      const bool waiting =
-          resize_to && (uint32_t(fb_w) != resize_to->first || uint32_t(fb_h) != resize_to->second);
+      glfwGetFramebufferSize(window(), &fb_w_, &fb_h_);
+      const bool zero = fb_w_ <= 0 || fb_h_ <= 0;
+      const bool waiting = resize_to_ && (uint32_t(fb_w_) != resize_to_->first ||
+                                          uint32_t(fb_h_) != resize_to_->second);
       if (!zero && (!waiting || i >= 200)) break;
-      if (glfwWindowShouldClose(window) || quit) return false;
+      if (glfwWindowShouldClose(window()) || quit_) return false;
       glfwWaitEventsTimeout(0.01);
     }
-    resize_to.reset();
+    resize_to_.reset();
     return true;
-  };
+  }
 
-  auto panel = [&](const RenderOptions& ro, const Scene& scene) {
+  // ---- The panel.
+
+  void panel(const RenderOptions& ro) {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    if (now.panel) {
+    if (now_.panel) {
       ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
       ImGui::Begin("bindery view", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-      ImGui::Text("%s scene on %s (%s)", scene.name.c_str(), device.adapter().name.c_str(),
-                  device.adapter().implementation.c_str());
-      int current = int(std::find(names.begin(), names.end(), now.strategy) - names.begin());
-      if (ImGui::BeginCombo("strategy (n/b)", now.strategy.c_str())) {
-        for (int i = 0; i < int(names.size()); ++i)
-          if (ImGui::Selectable(names[size_t(i)].c_str(), i == current))
-            now.strategy = names[size_t(i)];
-        ImGui::EndCombo();
-      }
-      ImGui::Text("%s: %u", scene.name == "gltf" ? "copies" : "objects", now.count);
-      ImGui::SameLine();
-      if (ImGui::Button("/2")) now.count /= 2;
-      ImGui::SameLine();
-      if (ImGui::Button("-100")) now.count = now.count > 100 ? now.count - 100 : 0;
-      ImGui::SameLine();
-      if (ImGui::Button("+100")) now.count = std::min(o.max_count, now.count + 100);
-      ImGui::SameLine();
-      if (ImGui::Button("x2"))
-        now.count = uint32_t(std::min<uint64_t>(o.max_count, std::max<uint64_t>(1, now.count) * 2));
-      if (scene.name == "gltf" && now.count == 0) now.count = 1;
-      if (ro.strategy == "gpu-driven") ImGui::Checkbox("occlusion culling (o)", &now.occlusion);
-      ImGui::Checkbox("pause animation (space)", &now.paused);
-      ImGui::Text("camera: yaw %.0f, pitch %.0f, zoom %.2f", double(orbit.yaw), double(orbit.pitch),
-                  double(orbit.zoom));
-      ImGui::SameLine();
-      if (ImGui::Button("reset (r)")) orbit = Orbit{};
+      panel_controls(ro);
       ImGui::Separator();
-      const double ms = interval.mean();
-      ImGui::Text("%.1f fps, frame %.2f ms", ms > 0 ? 1000.0 / ms : 0.0, ms);
-      ImGui::Text("cpu %.2f ms, math %.2f ms, blit+panel+present %.2f ms", cpu.mean(), math.mean(),
-                  present_ms.mean());
-      if (!gpu.values.empty())
-        ImGui::Text("gpu %.2f ms", gpu.mean());
-      else
-        ImGui::Text("gpu n/a (no timestamp queries)");
-      if (spans.size() > 1) {
-        std::string line = "passes:";
-        for (const GpuSpan& span : spans) line += fmt::format(" {} {:.2f}", span.name, span.ms);
-        ImGui::TextUnformatted(line.c_str());
-      }
-      if (culling)
-        ImGui::Text("culling: %u objects, %u in frustum, %u unoccluded, %u drawn", culling->objects,
-                    culling->after_frustum, culling->after_occlusion, culling->drawn);
-      if (ro.strategy == "gpu-driven") ImGui::Text("draw path %s", gpu_draw_path.c_str());
-      ImGui::Text("present %s, %s %ux%u, %u frames in flight", o.present_mode.c_str(),
-                  format_name(format).c_str(), ro.width, ro.height, ro.frames_in_flight);
-      ImGui::Text("outdated %u, lost %u, timeouts %u, reconfigured %u", outdated, lost, timeouts,
-                  reconfigured);
-      if (!graph.empty()) {
-        const float top = std::max(1.0f, *std::max_element(graph.begin(), graph.end()));
-        ImGui::PlotLines("frame ms", graph.data(), int(graph.size()), 0, nullptr, 0.0f, top,
-                         ImVec2(240, 50));
-      }
-      if (!status.empty()) ImGui::TextWrapped("%s", status.c_str());
+      panel_measurements(ro);
       ImGui::TextDisabled("tab panel, space pause, n/b strategy, +/- objects, o occlusion");
       ImGui::TextDisabled("drag orbit, wheel zoom, r camera reset, esc quit");
       ImGui::End();
     }
     ImGui::Render();
-  };
+  }
 
-  apply_events();
-  std::optional<Scene> scene;
-  uint32_t scene_count = UINT32_MAX;
-  while (!quit) {
-    if (!settle_size()) break;
-    if (uint32_t(fb_w) != surface.config.width || uint32_t(fb_h) != surface.config.height ||
-        !surface.configured) {
-      surface.configure(uint32_t(fb_w), uint32_t(fb_h));
-      ++reconfigured;
+  // Strategy, count, occlusion, pause, camera.
+  void panel_controls(const RenderOptions& ro) {
+    const Scene& scene = *scene_;
+    ImGui::Text("%s scene on %s (%s)", scene.name.c_str(), device().adapter().name.c_str(),
+                device().adapter().implementation.c_str());
+    const int current =
+        int(std::find(names_.begin(), names_.end(), now_.strategy) - names_.begin());
+    if (ImGui::BeginCombo("strategy (n/b)", now_.strategy.c_str())) {
+      for (int i = 0; i < int(names_.size()); ++i)
+        if (ImGui::Selectable(names_[size_t(i)].c_str(), i == current))
+          now_.strategy = names_[size_t(i)];
+      ImGui::EndCombo();
     }
-    if (!scene || scene_count != now.count) {
-      scene.reset();
-      scene = o.make_scene(now.count);
-      scene_count = now.count;
+    ImGui::Text("%s: %u", scene.name == "gltf" ? "copies" : "objects", now_.count);
+    ImGui::SameLine();
+    if (ImGui::Button("/2")) now_.count /= 2;
+    ImGui::SameLine();
+    if (ImGui::Button("-100")) now_.count = now_.count > 100 ? now_.count - 100 : 0;
+    ImGui::SameLine();
+    if (ImGui::Button("+100")) now_.count = std::min(o_.max_count, now_.count + 100);
+    ImGui::SameLine();
+    if (ImGui::Button("x2")) double_count();
+    if (scene.name == "gltf" && now_.count == 0) now_.count = 1;
+    if (ro.strategy == "gpu-driven") ImGui::Checkbox("occlusion culling (o)", &now_.occlusion);
+    ImGui::Checkbox("pause animation (space)", &now_.paused);
+    ImGui::Text("camera: yaw %.0f, pitch %.0f, zoom %.2f", double(orbit_.yaw),
+                double(orbit_.pitch), double(orbit_.zoom));
+    ImGui::SameLine();
+    if (ImGui::Button("reset (r)")) orbit_ = Orbit{};
+  }
+
+  // Rates, times, culling counts, the surface, the frame-time graph, the last message.
+  void panel_measurements(const RenderOptions& ro) {
+    const double ms = interval_.mean();
+    ImGui::Text("%.1f fps, frame %.2f ms", ms > 0 ? 1000.0 / ms : 0.0, ms);
+    ImGui::Text("cpu %.2f ms, math %.2f ms, blit+panel+present %.2f ms", cpu_.mean(),
+                math_.mean(), present_ms_.mean());
+    if (!gpu_.values.empty())
+      ImGui::Text("gpu %.2f ms", gpu_.mean());
+    else
+      ImGui::Text("gpu n/a (no timestamp queries)");
+    if (spans_.size() > 1) {
+      std::string line = "passes:";
+      for (const GpuSpan& span : spans_) line += fmt::format(" {} {:.2f}", span.name, span.ms);
+      ImGui::TextUnformatted(line.c_str());
     }
-    run_settings = now;
+    if (culling_)
+      ImGui::Text("culling: %u objects, %u in frustum, %u unoccluded, %u drawn",
+                  culling_->objects, culling_->after_frustum, culling_->after_occlusion,
+                  culling_->drawn);
+    if (ro.strategy == "gpu-driven") ImGui::Text("draw path %s", gpu_draw_path_.c_str());
+    ImGui::Text("present %s, %s %ux%u, %u frames in flight", o_.present_mode.c_str(),
+                format_name(format_).c_str(), ro.width, ro.height, ro.frames_in_flight);
+    ImGui::Text("outdated %u, lost %u, timeouts %u, reconfigured %u", outdated_, lost_,
+                timeouts_, reconfigured_);
+    if (!graph_.empty()) {
+      const float top = std::max(1.0f, *std::max_element(graph_.begin(), graph_.end()));
+      ImGui::PlotLines("frame ms", graph_.data(), int(graph_.size()), 0, nullptr, 0.0f, top,
+                       ImVec2(240, 50));
+    }
+    if (!status_.empty()) ImGui::TextWrapped("%s", status_.c_str());
+  }
+
+  // ---- One run of render(): its options, its frames, its end.
+
+  RenderOptions run_options() {
     RenderOptions ro;
-    ro.strategy = now.strategy;
-    ro.width = uint32_t(fb_w);
-    ro.height = uint32_t(fb_h);
+    ro.strategy = now_.strategy;
+    ro.width = uint32_t(fb_w_);
+    ro.height = uint32_t(fb_h_);
     ro.frames = 1'000'000;
-    ro.moving = o.moving_from_scene ? scene->moving_share() : o.moving;
+    ro.moving = o_.moving_from_scene ? scene_->moving_share() : o_.moving;
     ro.keep_last_frame = false;
     ro.keep_frame_timings = false;
-    ro.frames_in_flight = o.frames_in_flight;
-    ro.occlusion = now.occlusion;
-    ro.draw_path = o.draw_path;
-    ro.material_backend = o.material_backend;
-    ro.threads = o.threads;
-    ro.encode_threads = o.encode_threads;
+    ro.frames_in_flight = o_.frames_in_flight;
+    ro.occlusion = now_.occlusion;
+    ro.draw_path = o_.draw_path;
+    ro.material_backend = o_.material_backend;
+    ro.threads = o_.threads;
+    ro.encode_threads = o_.encode_threads;
     ro.extra_color_usage = WGPUTextureUsage_TextureBinding;
-    ro.frame_time = [&](uint32_t) { return o.time_s ? *o.time_s : anim_time; };
-    ro.camera = [&](uint32_t, View& view) { orbit.apply(view); };
-    culling.reset();
-    gpu.clear();
-    spans.clear();
-    WGPUTexture bound_texture = nullptr;
-    gpu::TextureView frame_view;
-    gpu::BindGroup frame_group;
-    ro.on_frame_done = [&](uint32_t, const FrameTiming& t, const Counters&) {
-      interval.add(t.interval_ms);
-      latency.add(t.frame_ms);
-      cpu.add(t.cpu_ms);
-      math.add(t.math_ms);
-      if (t.gpu_ms) gpu.add(*t.gpu_ms);
-      culling = t.culling;
-      spans = t.gpu_spans;
-      graph.push_back(float(t.interval_ms));
-      if (graph.size() > 120) graph.erase(graph.begin());
+    ro.frame_time = [this](uint32_t) { return o_.time_s ? *o_.time_s : anim_time_; };
+    ro.camera = [this](uint32_t, View& view) { orbit_.apply(view); };
+    ro.on_frame_done = [this](uint32_t, const FrameTiming& t, const Counters&) {
+      interval_.add(t.interval_ms);
+      latency_.add(t.frame_ms);
+      cpu_.add(t.cpu_ms);
+      math_.add(t.math_ms);
+      if (t.gpu_ms) gpu_.add(*t.gpu_ms);
+      culling_ = t.culling;
+      spans_ = t.gpu_spans;
+      graph_.push_back(float(t.interval_ms));
+      if (graph_.size() > 120) graph_.erase(graph_.begin());
     };
-    // After frame f is submitted: draw it into the surface texture, the panel on top, present.
-    ro.after_submit = [&](uint32_t, WGPUTexture color) -> bool {
-      const Clock::time_point t0 = Clock::now();
-      if (!o.time_s && !now.paused) anim_time += 1.0f / 60.0f;
-      handle_input();
-      glfwGetFramebufferSize(window, &fb_w, &fb_h);
-      if (uint32_t(fb_w) != ro.width || uint32_t(fb_h) != ro.height) return false;  // resized
-      if (color != bound_texture) {
-        frame_view = gpu::TextureView::acquire(wgpuTextureCreateView(color, nullptr));
-        WGPUBindGroupEntry entry = WGPU_BIND_GROUP_ENTRY_INIT;
-        entry.binding = 0;
-        entry.textureView = frame_view.get();
-        WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-        bd.layout = blit_layout.get();
-        bd.entryCount = 1;
-        bd.entries = &entry;
-        frame_group = gpu::BindGroup::acquire(wgpuDeviceCreateBindGroup(device.get(), &bd));
-        bound_texture = color;
-      }
-      WGPUSurfaceTexture st = WGPU_SURFACE_TEXTURE_INIT;
-      wgpuSurfaceGetCurrentTexture(surface.surface, &st);
-      switch (st.status) {
-        case WGPUSurfaceGetCurrentTextureStatus_SuccessOptimal:
-        case WGPUSurfaceGetCurrentTextureStatus_SuccessSuboptimal:
-          break;
-        case WGPUSurfaceGetCurrentTextureStatus_Timeout:
-          ++timeouts;
-          if (st.texture) wgpuTextureRelease(st.texture);
-          return true;
-        case WGPUSurfaceGetCurrentTextureStatus_Outdated:
-        case WGPUSurfaceGetCurrentTextureStatus_Lost:
-          ++(st.status == WGPUSurfaceGetCurrentTextureStatus_Lost ? lost : outdated);
-          if (st.texture) wgpuTextureRelease(st.texture);
-          surface.configure(surface.config.width, surface.config.height);
-          ++reconfigured;
-          return true;
-        default:
-          if (st.texture) wgpuTextureRelease(st.texture);
-          device.check();  // a lost device says so
-          throw Error(ErrorKind::WebGPUValidation,
-                      fmt::format("view: the surface gave no texture (status {})", int(st.status)));
-      }
-      const gpu::Texture surface_texture = gpu::Texture::acquire(st.texture);
-      const gpu::TextureView target =
-          gpu::TextureView::acquire(wgpuTextureCreateView(surface_texture.get(), nullptr));
-      panel(ro, *scene);
+    return ro;
+  }
 
-      gpu::CommandEncoder encoder =
-          gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-      WGPURenderPassColorAttachment attachment = WGPU_RENDER_PASS_COLOR_ATTACHMENT_INIT;
-      attachment.view = target.get();
-      attachment.loadOp = WGPULoadOp_Clear;
-      attachment.storeOp = WGPUStoreOp_Store;
-      attachment.clearValue = {0, 0, 0, 1};
-      WGPURenderPassDescriptor pd = WGPU_RENDER_PASS_DESCRIPTOR_INIT;
-      pd.label = gpu::sv("view present");
-      pd.colorAttachmentCount = 1;
-      pd.colorAttachments = &attachment;
-      WGPURenderPassEncoder pass = wgpuCommandEncoderBeginRenderPass(encoder.get(), &pd);
-      wgpuRenderPassEncoderSetPipeline(pass, blit.get());
-      wgpuRenderPassEncoderSetBindGroup(pass, 0, frame_group.get(), 0, nullptr);
-      wgpuRenderPassEncoderDraw(pass, 3, 1, 0, 0);
-      if (ImDrawData* data = ImGui::GetDrawData()) imgui.draw(*data, pass);
-      wgpuRenderPassEncoderEnd(pass);
-      wgpuRenderPassEncoderRelease(pass);
-      const bool last = final_frame || (o.frames && presented + 1 >= o.frames);
-      std::optional<TextureReadback> readback;
-      if (last && !o.png.empty() && copy_surface) {
-        readback.emplace(device, surface_texture.get());
-        readback->record_copy(encoder.get());
-      }
-      const gpu::CommandBuffer commands =
-          gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-      const WGPUCommandBuffer raw = commands.get();
-      device.submit({&raw, 1});
-      wgpuSurfacePresent(surface.surface);
-      if (st.status == WGPUSurfaceGetCurrentTextureStatus_SuccessSuboptimal) {
-        ++suboptimal;
-        surface.configure(surface.config.width, surface.config.height);
-        ++reconfigured;
-      }
-      ++presented;
-      if (last && !o.png.empty())
-        last_image = readback ? readback->read() : read_back(device, color);
-      present_ms.add(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      apply_events();
-      if (last) quit = true;
-      if (quit) return false;
-      // A new strategy, count or occlusion setting needs a new run; pause and panel do not.
-      return now.strategy == run_settings.strategy && now.count == run_settings.count &&
-             now.occlusion == run_settings.occlusion && !resize_to;
-    };
-    ++runs;
-    const uint64_t presented_before = presented;
+  // One render() run. A switch the device or scene refuses before its first frame goes back to
+  // the settings that ran, said in the panel; anything else, or a refusal at start, is the
+  // command's error. Every object of the run is released with it: the live handle counts are
+  // back where they were before it, or the summary names what was left.
+  void render_run() {
+    RenderOptions ro = run_options();
+    ro.after_submit = [this, &ro](uint32_t, WGPUTexture color) { return show(ro, color); };
+    culling_.reset();
+    gpu_.clear();
+    spans_.clear();
+    ++runs_;
+    const uint64_t presented_before = presented_;
     const std::array<int64_t, gpu::kHandleTypeCount> handles_before = gpu::live_handles();
     try {
-      render(device, *scene, ro);
-      good = run_settings;
+      render(device(), *scene_, ro);
+      good_ = run_settings_;
     } catch (const Error& e) {
-      // A switch the device or scene refuses (before its first frame): back to the strategy
-      // that ran, said in the panel. Anything else, or a refusal at start, is the command's error.
       const bool refusal =
           e.kind() == ErrorKind::StrategyUnavailable || e.kind() == ErrorKind::InvalidArgument;
-      if (!good || presented != presented_before || !refusal) throw;
-      status = fmt::format("{} refused: {}", now.strategy, e.what());
+      if (!good_ || presented_ != presented_before || !refusal) throw;
+      status_ = fmt::format("{} refused: {}", now_.strategy, e.what());
       // The whole run's settings go back (a count the strategy cannot hold would otherwise be
       // retried frame after frame).
-      now.strategy = good->strategy;
-      now.count = good->count;
-      now.occlusion = good->occlusion;
-      ++refused;
-      if (!o.quiet) fmt::print(stderr, "bindery view: {}\n", escape_for_message(status));
+      now_.strategy = good_->strategy;
+      now_.count = good_->count;
+      now_.occlusion = good_->occlusion;
+      ++refused_;
+      if (!o_.quiet) fmt::print(stderr, "bindery view: {}\n", escape_for_message(status_));
     }
-    // Every object of the run released with it (render()'s and the view's blit group): the live
-    // handle counts are back where they were before it.
-    frame_group.reset();
-    frame_view.reset();
+    frame_group_.reset();
+    frame_view_.reset();
+    bound_texture_ = nullptr;
     const std::array<int64_t, gpu::kHandleTypeCount> handles_after = gpu::live_handles();
     for (size_t i = 0; i < handles_after.size(); ++i)
       if (handles_after[i] != handles_before[i])
-        leftovers +=
-            fmt::format("{}{} {:+} after run {}", leftovers.empty() ? "" : ", ",
-                        gpu::handle_type_names()[i], handles_after[i] - handles_before[i], runs);
+        leftovers_ +=
+            fmt::format("{}{} {:+} after run {}", leftovers_.empty() ? "" : ", ",
+                        gpu::handle_type_names()[i], handles_after[i] - handles_before[i], runs_);
   }
 
-  if (last_image) write_png(o.png, *last_image);
-  if (!o.quiet)
-    fmt::print(stderr,
-               "bindery view: {} frames presented ({}, {} {}), strategy {}, {} {}; "
-               "{} runs ({} refused), handles left over: {}; outdated {}, lost {}, suboptimal "
-               "{}, timeouts {}; last {} frames, medians: interval {:.2f} ms ({:.1f} fps), "
-               "present {:.2f} ms, cpu {:.2f} ms, latency {:.2f} ms (first CPU work to GPU "
-               "done), {} frames in flight; the surface offers {}\n",
-               presented, o.present_mode, format_name(format),
-               copy_surface ? "surface copied" : "offscreen image", now.strategy, now.count,
-               scene && scene->name == "gltf" ? "copies" : "objects", runs, refused,
-               leftovers.empty() ? std::string("none") : leftovers, outdated, lost, suboptimal,
-               timeouts, interval.values.size(), interval.median(),
-               interval.median() > 0 ? 1000.0 / interval.median() : 0.0, present_ms.median(),
-               cpu.median(), latency.median(), o.frames_in_flight, offered);
-  if (!o.png.empty() && last_image)
-    fmt::print("wrote {} ({})\n", escape_for_message(o.png),
-               copy_surface ? "the presented surface texture"
-                            : "the offscreen frame blitted into the surface");
-  device.poll(true);
-  return 0;
+  // After frame f is submitted (RenderOptions::after_submit): draw it into the surface texture,
+  // the panel on top, present. False ends the run (resized, a new strategy, count or occlusion,
+  // or the last frame); pause and panel do not need a new run.
+  bool show(const RenderOptions& ro, WGPUTexture color) {
+    const Clock::time_point t0 = Clock::now();
+    if (!o_.time_s && !now_.paused) anim_time_ += 1.0f / 60.0f;
+    handle_input();
+    glfwGetFramebufferSize(window(), &fb_w_, &fb_h_);
+    if (uint32_t(fb_w_) != ro.width || uint32_t(fb_h_) != ro.height) return false;  // resized
+    bind_frame(color);
+    WGPUSurfaceTexture st = WGPU_SURFACE_TEXTURE_INIT;
+    if (!acquire_surface_texture(st)) return true;  // skipped (timeout, reconfigured)
+    const gpu::Texture surface_texture = gpu::Texture::acquire(st.texture);
+    panel(ro);
+    const bool last = final_frame_ || (o_.frames && presented_ + 1 >= o_.frames);
+    blit_and_present(surface_texture.get(), color, last);
+    if (st.status == WGPUSurfaceGetCurrentTextureStatus_SuccessSuboptimal) {
+      ++suboptimal_;
+      surface_.configure(surface_.config.width, surface_.config.height);
+      ++reconfigured_;
+    }
+    present_ms_.add(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    apply_events();
+    if (last) quit_ = true;
+    if (quit_) return false;
+    return now_.strategy == run_settings_.strategy && now_.count == run_settings_.count &&
+           now_.occlusion == run_settings_.occlusion && !resize_to_;
+  }
+
+  // The blit's bind group for the run's colour target (a new one when the target changes).
+  void bind_frame(WGPUTexture color) {
+    if (color == bound_texture_) return;
+    frame_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(color, nullptr));
+    WGPUBindGroupEntry entry = WGPU_BIND_GROUP_ENTRY_INIT;
+    entry.binding = 0;
+    entry.textureView = frame_view_.get();
+    WGPUBindGroupDescriptor desc = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+    desc.layout = blit_layout_.get();
+    desc.entryCount = 1;
+    desc.entries = &entry;
+    frame_group_ = gpu::BindGroup::acquire(wgpuDeviceCreateBindGroup(device().get(), &desc));
+    bound_texture_ = color;
+  }
+
+  // The surface's next texture into `st`. False (counted, the frame skipped) on a timeout, or
+  // an outdated or lost surface (reconfigured); throws for anything else (a lost device says so).
+  bool acquire_surface_texture(WGPUSurfaceTexture& st) {
+    wgpuSurfaceGetCurrentTexture(surface_.surface, &st);
+    switch (st.status) {
+      case WGPUSurfaceGetCurrentTextureStatus_SuccessOptimal:
+      case WGPUSurfaceGetCurrentTextureStatus_SuccessSuboptimal:
+        return true;
+      case WGPUSurfaceGetCurrentTextureStatus_Timeout:
+        ++timeouts_;
+        if (st.texture) wgpuTextureRelease(st.texture);
+        return false;
+      case WGPUSurfaceGetCurrentTextureStatus_Outdated:
+      case WGPUSurfaceGetCurrentTextureStatus_Lost:
+        ++(st.status == WGPUSurfaceGetCurrentTextureStatus_Lost ? lost_ : outdated_);
+        if (st.texture) wgpuTextureRelease(st.texture);
+        surface_.configure(surface_.config.width, surface_.config.height);
+        ++reconfigured_;
+        return false;
+      default:
+        if (st.texture) wgpuTextureRelease(st.texture);
+        device().check();
+        throw Error(ErrorKind::WebGPUValidation,
+                    fmt::format("view: the surface gave no texture (status {})", int(st.status)));
+    }
+  }
+
+  // The frame `color` into `surface_texture` (fullscreen triangle), the panel on top; submitted
+  // and presented. On the `last` frame with --png, the image read back: the surface texture
+  // where it allows copies, else the offscreen frame.
+  void blit_and_present(WGPUTexture surface_texture, WGPUTexture color, bool last) {
+    const gpu::TextureView target =
+        gpu::TextureView::acquire(wgpuTextureCreateView(surface_texture, nullptr));
+    gpu::CommandEncoder encoder =
+        gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device().get(), nullptr));
+    WGPURenderPassColorAttachment attachment = WGPU_RENDER_PASS_COLOR_ATTACHMENT_INIT;
+    attachment.view = target.get();
+    attachment.loadOp = WGPULoadOp_Clear;
+    attachment.storeOp = WGPUStoreOp_Store;
+    attachment.clearValue = {0, 0, 0, 1};
+    WGPURenderPassDescriptor pd = WGPU_RENDER_PASS_DESCRIPTOR_INIT;
+    pd.label = gpu::sv("view present");
+    pd.colorAttachmentCount = 1;
+    pd.colorAttachments = &attachment;
+    WGPURenderPassEncoder pass = wgpuCommandEncoderBeginRenderPass(encoder.get(), &pd);
+    wgpuRenderPassEncoderSetPipeline(pass, blit_.get());
+    wgpuRenderPassEncoderSetBindGroup(pass, 0, frame_group_.get(), 0, nullptr);
+    wgpuRenderPassEncoderDraw(pass, 3, 1, 0, 0);
+    if (ImDrawData* data = ImGui::GetDrawData()) imgui_->draw(*data, pass);
+    wgpuRenderPassEncoderEnd(pass);
+    wgpuRenderPassEncoderRelease(pass);
+    std::optional<TextureReadback> readback;
+    if (last && !o_.png.empty() && copy_surface_) {
+      readback.emplace(device(), surface_texture);
+      readback->record_copy(encoder.get());
+    }
+    const gpu::CommandBuffer commands =
+        gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+    const WGPUCommandBuffer raw = commands.get();
+    device().submit({&raw, 1});
+    wgpuSurfacePresent(surface_.surface);
+    ++presented_;
+    if (last && !o_.png.empty())
+      last_image_ = readback ? readback->read() : read_back(device(), color);
+  }
+
+  // ---- The end.
+
+  void print_summary() const {
+    if (!o_.quiet)
+      fmt::print(stderr,
+                 "bindery view: {} frames presented ({}, {} {}), strategy {}, {} {}; "
+                 "{} runs ({} refused), handles left over: {}; outdated {}, lost {}, suboptimal "
+                 "{}, timeouts {}; last {} frames, medians: interval {:.2f} ms ({:.1f} fps), "
+                 "present {:.2f} ms, cpu {:.2f} ms, latency {:.2f} ms (first CPU work to GPU "
+                 "done), {} frames in flight; the surface offers {}\n",
+                 presented_, o_.present_mode, format_name(format_),
+                 copy_surface_ ? "surface copied" : "offscreen image", now_.strategy, now_.count,
+                 scene_ && scene_->name == "gltf" ? "copies" : "objects", runs_, refused_,
+                 leftovers_.empty() ? std::string("none") : leftovers_, outdated_, lost_,
+                 suboptimal_, timeouts_, interval_.values.size(), interval_.median(),
+                 interval_.median() > 0 ? 1000.0 / interval_.median() : 0.0,
+                 present_ms_.median(), cpu_.median(), latency_.median(), o_.frames_in_flight,
+                 offered_);
+    if (!o_.png.empty() && last_image_)
+      fmt::print("wrote {} ({})\n", escape_for_message(o_.png),
+                 copy_surface_ ? "the presented surface texture"
+                               : "the offscreen frame blitted into the surface");
+  }
+
+  const ViewOptions& o_;
+  const std::vector<ScriptEvent> script_;
+  // Opened by the constructor, in this order.
+  GlfwSession glfw_;
+  gpu::Instance instance_;
+  std::optional<Device> device_holder_;  // before the surface, so that it outlives it: Dawn's
+                                         // swap chain needs its device to let go
+  Surface surface_;
+  const Device* device_ = nullptr;
+  std::string offered_;  // the surface's present modes, for the summary
+  WGPUTextureFormat format_ = WGPUTextureFormat_Undefined;
+  bool copy_surface_ = false;  // the surface texture allows CopySrc (--png reads it back)
+  gpu::ShaderModule blit_shader_;
+  gpu::RenderPipeline blit_;
+  gpu::BindGroupLayout blit_layout_;
+  std::optional<ImGuiRenderer> imgui_;
+  std::vector<std::string> names_;  // strategy_catalog()'s names, for the panel and n/b
+  std::string gpu_draw_path_;       // gpu-driven's draw path on this device, for the panel
+
+  // What the panel, keys and script change, and the run drawing it.
+  Settings now_;
+  Settings run_settings_;        // what the current run draws
+  std::optional<Settings> good_;  // the settings of the last run that ended without an error
+  std::optional<std::pair<uint32_t, uint32_t>> resize_to_;  // a script's resize, waited for
+  size_t next_event_ = 0;
+  bool quit_ = false;
+  bool final_frame_ = false;  // the next frame presented is the last (window closed, --frames)
+  float anim_time_ = 0.0f;
+  Orbit orbit_;
+  bool dragging_ = false;
+  double cursor_x_ = 0, cursor_y_ = 0;
+  std::array<bool, GLFW_KEY_LAST + 1> key_down_{};
+  int fb_w_ = 0, fb_h_ = 0;  // the framebuffer's size, last read
+
+  // Counts and measurements.
+  uint64_t presented_ = 0;  // frames presented in the whole session
+  uint32_t outdated_ = 0, lost_ = 0, timeouts_ = 0, suboptimal_ = 0, reconfigured_ = 0;
+  uint32_t runs_ = 0, refused_ = 0;
+  std::string status_;     // the panel's last message (a refused switch)
+  std::string leftovers_;  // handles a run left behind ("Buffer +2 after run 3")
+  Rolling interval_, cpu_, math_, gpu_, present_ms_;
+  Rolling latency_;  // the summary's medians: the run's last kWindow frames
+  std::vector<float> graph_;
+  std::optional<CullingCounts> culling_;
+  std::vector<GpuSpan> spans_;  // the last finished frame's GPU passes
+  std::optional<Image> last_image_;
+
+  // The current run's scene and the blit's binding of its colour target.
+  std::optional<Scene> scene_;
+  uint32_t scene_count_ = UINT32_MAX;
+  WGPUTexture bound_texture_ = nullptr;
+  gpu::TextureView frame_view_;
+  gpu::BindGroup frame_group_;
+};
+
+}  // namespace
+
+int run_view(const ViewOptions& o) {
+  ViewSession session(o);
+  return session.run();
 }
 
 }  // namespace bindery::view
