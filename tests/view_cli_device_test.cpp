@@ -100,6 +100,7 @@ TEST(ViewCli, ScriptSwitchesStrategiesCountAndSize) {
                            "5 strategy gpu-driven\n"
                            "7 resize 200 140\n"
                            "9 strategy storage-instancing\n"
+                           "10 spread 2.5\n"
                            "10 pause\n"
                            "11 panel off\n";
   const std::string v_png = temp("script_view.png");
@@ -110,13 +111,13 @@ TEST(ViewCli, ScriptSwitchesStrategiesCountAndSize) {
   ASSERT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.err.find("13 frames presented"), std::string::npos) << v.err;
   EXPECT_NE(v.err.find("strategy storage-instancing, 150 objects"), std::string::npos) << v.err;
-  // Six runs (start, naive, 150 objects, gpu-driven, the resize, storage-instancing), the panel
-  // drawn until frame 11, each run leaving no object behind.
-  EXPECT_NE(v.err.find("6 runs (0 refused)"), std::string::npos) << v.err;
+  // Seven runs (start, naive, 150 objects, gpu-driven, the resize, storage-instancing, spread
+  // 2.5), the panel drawn until frame 11, each run leaving no object behind.
+  EXPECT_NE(v.err.find("7 runs (0 refused)"), std::string::npos) << v.err;
   EXPECT_NE(v.err.find("handles left over: none"), std::string::npos) << v.err;
   const std::string r_png = temp("script_render.png");
   const CliResult r = run_cli(
-      "render --strategy storage-instancing --objects 150 --size 200x140 "
+      "render --strategy storage-instancing --objects 150 --spread 2.5 --size 200x140 "
       "--time 0.5 --frames 2 --quiet --png " +
           r_png + " >/dev/null",
       300);
@@ -280,6 +281,13 @@ TEST(ViewCli, BadScriptIsRefusedBeforeAWindow) {
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+  // A spread where the scene has none (the city places its own buildings).
+  std::ofstream(script) << "1 spread 2\n";
+  const CliResult city = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI,
+                                     "view --scene city --script " + script, 60);
+  EXPECT_EQ(city.exit_code, 1);
+  EXPECT_EQ(count_lines(city.err), 1u) << city.err;
+  EXPECT_NE(city.err.find("line 1: spread places the cubes only"), std::string::npos) << city.err;
 }
 
 }  // namespace

@@ -104,14 +104,14 @@ int run(const ViewCli& o, const CLI::App& sub) {
     v.count = objects_given ? uint32_t(o.objects) : defaults.objects;
     city_scene_options(sc.city, v.count, moving, sc.seed, "view");  // the ranges, before a window
     v.moving_from_scene = true;
-    v.make_scene = [c = sc.city, moving, seed = sc.seed](uint32_t count) {
+    v.make_scene = [c = sc.city, moving, seed = sc.seed](uint32_t count, float) {
       return make_city_scene(city_scene_options(c, std::max(1u, count), moving, seed, "view"));
     };
   } else if (gltf) {
     v.count = uint32_t(o.instances);
     v.max_count = 1'000'000;
     const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
-    v.make_scene = [model = sc.model, lo, quiet = o.quiet](uint32_t count) {
+    v.make_scene = [model = sc.model, lo, quiet = o.quiet](uint32_t count, float) {
       Scene s = load_gltf_scene(model, std::max(1u, count), lo);
       if (!quiet)
         for (const std::string& w : s.warnings)
@@ -121,7 +121,9 @@ int run(const ViewCli& o, const CLI::App& sub) {
     };
   } else {
     v.count = uint32_t(o.objects);
-    v.make_scene = [seed = sc.seed, spread = float(o.run.spread)](uint32_t count) {
+    v.spread = float(o.run.spread);
+    v.spread_applies = true;
+    v.make_scene = [seed = sc.seed](uint32_t count, float spread) {
       CubeSceneOptions co;
       co.objects = count;
       co.seed = seed;
@@ -143,8 +145,9 @@ Registration reg{
           "strategy, + / - double / halve the objects, o occlusion culling (gpu-driven), r "
           "camera reset, esc or q quit. Mouse: drag (left button) to orbit, wheel to zoom.\n"
           "--script FILE: one event a line, `FRAME ACTION [VALUES]`, applied once FRAME frames "
-          "are presented: strategy NAME, objects N, resize W H, pause, resume, occlusion on|off, "
-          "panel on|off, orbit YAW PITCH (degrees), zoom FACTOR, camera reset, quit (as esc: one more frame, the last).\n"
+          "are presented: strategy NAME, objects N, spread S (the cubes), resize W H, pause, "
+          "resume, occlusion on|off, panel on|off, orbit YAW PITCH (degrees), zoom FACTOR, "
+          "camera reset, quit (as esc: one more frame, the last).\n"
           "No display (DISPLAY unset, or it refuses): error [NoDisplay], exit 1.");
       add_run_options(sub, o->run, kRules);
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")

@@ -12,6 +12,7 @@
 
 #include <bindery/core/error.hpp>
 #include <bindery/core/io.hpp>
+#include <bindery/core/limits.hpp>
 #include <bindery/gpu_driven/indirect_draws.hpp>
 #include <bindery/headless/image.hpp>
 #include <bindery/headless/offscreen.hpp>
@@ -172,6 +173,7 @@ struct Rolling {
 struct Settings {
   std::string strategy;
   uint32_t count = 0;
+  float spread = 1.0f;
   bool occlusion = true;
   bool paused = false;
   bool panel = true;
@@ -270,9 +272,9 @@ std::vector<ScriptEvent> parse_script(const std::string& path) {
   std::string line;
   uint32_t number = 0;
   uint64_t last_frame = 0;
-  static const std::array<std::string_view, 11> kActions = {
-      "strategy", "objects", "resize", "pause",  "resume", "occlusion",
-      "panel",    "orbit",   "zoom",   "camera", "quit"};
+  static const std::array<std::string_view, 12> kActions = {
+      "strategy", "objects", "spread", "resize", "pause",  "resume",
+      "occlusion", "panel",  "orbit",  "zoom",   "camera", "quit"};
   while (std::getline(in, line)) {
     ++number;
     if (const size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
@@ -297,8 +299,8 @@ std::vector<ScriptEvent> parse_script(const std::string& path) {
         std::find(kActions.begin(), kActions.end(), e.action) == kActions.end())
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("view: --script line {}: action '{}' is not one of strategy, "
-                              "objects, resize, pause, resume, occlusion, panel, orbit, zoom, "
-                              "camera, quit",
+                              "objects, spread, resize, pause, resume, occlusion, panel, orbit, "
+                              "zoom, camera, quit",
                               number, escape_for_message(e.action)));
     for (std::string w; words >> w;) e.args.push_back(w);
     events.push_back(std::move(e));
@@ -323,6 +325,11 @@ std::vector<ScriptEvent> checked_script(const ViewOptions& o) {
                    [&] { return find_strategy(e.args[0]); });
     } else if (e.action == "objects") {
       parse_u32(e, 0, o.max_count);
+    } else if (e.action == "spread") {
+      if (!o.spread_applies)
+        throw Error(ErrorKind::InvalidArgument,
+                    fmt::format("view: --script line {}: spread places the cubes only", e.line));
+      parse_float(e, 0, kMinSpread, kMaxSpread);
     } else if (e.action == "resize") {
       if (parse_u32(e, 0, 16384) == 0 || parse_u32(e, 1, 16384) == 0)
         throw Error(
@@ -379,7 +386,7 @@ class ViewSession {
     configure_surface();
     build_blit_pipeline();
     open_panel();
-    now_ = {o.strategy, o.count, o.occlusion, false, o.panel};
+    now_ = {o.strategy, o.count, o.spread, o.occlusion, false, o.panel};
     run_settings_ = now_;
     for (const StrategyInfo& info : strategy_catalog()) names_.emplace_back(info.name);
     gpu_draw_path_ = o.draw_path.empty()
@@ -398,10 +405,11 @@ class ViewSession {
         surface_.configure(uint32_t(fb_w_), uint32_t(fb_h_));
         ++reconfigured_;
       }
-      if (!scene_ || scene_count_ != now_.count) {
+      if (!scene_ || scene_count_ != now_.count || scene_spread_ != now_.spread) {
         scene_.reset();
-        scene_ = o_.make_scene(now_.count);
+        scene_ = o_.make_scene(now_.count, now_.spread);
         scene_count_ = now_.count;
+        scene_spread_ = now_.spread;
       }
       run_settings_ = now_;
       render_run();
@@ -524,6 +532,8 @@ class ViewSession {
         now_.strategy = e.args[0];
       else if (e.action == "objects")
         now_.count = parse_u32(e, 0, o_.max_count);
+      else if (e.action == "spread")
+        now_.spread = parse_float(e, 0, kMinSpread, kMaxSpread);
       else if (e.action == "pause" || e.action == "resume")
         now_.paused = e.action == "pause";
       else if (e.action == "occlusion")
@@ -655,6 +665,15 @@ class ViewSession {
     ImGui::SameLine();
     if (ImGui::Button("x2")) double_count();
     if (scene.name == "gltf" && now_.count == 0) now_.count = 1;
+    if (o_.spread_applies) {
+      // Applied when the slider is let go: each new spread is a new scene and run.
+      if (!editing_spread_) spread_edit_ = now_.spread;
+      ImGui::SliderFloat("spread", &spread_edit_, 0.1f, 10.0f, "%.2f",
+                         ImGuiSliderFlags_Logarithmic);
+      editing_spread_ = ImGui::IsItemActive();
+      if (ImGui::IsItemDeactivatedAfterEdit())
+        now_.spread = std::clamp(spread_edit_, kMinSpread, kMaxSpread);
+    }
     if (ro.strategy == "gpu-driven") ImGui::Checkbox("occlusion culling (o)", &now_.occlusion);
     ImGui::Checkbox("pause animation (space)", &now_.paused);
     ImGui::Text("camera: yaw %.0f, pitch %.0f, zoom %.2f", double(orbit_.yaw),
@@ -754,6 +773,7 @@ class ViewSession {
       // retried frame after frame).
       now_.strategy = good_->strategy;
       now_.count = good_->count;
+      now_.spread = good_->spread;
       now_.occlusion = good_->occlusion;
       ++refused_;
       if (!o_.quiet) fmt::print(stderr, "bindery view: {}\n", escape_for_message(status_));
@@ -795,7 +815,8 @@ class ViewSession {
     if (last) quit_ = true;
     if (quit_) return false;
     return now_.strategy == run_settings_.strategy && now_.count == run_settings_.count &&
-           now_.occlusion == run_settings_.occlusion && !resize_to_;
+           now_.spread == run_settings_.spread && now_.occlusion == run_settings_.occlusion &&
+           !resize_to_;
   }
 
   // The blit's bind group for the run's colour target (a new one when the target changes).
@@ -933,6 +954,8 @@ class ViewSession {
   float anim_time_ = 0.0f;
   Orbit orbit_;
   bool dragging_ = false;
+  float spread_edit_ = 1.0f;     // the panel's spread slider while it is dragged
+  bool editing_spread_ = false;  // the slider is held
   double cursor_x_ = 0, cursor_y_ = 0;
   std::array<bool, GLFW_KEY_LAST + 1> key_down_{};
   int fb_w_ = 0, fb_h_ = 0;  // the framebuffer's size, last read
@@ -953,6 +976,7 @@ class ViewSession {
   // The current run's scene and the blit's binding of its colour target.
   std::optional<Scene> scene_;
   uint32_t scene_count_ = UINT32_MAX;
+  float scene_spread_ = 0.0f;
   WGPUTexture bound_texture_ = nullptr;
   gpu::TextureView frame_view_;
   gpu::BindGroup frame_group_;

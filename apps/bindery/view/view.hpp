@@ -19,11 +19,14 @@ namespace bindery::view {
 /// What `bindery view` shows and how (apps/bindery/cmd_view.cpp fills it from the command line).
 struct ViewOptions {
   DeviceOptions device;  ///< backend and limits (instance and surface are the view's)
-  /// Builds the scene for an object count: the cubes, the city's objects or a glTF model's copies.
-  std::function<Scene(uint32_t count)> make_scene;
+  /// Builds the scene for an object count (the cubes, the city's objects or a glTF model's
+  /// copies) and a spread (CubeSceneOptions::spread; ignored where `spread_applies` is false).
+  std::function<Scene(uint32_t count, float spread)> make_scene;
   uint32_t count = 1000;            ///< the object count at start
   uint32_t max_count = 10'000'000;  ///< the most the panel and the script may ask for
   bool moving_from_scene = false;   ///< use Scene::moving_share() (the city) instead of `moving`
+  float spread = 1.0f;              ///< the spread at start (kMinSpread..kMaxSpread)
+  bool spread_applies = false;      ///< the scene places objects by a spread (the cubes)
   std::string strategy = "dynamic-offsets";  ///< a strategy_catalog() name
   uint32_t width = 640, height = 480;        ///< the window's framebuffer size at start
   std::optional<float> time_s;               ///< freeze the animation (reproducible frames)
@@ -45,7 +48,8 @@ struct ViewOptions {
 /// One line of a --script file: at `frame` (frames presented so far), do `action` with `args`.
 struct ScriptEvent {
   uint64_t frame = 0;  ///< applied once this many frames are presented
-  std::string action;  ///< strategy, objects, resize, pause, resume, occlusion, panel, quit
+  std::string action;  ///< strategy, objects, spread, resize, pause, resume, occlusion, panel,
+                       ///< orbit, zoom, camera, quit
   std::vector<std::string> args;  ///< the action's words
   uint32_t line = 0;              ///< line number in the file (for messages)
 };
