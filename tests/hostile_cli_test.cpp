@@ -158,6 +158,24 @@ TEST_F(HostileCli, IntegerOptionsNameWhatWasTyped) {
   EXPECT_NE(word.err.find("'many'"), std::string::npos) << word.err;
 }
 
+// An empty number is refused, not read as 0; a name outside an option's set lists the set.
+TEST_F(HostileCli, EmptyNumbersAndUnknownNamesAreNamed) {
+  for (const char* args : {"render --time ''", "render --spread ''", "bench --moving ''",
+                           "render --seed ''"}) {
+    const test::CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(one_error_kind(r.err), "InvalidArgument") << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("the value is empty"), std::string::npos) << args << "\n" << r.err;
+  }
+  const test::CliResult on = run_cli("render --occlusion ON");
+  EXPECT_EQ(on.exit_code, 2);
+  EXPECT_EQ(one_error_kind(on.err), "InvalidArgument") << on.err;
+  EXPECT_NE(on.err.find("--occlusion 'ON' is not one of {on,off}"), std::string::npos) << on.err;
+  const test::CliResult path = run_cli("render --draw-path fastest");
+  EXPECT_NE(path.err.find("multi-draw-indirect-count"), std::string::npos) << path.err;
+  EXPECT_NE(path.err.find("loop"), std::string::npos) << path.err;
+}
+
 TEST_F(HostileCli, H11OptionsThatDoNotApplyToTheSceneAreRefused) {
   // Refused before any device is created or model read.
   const test::CliResult inst = run_cli("render --objects 10 --instances 5");

@@ -151,6 +151,8 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
   const std::string what = e.what();
   if (dynamic_cast<const CLI::ConversionError*>(&e) || dynamic_cast<const CLI::ValidationError*>(&e)) {
     if (auto ov = option_and_value(*sub, what, args)) {
+      if (ov->second.empty())
+        return fmt::format("{} '': the value is empty (a number or name is needed)", ov->first);
       const CLI::Option* opt = sub->get_option_no_throw(ov->first);
       const std::string type = opt ? opt->get_type_name() : std::string();
       const bool integer = type.find("INT") != std::string::npos;
@@ -163,6 +165,11 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
       if (dynamic_cast<const CLI::ConversionError*>(&e))
         return fmt::format("{} '{}' is not a value of the option's type ({})", ov->first,
                            escape_for_message(ov->second), type);
+      // CLI::IsMember's words end in the set: "VALUE not in {a,b}".
+      const size_t set = what.rfind(" not in {");
+      if (set != std::string::npos && what.back() == '}')
+        return fmt::format("{} '{}' is not one of {}", ov->first, escape_for_message(ov->second),
+                           what.substr(set + 8));
       return fmt::format("{} '{}' is not one of the option's values", ov->first,
                          escape_for_message(ov->second));
     }
@@ -183,10 +190,15 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
 }
 
 /// Integer options take decimal text that fits the type exactly: CLI11 alone would wrap a
-/// negative number into an unsigned one (-1 -> 2^64-1) and saturate an overflowing one.
-void check_integer_options(CLI::App& sub) {
+/// negative number into an unsigned one (-1 -> 2^64-1) and saturate an overflowing one. No
+/// number option takes empty text (CLI11 alone reads '' as 0).
+void check_number_options(CLI::App& sub) {
   for (CLI::Option* o : sub.get_options()) {
     const std::string type = o->get_type_name();
+    if (type.find("FLOAT") != std::string::npos || type.find("NUMBER") != std::string::npos)
+      o->check(CLI::Validator(
+          [](std::string& value) { return value.empty() ? std::string("empty") : std::string(); },
+          "", "not empty"));
     if (type.find("INT") == std::string::npos) continue;
     const bool is_unsigned = type.find("UINT") != std::string::npos;
     o->check(CLI::Validator(
@@ -251,7 +263,7 @@ int main(int argc, char** argv) {
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners.emplace_back(sub, c.setup(*sub));
-    check_integer_options(*sub);
+    check_number_options(*sub);
   }
 
   try {
