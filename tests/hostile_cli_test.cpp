@@ -176,6 +176,20 @@ TEST_F(HostileCli, EmptyNumbersAndUnknownNamesAreNamed) {
   EXPECT_NE(path.err.find("loop"), std::string::npos) << path.err;
 }
 
+// --moving is a share of the scene's objects: outside 0..1 it is the same refusal for every
+// command and scene, before a device.
+TEST_F(HostileCli, MovingOutsideZeroToOneIsSceneInputEverywhere) {
+  for (const char* args :
+       {"render --moving 1.5", "render --scene city --moving 1.5", "render --moving -0.1",
+        "bench --scene city --moving 1.5", "soak --scene city --moving nan"}) {
+    const test::CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.err;
+    EXPECT_EQ(one_error_kind(r.err), "SceneInput") << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("--moving"), std::string::npos) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("outside 0..1"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
 TEST_F(HostileCli, H11OptionsThatDoNotApplyToTheSceneAreRefused) {
   // Refused before any device is created or model read.
   const test::CliResult inst = run_cli("render --objects 10 --instances 5");

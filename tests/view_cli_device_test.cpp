@@ -288,6 +288,13 @@ TEST(ViewCli, BadScriptIsRefusedBeforeAWindow) {
   EXPECT_EQ(city.exit_code, 1);
   EXPECT_EQ(count_lines(city.err), 1u) << city.err;
   EXPECT_NE(city.err.find("line 1: spread places the cubes only"), std::string::npos) << city.err;
+  // --moving as render refuses it (tests/hostile_cli_test.cpp), for the cubes and the city.
+  for (const char* args : {"view --moving 1.5", "view --scene city --moving -1"}) {
+    const CliResult m = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI, args, 60);
+    EXPECT_EQ(m.exit_code, 1) << args;
+    EXPECT_EQ(count_lines(m.err), 1u) << m.err;
+    EXPECT_NE(m.err.find("[SceneInput] view: --moving"), std::string::npos) << m.err;
+  }
 }
 
 }  // namespace

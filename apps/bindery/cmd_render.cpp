@@ -54,6 +54,7 @@ Summary summarize(std::vector<double> v) {
 // Every option checked before a device exists; the RenderOptions they make.
 RenderOptions check_render_options(const RenderCli& o) {
   check_objects_instances_time(o.objects, o.instances, o.time, "render");
+  check_moving(o.moving, "render");
   RenderOptions ro = to_render_options(o.run, kRules);
   ro.strategy = find_strategy(o.strategy).name;
   check_encode_threads(ro.strategy, o.run.encode_threads, "render");

@@ -70,8 +70,7 @@ int run(const ViewCli& o, const CLI::App& sub) {
     throw Error(
         ErrorKind::InvalidArgument,
         fmt::format("view: --image-budget-mib {} is outside 1..1048576", o.image_budget_mib));
-  if (!(o.moving >= 0.0 && o.moving <= 1.0))
-    throw Error(ErrorKind::SceneInput, fmt::format("view: --moving {} is outside 0..1", o.moving));
+  check_moving(o.moving, "view");
   if (sub.get_option("--png")->count() > 0 && o.png.empty())
     throw Error(ErrorKind::Io, "view: --png: the file name is empty");
   // The shared options, checked as render checks them (sizes, frames in flight, threads, ...).

@@ -181,9 +181,7 @@ CitySceneOptions city_scene_options(const CityCliOptions& o, int64_t objects, do
     if (value_max.first < 1 || value_max.first > value_max.second)
       throw Error(ErrorKind::SceneInput, fmt::format("{}: --{} {} is outside 1..{}", command, name,
                                                      value_max.first, value_max.second));
-  if (!(moving >= 0.0 && moving <= 1.0))
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("{}: --moving {} is outside 0..1", command, moving));
+  check_moving(moving, command);
   CitySceneOptions c;
   c.objects = static_cast<uint32_t>(objects);
   c.meshes = static_cast<uint32_t>(o.meshes);
@@ -289,6 +287,13 @@ void check_objects_instances_time(int64_t objects, int64_t instances,
   if (time && !std::isfinite(*time))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --time {} is not a finite number", command, *time));
+}
+
+void check_moving(double moving, std::string_view command) {
+  if (!(moving >= 0.0 && moving <= 1.0))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("{}: --moving {} is outside 0..1 (a share of the objects)", command,
+                            moving));
 }
 
 void check_gpu_driven_options(std::string_view strategy, const RunCliOptions& o,

@@ -124,6 +124,9 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
 /// message.
 void check_objects_instances_time(int64_t objects, int64_t instances,
                                   const std::optional<float>& time, std::string_view command);
+/// Checks --moving, the share of the scene's objects moved each frame: 0..1, else SceneInput
+/// (every command and scene alike); `command` starts the message.
+void check_moving(double moving, std::string_view command);
 /// Refuses (InvalidArgument) --draw-path or --material-backend given for a strategy that does not
 /// use them (they apply to gpu-driven and gpu-culling: their indirect draws and material table),
 /// rather than ignoring them silently. `command` starts the message.
