@@ -43,6 +43,33 @@ TEST(SoakCli, TwoStrategiesStayFlatAndTheJsonHoldsEverySample) {
   }
 }
 
+// --frames alone: a sample every 60 / 20 = 3 frames after a warm-up of 60 / 10 = 6 (README's
+// rule), so 20 samples at frames 3, 6, ..., 60.
+TEST(SoakCli, FramesAloneScaleTheSampling) {
+  const CliResult r =
+      run_cli("soak --strategies naive --objects 10 --size 8x8 --frames 60", 300);
+  ASSERT_TRUE(r.exit_code == 0 || r.err.find("[SoakDrift]") != std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+  EXPECT_EQ(j["check_every"], 3);
+  EXPECT_EQ(j["warmup"], 6);
+  ASSERT_EQ(j["results"].size(), 1u);
+  ASSERT_EQ(j["results"][0]["samples"].size(), 20u);
+  EXPECT_EQ(j["results"][0]["samples"][19]["frames_done"], 60);
+}
+
+// A soak in which no strategy ran measured nothing: an error, not a pass. Immediates needs a
+// native feature that --limits default does not ask for (and Dawn does not have).
+TEST(SoakCli, NoStrategySoakedIsAnError) {
+  const CliResult r = run_cli(
+      "soak --strategies immediates --limits default --objects 10 --size 8x8 --frames 60", 300);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(count_lines(r.err.substr(r.err.find("bindery: error"))), 1u) << r.err;
+  EXPECT_NE(r.err.find("bindery: error [StrategyUnavailable] soak: none of immediates"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("unavailable"), std::string::npos) << r.out;
+}
+
 TEST(SoakCli, AWarmupInsideTheFirstFramesInFlightIsRefused) {
   // 2 frames in flight: frames 0..2 create and record what later frames reuse.
   expect_invalid_argument(run_cli("soak --frames 100 --check-every 10 --warmup 2", 60),

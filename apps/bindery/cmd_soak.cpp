@@ -29,8 +29,8 @@ struct SoakCli {
   }();
   std::string strategies = "all";
   int64_t objects = 1000;
-  int64_t check_every = 100;
-  int64_t warmup = 200;
+  int64_t check_every = 100;  ///< when not given: --frames / 20, at least 1
+  int64_t warmup = 200;       ///< when not given: --frames / 10, at least frames in flight + 1
   double tolerance = 0.05;
   int64_t memory_window = 4;
   int64_t instances = 1;           ///< --scene gltf: copies of the model
@@ -98,6 +98,19 @@ nlohmann::ordered_json counts_json(const ObjectCounts& counts) {
 
 // Every option checked before the device exists (one line, nothing printed yet): the
 // SoakOptions they make; the strategy is set per run.
+// --check-every and --warmup, where not given, scale with --frames (2000 frames: a sample every
+// 100 after a warm-up of 200), so that --frames alone gives a soak of the same shape.
+void scale_sampling_with_frames(SoakCli& o) {
+  auto given = [&](const char* name) {
+    return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
+  };
+  if (!given("--check-every")) o.check_every = std::max<int64_t>(1, o.run.frames / 20);
+  if (!given("--warmup"))
+    o.warmup = std::max<int64_t>(
+        std::clamp<int64_t>(o.run.frames_in_flight, 1, kMaxFramesInFlight) + 1,
+        o.run.frames / 10);
+}
+
 SoakOptions check_soak_options(const SoakCli& o, const std::vector<std::string>& names) {
   if (o.objects < 1 || o.objects > kMaxObjects)
     throw Error(ErrorKind::SceneInput,
@@ -238,6 +251,7 @@ int run_soak(const SoakCli& o) {
              "floor change", "objects", "implementation", "fps", "flat");
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::vector<std::string> drifted;
+  size_t soaked = 0;
   for (const std::string& name : names) {
     if (so.render.encode_threads > 1 && !strategy_encodes_in_parallel(name)) {
       const std::string why = fmt::format(
@@ -255,6 +269,7 @@ int run_soak(const SoakCli& o) {
     so.render.strategy = name;
     std::optional<SoakReport> r = soak_strategy(o, device, scene, so, results);
     if (!r) continue;
+    ++soaked;
     print_soak_row(name, *r, so);
     if (!r->flat()) drifted.push_back(name);
     results.push_back(soak_result_json(name, *r));
@@ -278,6 +293,11 @@ int run_soak(const SoakCli& o) {
   j["results"] = results;
   fmt::print("{}\n", j.dump());
   std::fflush(stdout);  // the JSON line whole before the error line on stderr
+  if (soaked == 0)
+    throw Error(ErrorKind::StrategyUnavailable,
+                fmt::format("soak: none of {} could be soaked on this device (the rows above say "
+                            "why); nothing was measured",
+                            o.strategies));
   if (!drifted.empty()) {
     std::string list;
     for (const std::string& n : drifted) list += (list.empty() ? "" : ", ") + n;
@@ -299,10 +319,11 @@ Registration reg{
       sub.add_option("--objects", o->objects, "cubes in the scene, or the city's objects (default "
                                               "20000)")
           ->capture_default_str();
-      sub.add_option("--check-every", o->check_every, "frames between samples")
-          ->capture_default_str();
-      sub.add_option("--warmup", o->warmup, "frames before the baseline sample")
-          ->capture_default_str();
+      sub.add_option("--check-every", o->check_every,
+                     "frames between samples (default: --frames / 20, at least 1)");
+      sub.add_option("--warmup", o->warmup,
+                     "frames before the baseline sample (default: --frames / 10, at least "
+                     "--frames-in-flight + 1)");
       sub.add_option("--tolerance", o->tolerance,
                      "largest relative change from the baseline (0.05 = 5%)")
           ->capture_default_str();
@@ -316,7 +337,9 @@ Registration reg{
       add_run_options(sub, o->run, kRules);
       CLI::App* app = &sub;
       return [o, app] {
-        o->given = given_options(*app, {"--moving", "--instances", "--objects"});
+        o->given = given_options(
+            *app, {"--moving", "--instances", "--objects", "--check-every", "--warmup"});
+        scale_sampling_with_frames(*o);
         return with_flag_names([&] { return run_soak(*o); });
       };
     }};
