@@ -7,7 +7,8 @@
 #   - Debian packages: compiler toolchain, glm, CLI11, fmt, GoogleTest, Google Benchmark,
 #     libspng, tinygltf, oneTBB, assimp-testmodels (real glTF models), Vulkan loader, ccache,
 #     doxygen (the API reference, scripts/docs.sh), and for `bindery view`: GLFW, Dear ImGui
-#     (libimgui-dev: headers, a static library with its GLFW platform backend), Xlib headers, and
+#     (libimgui-dev: headers, a static library with its GLFW platform backend), Xlib and XRandR
+#     headers (GLFW's native-window header includes both), and
 #     Xvfb + xauth (a display for its tests on machines without a screen).
 #     clang 14 with its sanitizer and libFuzzer runtimes (libclang-rt-14-dev).
 #   - Mesa lavapipe (Vulkan on the CPU) 25.x from bookworm-backports: bookworm's own 22.3 lacks
@@ -38,7 +39,7 @@ packages=(build-essential cmake ninja-build pkg-config git unzip python3
           libglm-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
           libspng-dev libtinygltf-dev nlohmann-json3-dev libstb-dev assimp-testmodels
           libvulkan1 clang libclang-rt-14-dev ccache libtbb-dev doxygen
-          libglfw3-dev libimgui-dev libx11-dev xvfb xauth)
+          libglfw3-dev libimgui-dev libx11-dev libxrandr-dev xvfb xauth)
 backports_packages=(mesa-vulkan-drivers)
 
 missing=()
