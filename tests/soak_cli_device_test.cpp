@@ -64,7 +64,7 @@ TEST(SoakCli, NoStrategySoakedIsAnError) {
       "soak --strategies immediates --limits default --objects 10 --size 8x8 --frames 60", 300);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(count_lines(r.err.substr(r.err.find("bindery: error"))), 1u) << r.err;
-  EXPECT_NE(r.err.find("bindery: error [StrategyUnavailable] soak: none of immediates"),
+  EXPECT_NE(r.err.find("bindery: error [StrategyUnavailable]: soak: none of immediates"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("unavailable"), std::string::npos) << r.out;

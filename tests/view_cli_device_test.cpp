@@ -293,7 +293,7 @@ TEST(ViewCli, BadScriptIsRefusedBeforeAWindow) {
     const CliResult m = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI, args, 60);
     EXPECT_EQ(m.exit_code, 1) << args;
     EXPECT_EQ(count_lines(m.err), 1u) << m.err;
-    EXPECT_NE(m.err.find("[SceneInput] view: --moving"), std::string::npos) << m.err;
+    EXPECT_NE(m.err.find("[SceneInput]: view: --moving"), std::string::npos) << m.err;
   }
 }
 
