@@ -336,5 +336,29 @@ TEST(CityScene, CubeSceneListsEveryObjectAsMoving) {
   EXPECT_EQ(Scene{}.moving_share(), 0.0);
 }
 
+// A static object's normal matrix is inverse(transpose(M)) of its placement's 3x3 part M, and
+// where M is singular (a glTF node scaled by 0 on an axis) the cofactor matrix the GPU
+// strategies use, never NaN. By hand: M = diag(-1, 1, 1) gives diag(-1, 1, 1); M = diag(1, 0, 1)
+// has columns c0 = x, c1 = 0, c2 = z, whose cofactor has columns c1 x c2 = 0, c2 x c0 = y,
+// c0 x c1 = 0: the up normal stays up, the others vanish.
+TEST(SceneAnimate, StaticNormalMatrixIsTheInverseTransposeOrTheCofactorWhenFlat) {
+  Scene s;
+  Object o;
+  o.animated = false;  // placed, as glTF and city objects are
+  o.placement = glm::scale(glm::mat4(1.0f), {-1.0f, 1.0f, 1.0f});
+  s.objects = {o};
+  std::vector<ObjectTransform> out;
+  s.animate(0.0f, out);
+  EXPECT_EQ(out[0].normal * glm::vec3(1, 0, 0), glm::vec3(-1, 0, 0));
+  EXPECT_EQ(out[0].normal * glm::vec3(0, 1, 0), glm::vec3(0, 1, 0));
+  EXPECT_EQ(out[0].normal * glm::vec3(0, 0, 1), glm::vec3(0, 0, 1));
+
+  s.objects[0].placement = glm::scale(glm::mat4(1.0f), {1.0f, 0.0f, 1.0f});
+  s.animate(0.0f, out);
+  EXPECT_EQ(out[0].normal * glm::vec3(0, 1, 0), glm::vec3(0, 1, 0));
+  EXPECT_EQ(out[0].normal * glm::vec3(1, 0, 0), glm::vec3(0, 0, 0));
+  EXPECT_EQ(out[0].normal * glm::vec3(0, 0, 1), glm::vec3(0, 0, 0));
+}
+
 }  // namespace
 }  // namespace bindery

@@ -161,12 +161,29 @@ TEST_F(HostileCli, IntegerOptionsNameWhatWasTyped) {
 // An empty number is refused, not read as 0; a name outside an option's set lists the set.
 TEST_F(HostileCli, EmptyNumbersAndUnknownNamesAreNamed) {
   for (const char* args : {"render --time ''", "render --spread ''", "bench --moving ''",
-                           "render --seed ''"}) {
+                           "render --seed ''", "render --model ''", "bench --model ''"}) {
     const test::CliResult r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(one_error_kind(r.err), "InvalidArgument") << args << "\n" << r.err;
     EXPECT_NE(r.err.find("the value is empty"), std::string::npos) << args << "\n" << r.err;
   }
+  // --time beyond 1e6 s: the 32-bit angles of the animation lose the precision the CPU and GPU
+  // strategies agree on; the message keeps what was typed (1e39 is no float: not "inf").
+  const test::CliResult late = run_cli("render --time 1e39");
+  EXPECT_EQ(late.exit_code, 1);
+  EXPECT_EQ(one_error_kind(late.err), "InvalidArgument") << late.err;
+  EXPECT_NE(late.err.find("--time 1e+39 is outside -1e+06..1e+06"), std::string::npos) << late.err;
+  EXPECT_EQ(one_error_kind(run_cli("render --time -2e6").err), "InvalidArgument");
+  const test::CliResult twice = run_cli("render --objects 3 --objects 4");
+  EXPECT_EQ(one_error_kind(twice.err), "InvalidArgument") << twice.err;
+  EXPECT_NE(twice.err.find("option --objects is given 2 times"), std::string::npos) << twice.err;
+  // --size: malformed text is InvalidArgument; a number too large, even past int64, is out of
+  // range like a negative one.
+  EXPECT_EQ(one_error_kind(run_cli("render --size 64by48").err), "InvalidArgument");
+  for (const char* size : {"99999999999999999999x1", "-64x48", "0x5"})
+    EXPECT_EQ(one_error_kind(run_cli(std::string("render --size ") + size).err),
+              "TextureSizeOutOfRange")
+        << size;
   const test::CliResult on = run_cli("render --occlusion ON");
   EXPECT_EQ(on.exit_code, 2);
   EXPECT_EQ(one_error_kind(on.err), "InvalidArgument") << on.err;
@@ -198,6 +215,17 @@ TEST_F(HostileCli, H11OptionsThatDoNotApplyToTheSceneAreRefused) {
   const test::CliResult seed = run_cli("render --model " + (dir_ / "none.gltf").string() + " --seed 3");
   EXPECT_EQ(seed.exit_code, 1);
   EXPECT_EQ(one_error_kind(seed.err), "SceneInput");
+  // A glTF model's objects do not move; only a glTF model has images to budget.
+  const test::CliResult moving =
+      run_cli("render --model " + (dir_ / "none.gltf").string() + " --moving 0.5");
+  EXPECT_EQ(one_error_kind(moving.err), "SceneInput") << moving.err;
+  EXPECT_NE(moving.err.find("--moving"), std::string::npos) << moving.err;
+  for (const char* args : {"render --image-budget-mib 5", "render --scene city --image-budget-mib 5"}) {
+    const test::CliResult budget = run_cli(args);
+    EXPECT_EQ(budget.exit_code, 1) << args;
+    EXPECT_EQ(one_error_kind(budget.err), "SceneInput") << budget.err;
+    EXPECT_NE(budget.err.find("--image-budget-mib"), std::string::npos) << budget.err;
+  }
 }
 
 TEST_F(HostileCli, H10LostStandardOutputIsAnIoError) {

@@ -40,6 +40,19 @@ TEST(WgslIncludes, ExpandsIntoOneModule) {
   EXPECT_EQ(r.struct_layout("S").size, 16u);  // vec3f (12, align 16) + f32 at 12 = 16
 }
 
+// A directive is a line of its own wherever it is, the first line too; inside a block comment it
+// is comment text.
+TEST(WgslIncludes, FirstLineIncludesAndCommentedOnesDoNot) {
+  write("first.wgsl", "struct First { a: f32 }\n");
+  const std::string text = read_wgsl_file(write("line1.wgsl", "// @include first.wgsl\nx\n"), "t");
+  EXPECT_EQ(text, "struct First { a: f32 }\n\nx\n");
+  const std::string commented =
+      "/* outer /* nested */\n// @include first.wgsl\n*/\n// see /* not a block\ny\n";
+  EXPECT_EQ(read_wgsl_file(write("commented.wgsl", commented), "t"), commented);
+  const std::string after = "/* c */\n// @include first.wgsl\n";
+  EXPECT_EQ(read_wgsl_file(write("after.wgsl", after), "t"), "/* c */\nstruct First { a: f32 }\n\n");
+}
+
 TEST(WgslIncludes, ShippedShadersReflect) {
   // Every strategy shader includes cubes_common.wgsl; PerObjectUniforms there is
   // mat3x3f (48) + mat4x4f (64) = 112 bytes.
@@ -55,6 +68,21 @@ TEST(WgslIncludes, BadIncludesAreIoErrors) {
   EXPECT_KIND(read_wgsl_file(write("missing.wgsl", "x\n// @include nowhere.wgsl\n"), "t"), Io);
   EXPECT_KIND(read_wgsl_file(write("escape.wgsl", "x\n// @include ../etc.wgsl\n"), "t"), Io);
   EXPECT_KIND(read_wgsl_file(write("self.wgsl", "x\n// @include self.wgsl\n"), "t"), Io);
+}
+
+// Quoted input never carries a control: C0 and DEL, the C1 controls (U+0080-U+009F, whose 8-bit
+// CSI 0x9b a terminal obeys) and bytes outside well-formed UTF-8 (RFC 3629) become \xHH; well-
+// formed UTF-8 stays.
+TEST(EscapeForMessage, KeepsUtf8AndEscapesEveryControl) {
+  EXPECT_EQ(escape_for_message("caf\xc3\xa9 \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+  EXPECT_EQ(escape_for_message("a\x9b" "31m"), "a\\x9b31m");
+  EXPECT_EQ(escape_for_message("\xc2\x9b\xc2\x85"), "\\xc2\\x9b\\xc2\\x85");
+  EXPECT_EQ(escape_for_message("\xc2\xa0"), "\xc2\xa0");  // U+00A0, the first after C1
+  EXPECT_EQ(escape_for_message("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
+  EXPECT_EQ(escape_for_message("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(escape_for_message("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // > U+10FFFF
+  EXPECT_EQ(escape_for_message("end\xe2\x82"), "end\\xe2\\x82");    // cut short
+  EXPECT_EQ(escape_for_message("\x1b[0m\x7f\\"), "\\x1b[0m\\x7f\\\\");
 }
 
 TEST(InputFiles, OnlyRegularFiles) {

@@ -70,6 +70,19 @@ TEST(RenderCli, GpuDrivenOptionsWithAnotherStrategyAreRefused) {
   const CliResult ok = run_cli(
       "render --objects 20 --frames 1 --size 8x8 --quiet --strategy gpu-culling --draw-path loop");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  // bench and soak the same, for a list that holds neither; --occlusion belongs to gpu-driven
+  // alone (gpu-culling culls by the frustum only), given on or off.
+  for (const char* args :
+       {"bench --strategies naive,dynamic-offsets --draw-path bundle",
+        "soak --strategies naive --material-backend texture-arrays",
+        "render --strategy gpu-culling --occlusion on", "render --strategy naive --occlusion off",
+        "bench --strategies gpu-culling --occlusion off"}) {
+    const CliResult r = run_cli(std::string(args) + " --frames 1 --size 8x8", 60);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_EQ(count_lines(r.err), 1u) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(" applies to gpu-driven"), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 TEST(RenderCli, BadModelPath) {

@@ -288,6 +288,26 @@ TEST(ViewCli, BadScriptIsRefusedBeforeAWindow) {
   EXPECT_EQ(city.exit_code, 1);
   EXPECT_EQ(count_lines(city.err), 1u) << city.err;
   EXPECT_NE(city.err.find("line 1: spread places the cubes only"), std::string::npos) << city.err;
+  // Extra or missing values are refused, not read in part; the city has at least one object.
+  const std::pair<const char*, const char*> lines[] = {
+      {"0 pause 5\n", "line 1: pause takes 0 values, not 1"},
+      {"0 objects 5 6\n", "line 1: objects takes 1 value, not 2"},
+      {"0 resize 10 10 10\n", "line 1: resize takes 2 values, not 3"},
+      {"0 quit now\n", "line 1: quit takes 0 values, not 1"}};
+  for (const auto& [line, message] : lines) {
+    std::ofstream(script) << line;
+    const CliResult r = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI,
+                                    "view --script " + script, 60);
+    EXPECT_EQ(r.exit_code, 1) << line;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  std::ofstream(script) << "0 objects 0\n";
+  const CliResult none = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI,
+                                     "view --scene city --script " + script, 60);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("objects 0 is below this scene's least, 1"), std::string::npos)
+      << none.err;
   // --moving as render refuses it (tests/hostile_cli_test.cpp), for the cubes and the city.
   for (const char* args : {"view --moving 1.5", "view --scene city --moving -1"}) {
     const CliResult m = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI, args, 60);

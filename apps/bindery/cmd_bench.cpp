@@ -98,6 +98,7 @@ struct BenchPlan {
 // Every option is checked before the device is created.
 BenchPlan check_bench_options(const BenchCli& o) {
   const std::vector<std::string> names = parse_strategy_list(o.strategies, "bench");
+  check_gpu_driven_options(names, o.run, "bench");
   if (o.raw_floor && std::find(names.begin(), names.end(), "dynamic-offsets") == names.end())
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --raw-floor measures dynamic-offsets against the same calls on "

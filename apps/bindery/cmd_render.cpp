@@ -30,7 +30,7 @@ struct RenderCli {
   int64_t instances = 1;
   int64_t objects = 1000;
   std::string strategy = "dynamic-offsets";
-  std::optional<float> time;
+  std::optional<double> time;  // float after the range check
   double moving = 1.0;
   std::string png;
   int64_t image_budget_mib = 1024;  ///< GltfLoadOptions::image_budget_bytes in MiB
@@ -53,13 +53,13 @@ Summary summarize(std::vector<double> v) {
 
 // Every option checked before a device exists; the RenderOptions they make.
 RenderOptions check_render_options(const RenderCli& o) {
-  check_objects_instances_time(o.objects, o.instances, o.time, "render");
+  check_objects_instances_time(o.objects, o.instances, o.time, o.run.scene.scene, "render");
   check_moving(o.moving, "render");
   RenderOptions ro = to_render_options(o.run, kRules);
   ro.strategy = find_strategy(o.strategy).name;
   check_encode_threads(ro.strategy, o.run.encode_threads, "render");
-  check_gpu_driven_options(ro.strategy, o.run, "render");
-  ro.time_s = o.time;
+  check_gpu_driven_options({ro.strategy}, o.run, "render");
+  if (o.time) ro.time_s = float(*o.time);
   ro.moving = o.moving;
   ro.keep_last_frame = !o.png.empty();
   return ro;
@@ -93,6 +93,15 @@ void check_scene_options(const RenderCli& o, bool gltf, bool city) {
   if (gltf && o.was_given("--objects"))
     throw Error(ErrorKind::SceneInput,
                 "render: --objects sets the cube count; a glTF scene takes --instances");
+  if (gltf && o.was_given("--moving"))
+    throw Error(ErrorKind::SceneInput,
+                "render: --moving moves the cubes or the city's cars; a glTF scene's objects stay "
+                "where the model places them");
+  if (!gltf && o.was_given("--image-budget-mib"))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("render: --image-budget-mib limits a glTF model's decoded images; the "
+                            "{} scene has none",
+                            city ? "city" : "cubes"));
 }
 
 // The glTF model of --scene gltf (or --model alone), its warnings on stderr.
@@ -290,7 +299,10 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--strategy", o->strategy, "per-draw data strategy: " + strategy_names())
           ->capture_default_str();
-      sub.add_option("--time", o->time, "freeze the animation at T seconds (reproducible frames)");
+      sub.add_option("--time", o->time,
+                     fmt::format("freeze the animation at T seconds, |T| <= {:g} (reproducible "
+                                 "frames)",
+                                 double(kMaxAnimationTime)));
       sub.add_option("--moving", o->moving,
                      "share of objects that move each frame, 0..1 (the city: its cars, "
                      "default 0.1)")
@@ -304,7 +316,8 @@ Registration reg{
       CLI::App* app = &sub;
       return [o, app] {
         o->png_given = app->get_option("--png")->count() > 0;
-        o->given = given_options(*app, {"--objects", "--instances", "--moving"});
+        o->given =
+            given_options(*app, {"--objects", "--instances", "--moving", "--image-budget-mib"});
         return with_flag_names([&] { return run_render(*o); });
       };
     }};

@@ -115,6 +115,7 @@ SoakOptions check_soak_options(const SoakCli& o, const std::vector<std::string>&
   if (o.objects < 1 || o.objects > kMaxObjects)
     throw Error(ErrorKind::SceneInput,
                 fmt::format("soak: --objects {} is outside 1..{}", o.objects, kMaxObjects));
+  check_gpu_driven_options(names, o.run, "soak");
   SoakOptions so;
   so.render = to_render_options(o.run, kRules);
   if (o.check_every < 1 || o.check_every > o.run.frames)

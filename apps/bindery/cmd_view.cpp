@@ -33,7 +33,7 @@ struct ViewCli {
   int64_t instances = 1;
   int64_t objects = 1000;
   std::string strategy = "dynamic-offsets";
-  std::optional<float> time;
+  std::optional<double> time;  // float after the range check
   double moving = 1.0;
   std::string png;
   std::string script;
@@ -63,9 +63,17 @@ int run(const ViewCli& o, const CLI::App& sub) {
   if (gltf && (objects_given || sub.get_option("--seed")->count() > 0))
     throw Error(ErrorKind::SceneInput,
                 "view: a glTF scene takes --instances, not --objects or --seed");
+  if (gltf && sub.get_option("--moving")->count() > 0)
+    throw Error(ErrorKind::SceneInput,
+                "view: --moving moves the cubes or the city's cars; a glTF scene's objects stay "
+                "where the model places them");
+  if (!gltf && sub.get_option("--image-budget-mib")->count() > 0)
+    throw Error(ErrorKind::SceneInput,
+                "view: --image-budget-mib limits a glTF model's decoded images; only a glTF scene "
+                "has them");
   if ((gltf || city) && o.run.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "view: --spread places the cubes only");
-  check_objects_instances_time(o.objects, o.instances, o.time, "view");
+  check_objects_instances_time(o.objects, o.instances, o.time, sc.scene, "view");
   if (o.image_budget_mib < 1 || o.image_budget_mib > 1'048'576)
     throw Error(
         ErrorKind::InvalidArgument,
@@ -83,7 +91,7 @@ int run(const ViewCli& o, const CLI::App& sub) {
   v.strategy = o.strategy;
   v.width = ro.width;
   v.height = ro.height;
-  v.time_s = o.time;
+  if (o.time) v.time_s = float(*o.time);
   v.moving = o.moving;
   v.occlusion = ro.occlusion;
   v.draw_path = ro.draw_path;
@@ -101,6 +109,7 @@ int run(const ViewCli& o, const CLI::App& sub) {
     const CitySceneOptions defaults;
     const double moving = sub.get_option("--moving")->count() > 0 ? o.moving : defaults.moving;
     v.count = objects_given ? uint32_t(o.objects) : defaults.objects;
+    v.min_count = 1;
     city_scene_options(sc.city, v.count, moving, sc.seed, "view");  // the ranges, before a window
     v.moving_from_scene = true;
     v.make_scene = [c = sc.city, moving, seed = sc.seed](uint32_t count, float) {
@@ -108,6 +117,7 @@ int run(const ViewCli& o, const CLI::App& sub) {
     };
   } else if (gltf) {
     v.count = uint32_t(o.instances);
+    v.min_count = 1;
     v.max_count = 1'000'000;
     const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
     v.make_scene = [model = sc.model, lo, quiet = o.quiet](uint32_t count, float) {
@@ -157,7 +167,10 @@ Registration reg{
       sub.add_option("--strategy", o->strategy,
                      "per-draw data strategy at start: " + strategy_names())
           ->capture_default_str();
-      sub.add_option("--time", o->time, "freeze the animation at T seconds (reproducible frames)");
+      sub.add_option("--time", o->time,
+                     fmt::format("freeze the animation at T seconds, |T| <= {:g} (reproducible "
+                                 "frames)",
+                                 double(kMaxAnimationTime)));
       sub.add_option("--moving", o->moving, "share of objects that move each frame, 0..1")
           ->capture_default_str();
       sub.add_option("--present-mode", o->present_mode,
@@ -168,7 +181,8 @@ Registration reg{
                      "write the last presented frame: the surface texture copied back where the "
                      "surface allows COPY_SRC usage, else the offscreen frame blitted into it "
                      "(without the panel)");
-      sub.add_option("--script", o->script, "replay input from FILE (see below)");
+      sub.add_option("--script", o->script, "replay input from FILE (see below)")
+          ->check(not_empty());
       sub.add_option("--panel", o->panel, "show the panel at start: on or off")
           ->check(CLI::IsMember({"on", "off"}))
           ->capture_default_str();

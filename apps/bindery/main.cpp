@@ -7,6 +7,7 @@
 // an option value that is not a number of the option's type names the value typed. Standard
 // output is flushed and checked before exit: output that could not be written is an Io error.
 #include "command.hpp"
+#include "options.hpp"
 
 #include <bindery/core/error.hpp>
 #include <bindery/core/version.hpp>
@@ -152,7 +153,7 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
   if (dynamic_cast<const CLI::ConversionError*>(&e) || dynamic_cast<const CLI::ValidationError*>(&e)) {
     if (auto ov = option_and_value(*sub, what, args)) {
       if (ov->second.empty())
-        return fmt::format("{} '': the value is empty (a number or name is needed)", ov->first);
+        return fmt::format("{} '': the value is empty", ov->first);
       const CLI::Option* opt = sub->get_option_no_throw(ov->first);
       const std::string type = opt ? opt->get_type_name() : std::string();
       const bool integer = type.find("INT") != std::string::npos;
@@ -182,8 +183,13 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
     for (const std::string& name : option_names(*sub))
-      if (what.find(name + ":") != std::string::npos)
+      if (what.find(name + ":") != std::string::npos) {
+        const auto times = std::count_if(args.begin(), args.end(), [&](const std::string& a) {
+          return a == name || a.rfind(name + "=", 0) == 0;
+        });
+        if (times > 1) return fmt::format("option {} is given {} times; give it once", name, times);
         return fmt::format("option {} needs exactly one value", name);
+      }
     return "an option is missing its value or has too many";
   }
   return what;
@@ -196,9 +202,7 @@ void check_number_options(CLI::App& sub) {
   for (CLI::Option* o : sub.get_options()) {
     const std::string type = o->get_type_name();
     if (type.find("FLOAT") != std::string::npos || type.find("NUMBER") != std::string::npos)
-      o->check(CLI::Validator(
-          [](std::string& value) { return value.empty() ? std::string("empty") : std::string(); },
-          "", "not empty"));
+      o->check(not_empty());
     if (type.find("INT") == std::string::npos) continue;
     const bool is_unsigned = type.find("UINT") != std::string::npos;
     o->check(CLI::Validator(

@@ -5,6 +5,7 @@
 #include <bindery/render/renderer.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -15,22 +16,25 @@ namespace bindery::cli {
 std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view command) {
   const auto x = s.find('x');
   auto bad = [&] {
-    return Error(ErrorKind::SceneInput,
+    return Error(ErrorKind::InvalidArgument,
                  fmt::format("{}: --size '{}' is not WIDTHxHEIGHT with positive integers "
                              "(e.g. 640x480; 1x1 is the article's render-off mode)",
-                             command, s));
+                             command, escape_for_message(s)));
   };
   if (x == std::string::npos) throw bad();
   int64_t w = -1, h = -1;
   auto r1 = std::from_chars(s.data(), s.data() + x, w);
   auto r2 = std::from_chars(s.data() + x + 1, s.data() + s.size(), h);
-  if (r1.ec != std::errc() || r1.ptr != s.data() + x || r2.ec != std::errc() ||
-      r2.ptr != s.data() + s.size())
-    throw bad();
-  if (w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
+  const bool shaped = r1.ptr == s.data() + x && r2.ptr == s.data() + s.size() &&
+                      r1.ec != std::errc::invalid_argument && r2.ec != std::errc::invalid_argument;
+  if (!shaped) throw bad();
+  // Digits past int64's range are a size out of range, like any other too large.
+  const bool too_large = r1.ec != std::errc() || r2.ec != std::errc();
+  if (too_large || w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
     throw Error(
         ErrorKind::TextureSizeOutOfRange,
-        fmt::format("{}: --size {}: each side must be 1..maxTextureDimension2D", command, s));
+        fmt::format("{}: --size {}: each side must be 1..maxTextureDimension2D", command,
+                    escape_for_message(s)));
   return {static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
 }
 
@@ -198,7 +202,8 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
                  "(--model)")
       ->check(CLI::IsMember({"cubes", "city", "gltf"}))
       ->capture_default_str();
-  sub.add_option("--model", o.scene.model, "glTF 2.0 file (.gltf/.glb) for --scene gltf");
+  sub.add_option("--model", o.scene.model, "glTF 2.0 file (.gltf/.glb) for --scene gltf")
+      ->check(not_empty());
   sub.add_option("--seed", o.scene.seed, "random seed of the cube scene or the city")
       ->capture_default_str();
   add_city_options(sub, o.scene.city);
@@ -219,6 +224,7 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
   sub.add_option("--occlusion", o.occlusion,
                  "occlusion culling with a depth pyramid (gpu-driven): on or off")
       ->check(CLI::IsMember({"on", "off"}))
+      ->each([&o](const std::string&) { o.occlusion_given = true; })
       ->capture_default_str();
   sub.add_option("--draw-path", o.draw_path,
                  "gpu-driven's indirect draws: multi-draw-indirect-count, multi-draw-indirect, "
@@ -277,16 +283,26 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
 }
 
 void check_objects_instances_time(int64_t objects, int64_t instances,
-                                  const std::optional<float>& time, std::string_view command) {
-  if (objects < 0 || objects > kMaxObjects)
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("{}: --objects {} is outside 0..{}", command, objects, kMaxObjects));
+                                  const std::optional<double>& time, std::string_view scene,
+                                  std::string_view command) {
+  const int64_t least = scene == "city" ? 1 : 0;
+  if (objects < least || objects > kMaxObjects)
+    throw Error(ErrorKind::SceneInput, fmt::format("{}: --objects {} is outside {}..{}", command,
+                                                   objects, least, kMaxObjects));
   if (instances < 1 || instances > 1'000'000)
     throw Error(ErrorKind::SceneInput,
                 fmt::format("{}: --instances {} is outside 1..1000000", command, instances));
-  if (time && !std::isfinite(*time))
+  if (time && !(std::abs(*time) <= double(kMaxAnimationTime)))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: --time {} is not a finite number", command, *time));
+                fmt::format("{}: --time {:g} is outside -{:g}..{:g} seconds (beyond, 32-bit float "
+                            "angles lose the precision the strategies agree on)",
+                            command, *time, double(kMaxAnimationTime), double(kMaxAnimationTime)));
+}
+
+CLI::Validator not_empty() {
+  return CLI::Validator(
+      [](std::string& value) { return value.empty() ? std::string("empty") : std::string(); },
+      "", "not empty");
 }
 
 void check_moving(double moving, std::string_view command) {
@@ -296,17 +312,26 @@ void check_moving(double moving, std::string_view command) {
                             moving));
 }
 
-void check_gpu_driven_options(std::string_view strategy, const RunCliOptions& o,
+void check_gpu_driven_options(const std::vector<std::string>& strategies, const RunCliOptions& o,
                               std::string_view command) {
-  if (strategy == "gpu-driven" || strategy == "gpu-culling") return;
-  for (const auto& [flag, value] : {std::pair<std::string_view, const std::string&>{
-                                        "--draw-path", o.draw_path},
-                                    {"--material-backend", o.material_backend}})
-    if (!value.empty())
-      throw Error(ErrorKind::InvalidArgument,
-                  fmt::format("{}: {} applies to gpu-driven and gpu-culling (their indirect draws "
-                              "and material table), not to {}",
-                              command, flag, strategy));
+  auto has = [&](std::string_view name) {
+    return std::find(strategies.begin(), strategies.end(), name) != strategies.end();
+  };
+  const std::string names = fmt::format("{}", fmt::join(strategies, ", "));
+  if (!has("gpu-driven") && !has("gpu-culling"))
+    for (const auto& [flag, value] : {std::pair<std::string_view, const std::string&>{
+                                          "--draw-path", o.draw_path},
+                                      {"--material-backend", o.material_backend}})
+      if (!value.empty())
+        throw Error(ErrorKind::InvalidArgument,
+                    fmt::format("{}: {} applies to gpu-driven and gpu-culling (their indirect "
+                                "draws and material table), not to {}",
+                                command, flag, names));
+  if (o.occlusion_given && !has("gpu-driven"))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --occlusion applies to gpu-driven (its two-phase occlusion "
+                            "culling), not to {}",
+                            command, names));
 }
 
 int with_flag_names(const std::function<int()>& run) {

@@ -91,6 +91,7 @@ struct RunCliOptions {
   int64_t threads = 0;           ///< --threads, 0..kMaxMatrixThreads (0 = every core)
   int64_t encode_threads = 1;    ///< --encode-threads, 1..kMaxEncodeThreads
   std::string occlusion = "on";  ///< --occlusion on | off
+  bool occlusion_given = false;  ///< --occlusion was on the command line
   std::string draw_path;         ///< --draw-path (empty: the best the device offers)
   std::string material_backend;  ///< --material-backend (empty: texture-arrays)
   double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)
@@ -119,18 +120,23 @@ std::vector<std::string> given_options(const CLI::App& sub,
 /// command's (per strategy).
 RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules,
                                 RenderOptions base = {});
-/// Checks the per-command scene counts render and view share: --objects 0..kMaxObjects and
-/// --instances 1..1,000,000 (SceneInput), --time finite (InvalidArgument); `command` starts the
-/// message.
+/// Checks the per-command scene counts render and view share: --objects 0..kMaxObjects (1.. for
+/// the city: `scene`) and --instances 1..1,000,000 (SceneInput), |--time| <= kMaxAnimationTime
+/// (InvalidArgument); `command` starts the message.
 void check_objects_instances_time(int64_t objects, int64_t instances,
-                                  const std::optional<float>& time, std::string_view command);
+                                  const std::optional<double>& time, std::string_view scene,
+                                  std::string_view command);
+/// A CLI11 check refusing an empty value, for file options where empty would read as "not
+/// given" (--model '', --script ''); the usage line names the option.
+CLI::Validator not_empty();
 /// Checks --moving, the share of the scene's objects moved each frame: 0..1, else SceneInput
 /// (every command and scene alike); `command` starts the message.
 void check_moving(double moving, std::string_view command);
-/// Refuses (InvalidArgument) --draw-path or --material-backend given for a strategy that does not
-/// use them (they apply to gpu-driven and gpu-culling: their indirect draws and material table),
-/// rather than ignoring them silently. `command` starts the message.
-void check_gpu_driven_options(std::string_view strategy, const RunCliOptions& o,
+/// Refuses (InvalidArgument), rather than ignoring them silently, --draw-path or
+/// --material-backend when none of `strategies` uses them (gpu-driven and gpu-culling: their
+/// indirect draws and material table), and a given --occlusion when none is gpu-driven (its
+/// two-phase occlusion culling). `command` starts the message.
+void check_gpu_driven_options(const std::vector<std::string>& strategies, const RunCliOptions& o,
                               std::string_view command);
 /// Runs a command, rewriting bindery's field names in an error message into the CLI's flags
 /// ("RenderOptions::frames_in_flight = 9, valid 1..8" -> "--frames-in-flight 9, valid 1..8");

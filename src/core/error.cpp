@@ -14,24 +14,55 @@ std::string_view to_string(ErrorKind kind) noexcept {
   return "Unknown";
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong form, no surrogate, at
+// most U+10FFFF) of at least two bytes starting at text[i], or 0; a C1 control (U+0080-U+009F)
+// counts as not well-formed here, so that its bytes are escaped.
+size_t utf8_sequence(std::string_view text, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = b(0);
+  const size_t n = lead >= 0xc2 && lead <= 0xdf   ? 2
+                   : lead >= 0xe0 && lead <= 0xef ? 3
+                   : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                  : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(k) & 0xc0) != 0x80) return 0;
+  if ((lead == 0xe0 && b(1) < 0xa0) || (lead == 0xed && b(1) > 0x9f) ||  // overlong, surrogate
+      (lead == 0xf0 && b(1) < 0x90) || (lead == 0xf4 && b(1) > 0x8f) ||  // overlong, > U+10FFFF
+      (lead == 0xc2 && b(1) <= 0x9f))                                    // C1 control
+    return 0;
+  return n;
+}
+
+}  // namespace
+
 std::string escape_for_message(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
     switch (c) {
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20 || c == 0x7f) {
+        if (c >= 0x80) {
+          if (const size_t n = utf8_sequence(text, i); n > 0) {
+            out.append(text.substr(i, n));
+            i += n - 1;
+            break;
+          }
+        }
+        if (c < 0x20 || c >= 0x7f) {
           out += "\\x";
           out += kHex[c >> 4];
           out += kHex[c & 0xf];
         } else {
-          out += ch;
+          out += static_cast<char>(c);
         }
     }
   }

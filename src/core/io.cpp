@@ -66,6 +66,25 @@ std::filesystem::path resolve_include(const std::filesystem::path& dir, const st
   return target;
 }
 
+// Whether `pos` of WGSL `text` lies inside a block comment (/* */, which nests in WGSL; a line
+// comment's "/*" opens nothing).
+bool inside_block_comment(const std::string& text, size_t pos) {
+  int depth = 0;
+  for (size_t i = 0; i + 1 < text.size() && i < pos; ++i) {
+    if (depth == 0 && text[i] == '/' && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == std::string::npos || i >= pos) return false;
+    } else if (text[i] == '/' && text[i + 1] == '*') {
+      ++depth;
+      ++i;
+    } else if (depth > 0 && text[i] == '*' && text[i + 1] == '/') {
+      --depth;
+      ++i;
+    }
+  }
+  return depth > 0;
+}
+
 }  // namespace
 
 std::string read_wgsl_file(const std::string& path, std::string_view what) {
@@ -73,10 +92,16 @@ std::string read_wgsl_file(const std::string& path, std::string_view what) {
   constexpr std::string_view kDirective = "\n// @include ";
   constexpr int kMaxIncludes = 8;
   const fs::path dir = fs::path(path).parent_path();
-  std::string text = read_input_file(path, what);
+  // A directive is a line of its own, the first line included: the text gets a leading newline
+  // while it is searched.
+  std::string text = "\n" + read_input_file(path, what);
+  size_t from = 0;
   for (int level = 0;; ++level) {
-    const size_t at = text.find(kDirective);
-    if (at == std::string::npos) return text;
+    size_t at = text.find(kDirective, from);
+    while (at != std::string::npos && inside_block_comment(text, at))
+      at = text.find(kDirective, at + 1);
+    if (at == std::string::npos) return text.substr(1);
+    from = at;  // the included text's own directives next
     const size_t name_at = at + kDirective.size();
     const size_t end = text.find('\n', name_at);
     std::string name = text.substr(name_at, end == std::string::npos ? std::string::npos : end - name_at);

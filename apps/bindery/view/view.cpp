@@ -246,6 +246,27 @@ std::string mode_list(const std::vector<WGPUPresentMode>& modes) {
   return list.empty() ? std::string("no present mode") : list;
 }
 
+// Each action's number of values: a line with more or fewer is refused (not read in part).
+void check_value_count(const ScriptEvent& e) {
+  static const std::array<std::pair<std::string_view, size_t>, 12> kValues = {{{"strategy", 1},
+                                                                               {"objects", 1},
+                                                                               {"spread", 1},
+                                                                               {"resize", 2},
+                                                                               {"pause", 0},
+                                                                               {"resume", 0},
+                                                                               {"occlusion", 1},
+                                                                               {"panel", 1},
+                                                                               {"orbit", 2},
+                                                                               {"zoom", 1},
+                                                                               {"camera", 1},
+                                                                               {"quit", 0}}};
+  for (const auto& [action, n] : kValues)
+    if (e.action == action && e.args.size() != n)
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("view: --script line {}: {} takes {} value{}, not {}", e.line,
+                              e.action, n, n == 1 ? "" : "s", e.args.size()));
+}
+
 }  // namespace
 
 WGPUPresentMode pick_present_mode(const std::string& name,
@@ -303,6 +324,7 @@ std::vector<ScriptEvent> parse_script(const std::string& path) {
                               "zoom, camera, quit",
                               number, escape_for_message(e.action)));
     for (std::string w; words >> w;) e.args.push_back(w);
+    check_value_count(e);
     events.push_back(std::move(e));
   }
   return events;
@@ -318,13 +340,13 @@ std::vector<ScriptEvent> checked_script(const ViewOptions& o) {
       o.script.empty() ? std::vector<ScriptEvent>{} : parse_script(o.script);
   for (const ScriptEvent& e : script) {
     if (e.action == "strategy") {
-      if (e.args.size() != 1)
-        throw Error(ErrorKind::InvalidArgument,
-                    fmt::format("view: --script line {}: strategy takes one name", e.line));
       with_context(fmt::format("view: --script line {}", e.line),
                    [&] { return find_strategy(e.args[0]); });
     } else if (e.action == "objects") {
-      parse_u32(e, 0, o.max_count);
+      if (parse_u32(e, 0, o.max_count) < o.min_count)
+        throw Error(ErrorKind::InvalidArgument,
+                    fmt::format("view: --script line {}: objects {} is below this scene's least, {}",
+                                e.line, e.args[0], o.min_count));
     } else if (e.action == "spread") {
       if (!o.spread_applies)
         throw Error(ErrorKind::InvalidArgument,
@@ -341,7 +363,7 @@ std::vector<ScriptEvent> checked_script(const ViewOptions& o) {
     } else if (e.action == "zoom") {
       parse_float(e, 0, 0.01f, 100.0f);
     } else if (e.action == "camera") {
-      if (e.args.size() != 1 || e.args[0] != "reset")
+      if (e.args[0] != "reset")
         throw Error(ErrorKind::InvalidArgument,
                     fmt::format("view: --script line {}: camera takes reset", e.line));
     } else if (e.action == "occlusion" || e.action == "panel") {
@@ -405,6 +427,7 @@ class ViewSession {
         surface_.configure(uint32_t(fb_w_), uint32_t(fb_h_));
         ++reconfigured_;
       }
+      now_.count = std::max(now_.count, o_.min_count);  // the keys and buttons halve and subtract
       if (!scene_ || scene_count_ != now_.count || scene_spread_ != now_.spread) {
         scene_.reset();
         scene_ = o_.make_scene(now_.count, now_.spread);
@@ -664,7 +687,6 @@ class ViewSession {
     if (ImGui::Button("+100")) now_.count = std::min(o_.max_count, now_.count + 100);
     ImGui::SameLine();
     if (ImGui::Button("x2")) double_count();
-    if (scene.name == "gltf" && now_.count == 0) now_.count = 1;
     if (o_.spread_applies) {
       // Applied when the slider is let go: each new spread is a new scene and run.
       if (!editing_spread_) spread_edit_ = now_.spread;

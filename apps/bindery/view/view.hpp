@@ -24,6 +24,7 @@ struct ViewOptions {
   std::function<Scene(uint32_t count, float spread)> make_scene;
   uint32_t count = 1000;            ///< the object count at start
   uint32_t max_count = 10'000'000;  ///< the most the panel and the script may ask for
+  uint32_t min_count = 0;           ///< the least (1 for the city's objects and glTF copies)
   bool moving_from_scene = false;   ///< use Scene::moving_share() (the city) instead of `moving`
   float spread = 1.0f;              ///< the spread at start (kMinSpread..kMaxSpread)
   bool spread_applies = false;      ///< the scene places objects by a spread (the cubes)

@@ -101,10 +101,11 @@ class Error : public std::runtime_error {
 };
 
 /// `text` made safe to quote inside a one-line error message: every control byte (0x00-0x1f,
-/// 0x7f) and the backslash are escaped, as C writes them (`\n`, `\t`, `\r`, `\\`, else
-/// `\xHH`), so no input can break the line, move the cursor or print an ANSI escape sequence.
-/// Other bytes (UTF-8 included) are kept. Every value an input file supplies (a name, a URI, a
-/// path) goes through this before it is quoted into an Error.
+/// 0x7f), the C1 controls (U+0080-U+009F, whose 8-bit form 0x9b is a terminal's CSI), every byte
+/// that is not part of well-formed UTF-8 (RFC 3629) and the backslash are escaped, as C writes
+/// them (`\n`, `\t`, `\r`, `\\`, else `\xHH` per byte), so no input can break the line, move
+/// the cursor or print an escape sequence. Well-formed UTF-8 is kept. Every value an input file
+/// supplies (a name, a URI, a path) goes through this before it is quoted into an Error.
 std::string escape_for_message(std::string_view text);
 
 /// Rethrows `e` with "while <context>: " in front of its message, keeping the kind.

@@ -76,7 +76,8 @@ struct RenderOptions {
   uint32_t width = 640, height = 480;  ///< target size in pixels, each 1..maxTextureDimension2D
   ///@}
   uint32_t frames = 60;                ///< frames to render (>= 1)
-  std::optional<float> time_s;         ///< freeze the animation at this time (seconds)
+  /// Freezes the animation at this time (seconds, |time_s| <= kMaxAnimationTime).
+  std::optional<float> time_s;
   double moving = 1.0;                 ///< share of objects that move each frame, 0..1
   bool keep_last_frame = true;         ///< read the last frame back into RenderReport::last_frame
   /// Most draws encoded into one render pass; a frame with more is split into several passes
@@ -238,8 +239,8 @@ uint64_t default_max_bind_groups(const AdapterDescription& adapter);
 /// Renders `scene` with `options` on `device`. Before touching the device it throws
 /// TextureSizeOutOfRange for a size outside 1..maxTextureDimension2D (or a scene texture so),
 /// SceneInput for a scene whose indices, mips or material references are inconsistent,
-/// InvalidArgument for an option outside its range (frames == 0, a non-finite time_s, moving
-/// outside [0, 1], frames_in_flight outside 1..kMaxFramesInFlight, threads above
+/// InvalidArgument for an option outside its range (frames == 0, |time_s| > kMaxAnimationTime,
+/// moving outside [0, 1], frames_in_flight outside 1..kMaxFramesInFlight, threads above
 /// kMaxMatrixThreads, encode_threads outside 1..kMaxEncodeThreads or above 1 for a strategy that
 /// strategy_encodes_in_parallel() says no to, an unknown draw_path or strategy), the message
 /// naming the field and value ("RenderOptions::frames_in_flight = 9, valid 1..8"),

@@ -128,9 +128,11 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
                             o.width, o.height, max_dim));
   if (o.frames == 0)
     throw Error(ErrorKind::InvalidArgument, "RenderOptions::frames = 0, valid 1 or more");
-  if (o.time_s && !std::isfinite(*o.time_s))
+  if (o.time_s && !(std::abs(*o.time_s) <= kMaxAnimationTime))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("RenderOptions::time_s = {}, valid a finite number", *o.time_s));
+                fmt::format("RenderOptions::time_s = {}, valid -{:g}..{:g} (seconds; 32-bit "
+                            "angles beyond)",
+                            *o.time_s, double(kMaxAnimationTime), double(kMaxAnimationTime)));
   if (!(o.moving >= 0.0 && o.moving <= 1.0))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::moving = {}, valid 0..1", o.moving));

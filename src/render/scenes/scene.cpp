@@ -48,6 +48,21 @@ float wrap_coordinate(double x, float lo, float hi) {
   return out < hi ? out : lo;  // r just below size can round up to hi
 }
 
+// The normal matrix of a placement's 3x3 part M: inverse(transpose(M)) = cofactor(M) / det(M),
+// the cofactor matrix's columns being cross products of M's columns. Where det is 0 (a glTF
+// node scaled by 0 on one axis: a flattened object) or 1 / det overflows, cofactor(M) alone, as
+// the GPU strategies take it (shaders/gpu_driven_draw.wgsl: sign(det) * cofactor(M)); the
+// shaders normalise the normal, so both draw the same image, where the inverse would be NaN.
+glm::mat3 normal_matrix(const glm::mat3& m) {
+  const glm::mat3 cofactor(glm::cross(m[1], m[2]), glm::cross(m[2], m[0]),
+                           glm::cross(m[0], m[1]));
+  const float det = glm::dot(m[0], cofactor[0]);
+  const glm::mat3 n = cofactor * (1.0f / det);
+  const bool finite = det != 0.0f && std::isfinite(n[0][0] + n[0][1] + n[0][2] + n[1][0] +
+                                                   n[1][1] + n[1][2] + n[2][0] + n[2][1] + n[2][2]);
+  return finite ? n : cofactor;
+}
+
 }  // namespace
 
 void Scene::animate(float time, std::vector<ObjectTransform>& out, uint32_t begin,
@@ -63,7 +78,7 @@ void Scene::animate_range(float time, std::span<ObjectTransform> out, uint32_t b
     const Object& o = objects[i];
     if (!o.animated) {
       out[i].world = o.placement;
-      out[i].normal = glm::mat3(glm::transpose(glm::inverse(o.placement)));
+      out[i].normal = normal_matrix(glm::mat3(o.placement));
       if (o.moving)
         for (int a = 0; a < 3; ++a)
           out[i].world[3][a] = wrap_coordinate(
