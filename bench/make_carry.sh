@@ -54,6 +54,19 @@ exec "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" "$d/bin/bindery.bin" 
 WRAPPER
   chmod +x "$dest/dawn/bin/bindery"
 fi
+# With BINDERY_CARRY_PERF=1, Linux perf (this machine's linux-perf) and the libraries it loads
+# beyond the C/C++ runtime, for bench/city_static_profile_device.sh.
+if [ "${BINDERY_CARRY_PERF:-0}" = 1 ]; then
+  perf=$(command -v perf) || { echo "make_carry: perf missing (apt-get install linux-perf)" >&2; exit 1; }
+  mkdir -p "$dest/perf/lib"
+  cp -L "$perf" "$dest/perf/perf"
+  ldd "$perf" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*) ;;
+      *) cp -L "$lib" "$dest/perf/lib/" ;;
+    esac
+  done
+fi
 model=/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb
 [ -f "$model" ] && cp "$model" "$dest/models/"
 du -sh "$dest"
