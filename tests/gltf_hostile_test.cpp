@@ -75,9 +75,12 @@ json triangle(const std::string& uri = "data:application/octet-stream;base64," +
           {"buffers", {{{"byteLength", 36}, {"uri", uri}}}}};
 }
 
-// The triangle with a base colour texture whose image has `uri` (material 0 uses texture 0).
+// The triangle with a base colour texture whose image has `uri` (material 0 uses texture 0) and
+// the TEXCOORD_0 it reads (accessor 1: 3 zeros, no bufferView).
 json textured(const std::string& image_uri) {
   json j = triangle();
+  j["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC2"}});
+  j["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = 1;
   j["images"] = {{{"uri", image_uri}}};
   j["textures"] = {{{"source", 0}}};
   j["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};

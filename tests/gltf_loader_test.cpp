@@ -510,6 +510,9 @@ TEST(GltfCases, BadImagesSamplersAndResources) {
       j["textures"] = {{{"source", 0}, {"sampler", 0}}};
       j["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
       j["meshes"][0]["primitives"][0]["material"] = 0;
+      // The TEXCOORD_0 the texture reads: 3 zeros (no bufferView).
+      j["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC2"}});
+      j["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = 2;
     };
   };
   EXPECT_NO_THROW(load_gltf_scene(broken("png_ok.gltf", textured(png1x1, 10497)), 1));
