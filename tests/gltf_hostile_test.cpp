@@ -910,6 +910,9 @@ TEST(GltfHostile, BufferAndImageDataAreCheckedBeforeTinygltf) {
                    {"bufferViews[0].byteStride", std::to_string(stride)});
   expect_refusal(t.model("asset.gltf", with([](json& j) { j.erase("asset"); })), {"\"asset\""});
   expect_refusal(
+      t.model("bvlen.gltf", with([](json& j) { j["bufferViews"][0].erase("byteLength"); })),
+      {"bufferViews[0].byteLength", "missing"});
+  expect_refusal(
       t.model("v1.gltf", with([](json& j) { j["asset"]["version"] = "1.0"; })),
       {"asset.version", "1.0"});
   // An image with neither uri nor bufferView; a used image whose data: URI is not base64.

@@ -244,7 +244,10 @@ struct GltfLoadOptions {
 /// from the model's folder (no absolute paths, no `..` or symbolic link leading out of it, no
 /// control bytes; data: URIs allowed); its JSON nests at most 64 levels; every integer field is
 /// an integer in its schema range; node transforms, world matrices and bounds are finite in
-/// float; images are PNG or JPEG of at most 16384 x 16384 pixels within the image budget. Each
+/// float; images are PNG or JPEG of at most 16384 x 16384 pixels within the image budget; the
+/// decoded accessors and meshes within the geometry budget; the fields tinygltf would read as
+/// defaults (node matrix and TRS, material factors, data: URIs, GLB chunks) of their glTF 2.0
+/// type, length and range; scene roots unique and the node hierarchy strict trees. Each
 /// violation is a ModelLoad error naming the field, URI (as written) or node, and the rule.
 Scene load_gltf_scene(const std::string& path, uint32_t instances, const GltfLoadOptions& options);
 

@@ -96,6 +96,9 @@ void check_accessors(const std::string& path, const json& root) {
                              i, ct ? shown(*ct) : "missing"));
     if (!member(a, "count"))
       fail(path, fmt::format("accessors[{}].count is missing (glTF 2.0: it is required)", i));
+    if (const json* n = member(a, "normalized"); n && !n->is_boolean())
+      fail(path, fmt::format("accessors[{}].normalized is {}; it must be true or false", i,
+                             shown(*n)));
   }
 }
 
@@ -103,6 +106,10 @@ void check_buffer_views(const std::string& path, const json& root) {
   const json* views = member(root, "bufferViews");
   if (!views || !views->is_array()) return;
   for (size_t i = 0; i < views->size(); ++i) {
+    for (const char* required : {"buffer", "byteLength"})
+      if (!member((*views)[i], required))
+        fail(path, fmt::format("bufferViews[{}].{} is missing (glTF 2.0: it is required)", i,
+                               required));
     const json* stride = member((*views)[i], "byteStride");
     if (!stride) continue;
     const bool ok = stride->is_number_integer() && stride->get<int64_t>() >= 4 &&

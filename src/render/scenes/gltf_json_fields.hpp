@@ -8,8 +8,9 @@
 // of a data: URI in them). Each check here refuses in one ModelLoad line naming the field and
 // the glTF 2.0 rule:
 //   - asset: an object whose version is a string "2.x";
-//   - accessors: type one of SCALAR, VEC2..4, MAT2..4; componentType one of 5120..5126 (no 5124);
-//   - bufferViews: byteStride 4..252 and a multiple of 4;
+//   - accessors: type one of SCALAR, VEC2..4, MAT2..4; componentType one of 5120..5126 (no
+//     5124); count present; normalized a boolean;
+//   - bufferViews: buffer and byteLength present; byteStride 4..252 and a multiple of 4;
 //   - buffers: byteLength present; uri a string, absent only for a GLB's buffer 0 (then the BIN
 //     chunk must exist and hold byteLength bytes); a data: URI is base64 with the media type
 //     application/octet-stream or application/gltf-buffer and decodes to exactly byteLength bytes;
