@@ -897,6 +897,11 @@ TEST(GltfHostile, BufferAndImageDataAreCheckedBeforeTinygltf) {
   })));
   EXPECT_LT(std::string(big.what()).size(), 400u) << big.what();
   EXPECT_NE(std::string(big.what()).find("AAAA..."), std::string::npos) << big.what();
+  // So is a 5000-character file name (refused: no such file).
+  const Error name = load_error(t.model("name.gltf", with([](json& j) {
+    j["buffers"][0]["uri"] = std::string(5000, 'a');
+  })));
+  EXPECT_LT(std::string(name.what()).size(), 400u) << name.what();
   // Accessor type and componentType, byteStride (glTF 2.0: 4..252, a multiple of 4), asset.
   expect_refusal(t.model("type.gltf", with([](json& j) { j["accessors"][0]["type"] = "VEC7"; })),
                  {"accessors[0].type", "VEC7"});

@@ -110,7 +110,7 @@ bool read_whole_file(std::vector<unsigned char>* out, std::string* err, const st
   const std::optional<std::string> key = resource_key(path);
   const auto found = key ? state->facts->resources.find(*key) : state->facts->resources.end();
   const std::string uri = found != state->facts->resources.end()
-                              ? escape_for_message(state->facts->uri_as_written.at(*key))
+                              ? gltf::quote_input(state->facts->uri_as_written.at(*key))
                               : std::string("(not resolved)");
   try {
     if (found == state->facts->resources.end())
