@@ -32,6 +32,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <span>
 #include <sstream>
 
 namespace bindery {
@@ -75,9 +76,12 @@ json triangle(const std::string& uri = "data:application/octet-stream;base64," +
           {"buffers", {{{"byteLength", 36}, {"uri", uri}}}}};
 }
 
-// The triangle with a base colour texture whose image has `uri` (material 0 uses texture 0).
+// The triangle with a base colour texture whose image has `uri` (material 0 uses texture 0) and
+// the TEXCOORD_0 it reads (accessor 1: 3 zeros, no bufferView).
 json textured(const std::string& image_uri) {
   json j = triangle();
+  j["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC2"}});
+  j["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = 1;
   j["images"] = {{{"uri", image_uri}}};
   j["textures"] = {{{"source", 0}}};
   j["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
@@ -723,6 +727,228 @@ TEST(GltfHostile, CliImageBudgetFlag) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("[ModelLoad]"), std::string::npos) << r.err;
   EXPECT_EQ(test::count_lines(r.err), 1u) << r.err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The geometry budget (GltfLoadOptions::geometry_budget_bytes): decoded accessors (8 bytes a
+// component, once each) plus built meshes (36-byte vertices, 4-byte indices), before allocating.
+
+// Loads `path` expecting a ModelLoad error whose message names each of `names`.
+void expect_refusal(const std::string& path, std::initializer_list<std::string> names,
+                    const GltfLoadOptions& options = {}) {
+  const Error e = load_error(path, options);
+  EXPECT_EQ(e.kind(), ErrorKind::ModelLoad) << e.what();
+  const std::string what = e.what();
+  for (const std::string& n : names) EXPECT_NE(what.find(n), std::string::npos) << n << ": " << what;
+  EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+}
+
+// The triangle's mesh 0 with `primitives` primitives, all reading POSITION accessor 0.
+json shared_positions(int primitives) {
+  json j = triangle();
+  j["meshes"][0]["primitives"] = json::array();
+  for (int i = 0; i < primitives; ++i)
+    j["meshes"][0]["primitives"].push_back({{"attributes", {{"POSITION", 0}}}});
+  return j;
+}
+
+TEST(GltfHostile, GeometryBudgetChargesEachAccessorOnceAndEveryMesh) {
+  Tree t;
+  // One primitive: accessor 0 = 3 VEC3 = 9 components x 8 = 72 bytes; its mesh without NORMAL
+  // gets flat normals: 1 triangle = 3 vertices x 36 + 3 indices x 4 = 120 bytes. Total 192.
+  const std::string one = t.model("one.gltf", shared_positions(1));
+  EXPECT_NO_THROW(load_gltf_scene(one, 1, {.geometry_budget_bytes = 192}));
+  expect_refusal(one, {"mesh 0 primitive 0", "geometry budget"}, {.geometry_budget_bytes = 191});
+  // Three primitives sharing accessor 0: 72 once + 3 x 120 = 432 (decoded per primitive it
+  // would be 3 x 192 = 576).
+  const std::string three = t.model("three.gltf", shared_positions(3));
+  const Scene s = load_gltf_scene(three, 1, {.geometry_budget_bytes = 432});
+  EXPECT_EQ(s.meshes.size(), 3u);
+  expect_refusal(three, {"mesh 0 primitive 2", "geometry budget"},
+                 {.geometry_budget_bytes = 431});
+  // Double-sided: vertices and indices doubled: 72 + 6 x 36 + 6 x 4 = 312.
+  json two_sided = shared_positions(1);
+  two_sided["materials"] = {{{"doubleSided", true}}};
+  two_sided["meshes"][0]["primitives"][0]["material"] = 0;
+  const std::string ds = t.model("ds.gltf", two_sided);
+  EXPECT_NO_THROW(load_gltf_scene(ds, 1, {.geometry_budget_bytes = 312}));
+  EXPECT_KIND(load_gltf_scene(ds, 1, {.geometry_budget_bytes = 311}), ModelLoad);
+}
+
+TEST(GltfHostile, GeometryBombIsRefusedBeforeAllocating) {
+  Tree t;
+  // The tester's bomb: POSITION of 16,777,216 zeros (no bufferView) in 3 primitives. Default
+  // budget (1 GiB): the accessor (16,777,216 x 3 x 8 = 402,653,184) and primitive 0's mesh
+  // (5,592,405 triangles: 16,777,215 x 36 + 16,777,215 x 4 = 671,088,600) fit, 1,073,741,784
+  // <= 1,073,741,824; primitive 1's mesh does not.
+  json bomb = shared_positions(3);
+  bomb["accessors"][0] = {{"componentType", 5126}, {"count", 16777216}, {"type", "VEC3"}};
+  const std::string path = t.model("bomb.gltf", bomb);
+  EXPECT_EQ(GltfLoadOptions{}.geometry_budget_bytes, 1ull << 30);
+  // With a 1 MiB budget primitive 0's mesh is refused before the accessor is decoded: measured
+  // in a child process, whose peak memory stays far below the 384 MiB of the accessor.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    try {
+      load_gltf_scene(path, 1, {.geometry_budget_bytes = 1 << 20});
+      code = 2;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      code = e.kind() == ErrorKind::ModelLoad && what.find("mesh 0 primitive 0") != what.npos &&
+                     what.find("1.0 MiB") != what.npos
+                 ? 0
+                 : 3;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  rusage usage{};
+  ASSERT_EQ(wait4(pid, &status, 0, &usage), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_LT(uint64_t(usage.ru_maxrss) * 1024, 256ull << 20);
+}
+
+TEST(GltfHostile, CliGeometryBudgetFlag) {
+  Tree t;
+  const std::string model = t.model("cli.gltf", shared_positions(1));
+  test::CliResult r = test::run_cli("render --model " + model + " --geometry-budget-mib 0", 60);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--geometry-budget-mib 0"), std::string::npos) << r.err;
+  json bomb = shared_positions(3);
+  bomb["accessors"][0] = {{"componentType", 5126}, {"count", 16777216}, {"type", "VEC3"}};
+  const std::string big = t.model("bomb.gltf", bomb);
+  r = test::run_cli("render --model " + big + " --geometry-budget-mib 1 --frames 1 --size 8x8", 60);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("[ModelLoad]"), std::string::npos) << r.err;
+  EXPECT_EQ(test::count_lines(r.err), 1u) << r.err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// GLB layout (glTF 2.0 "Binary glTF Layout") and what tinygltf would otherwise word.
+
+std::string u32le(uint32_t v) {
+  return std::string(reinterpret_cast<const char*>(&v), 4);
+}
+
+TEST(GltfHostile, GlbHeaderAndChunksAreCheckedInBinderysWords) {
+  Tree t;
+  const std::string json_chunk = glb(triangle().dump()).substr(20);  // padded JSON
+  auto file = [&](const std::string& name, const std::string& bytes) {
+    write_file(t.model_dir() / name, bytes);
+    return (t.model_dir() / name).string();
+  };
+  // Header lengths below 20 (header + the JSON chunk's header) no longer wrap around.
+  for (uint32_t length : {0u, 12u, 19u})
+    expect_refusal(file("len.glb", "glTF" + u32le(2) + u32le(length) +
+                                       u32le(uint32_t(json_chunk.size())) + u32le(0x4E4F534Au) +
+                                       json_chunk),
+                   {"GLB header length " + std::to_string(length), "less than 20"});
+  EXPECT_NO_THROW(load_gltf_scene(file("ok.glb", glb(triangle().dump())), 1));
+  // An empty JSON chunk; a chunk after JSON that is not BIN; a BIN chunk past the end.
+  expect_refusal(file("empty.glb", "glTF" + u32le(2) + u32le(20) + u32le(0) + u32le(0x4E4F534Au)),
+                 {"JSON chunk", "empty"});
+  const std::string head = glb(triangle().dump());
+  const uint32_t with_bin = uint32_t(head.size() + 8 + 4);
+  auto with_chunk = [&](uint32_t length, uint32_t type) {
+    std::string b = head + u32le(length) + u32le(type) + std::string(4, '\0');
+    b.replace(8, 4, u32le(with_bin));
+    return b;
+  };
+  expect_refusal(file("btype.glb", with_chunk(4, 0x41414141u)), {"0x41414141", "not BIN"});
+  expect_refusal(file("blen.glb", with_chunk(8, 0x004E4942u)), {"BIN chunk length 8"});
+  // Buffer 0 without uri in a GLB without a BIN chunk; another buffer without uri.
+  json no_uri = triangle();
+  no_uri["buffers"][0].erase("uri");
+  expect_refusal(file("nobin.glb", glb(no_uri.dump())), {"buffers[0]", "no BIN chunk"});
+  expect_refusal(t.model("nouri.gltf", no_uri), {"buffers[0] has no uri"});
+}
+
+TEST(GltfHostile, BufferAndImageDataAreCheckedBeforeTinygltf) {
+  Tree t;
+  auto with = [](const std::function<void(json&)>& edit) {
+    json j = triangle();
+    edit(j);
+    return j;
+  };
+  // 36 bytes encode to 48 base64 characters; byteLength 40 does not match.
+  expect_refusal(t.model("len.gltf", with([](json& j) { j["buffers"][0]["byteLength"] = 40; })),
+                 {"buffers[0].uri", "decodes to 36 bytes", "byteLength is 40"});
+  expect_refusal(
+      t.model("b64.gltf", with([](json& j) {
+        j["buffers"][0]["uri"] = "data:application/octet-stream;base64,!!!!";
+      })),
+      {"buffers[0].uri", "not valid base64"});
+  expect_refusal(t.model("nob64.gltf", with([](json& j) {
+                           j["buffers"][0]["uri"] = "data:application/octet-stream,hello";
+                         })),
+                 {"buffers[0].uri", "base64"});
+  // An external file of 36 bytes whose byteLength says 40.
+  expect_refusal(t.model("file.gltf", with([](json& j) {
+                           j["buffers"][0] = {{"uri", "tri.bin"}, {"byteLength", 40}};
+                         })),
+                 {"tri.bin", "36 bytes", "byteLength is 40"});
+  // A data URI of a megabyte in a message is cut to 80 characters and "...".
+  const Error big = load_error(t.model("big.gltf", with([](json& j) {
+    j["buffers"][0]["uri"] = "data:application/octet-stream;base64," + std::string(1 << 20, 'A');
+  })));
+  EXPECT_LT(std::string(big.what()).size(), 400u) << big.what();
+  EXPECT_NE(std::string(big.what()).find("AAAA..."), std::string::npos) << big.what();
+  // So is a 5000-character file name (refused: no such file).
+  const Error name = load_error(t.model("name.gltf", with([](json& j) {
+    j["buffers"][0]["uri"] = std::string(5000, 'a');
+  })));
+  EXPECT_LT(std::string(name.what()).size(), 400u) << name.what();
+  // Accessor type and componentType, byteStride (glTF 2.0: 4..252, a multiple of 4), asset.
+  expect_refusal(t.model("type.gltf", with([](json& j) { j["accessors"][0]["type"] = "VEC7"; })),
+                 {"accessors[0].type", "VEC7"});
+  expect_refusal(
+      t.model("ct.gltf", with([](json& j) { j["accessors"][0]["componentType"] = 5130; })),
+      {"accessors[0].componentType", "5130"});
+  for (int stride : {0, 2, 13, 256})
+    expect_refusal(t.model("stride.gltf", with([&](json& j) {
+                             j["bufferViews"][0]["byteStride"] = stride;
+                           })),
+                   {"bufferViews[0].byteStride", std::to_string(stride)});
+  expect_refusal(t.model("asset.gltf", with([](json& j) { j.erase("asset"); })), {"\"asset\""});
+  expect_refusal(
+      t.model("bvlen.gltf", with([](json& j) { j["bufferViews"][0].erase("byteLength"); })),
+      {"bufferViews[0].byteLength", "missing"});
+  expect_refusal(
+      t.model("v1.gltf", with([](json& j) { j["asset"]["version"] = "1.0"; })),
+      {"asset.version", "1.0"});
+  // An image with neither uri nor bufferView; a used image whose data: URI is not base64.
+  json image = textured("data:image/png;base64,@@@@");
+  expect_refusal(t.model("img.gltf", image), {"images[0].uri", "not valid base64"});
+  image["images"][0] = json::object();
+  expect_refusal(t.model("noimg.gltf", image), {"images[0]", "neither uri nor bufferView"});
+}
+
+TEST(GltfHostile, NoLibraryWordsInImageAndTextureErrors) {
+  // A JPEG cut after its SOI and APP0 marker: stb_image's reason (from its last loader tried,
+  // "bad png sig") is not passed on.
+  const std::string cut("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00",
+                        20);
+  uint64_t used = 0;
+  try {
+    gltf::decode_gltf_image(std::span(reinterpret_cast<const uint8_t*>(cut.data()), cut.size()),
+                            "image 0", 1 << 20, used);
+    ADD_FAILURE() << "decoded";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("not a readable JPEG"), std::string::npos) << what;
+    EXPECT_EQ(what.find("png"), std::string::npos) << what;
+  }
+  // A texture whose only source is KHR_texture_basisu: named, not "image -1".
+  Tree t;
+  json j = textured("data:image/png;base64,AAAA");
+  j["textures"][0] = {{"extensions", {{"KHR_texture_basisu", {{"source", 0}}}}}};
+  const Error e = load_error(t.model("basisu.gltf", j));
+  EXPECT_NE(std::string(e.what()).find("KHR_texture_basisu"), std::string::npos) << e.what();
+  EXPECT_EQ(std::string(e.what()).find("-1"), std::string::npos) << e.what();
 }
 
 }  // namespace

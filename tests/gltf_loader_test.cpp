@@ -510,6 +510,9 @@ TEST(GltfCases, BadImagesSamplersAndResources) {
       j["textures"] = {{{"source", 0}, {"sampler", 0}}};
       j["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
       j["meshes"][0]["primitives"][0]["material"] = 0;
+      // The TEXCOORD_0 the texture reads: 3 zeros (no bufferView).
+      j["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC2"}});
+      j["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = 2;
     };
   };
   EXPECT_NO_THROW(load_gltf_scene(broken("png_ok.gltf", textured(png1x1, 10497)), 1));
@@ -582,6 +585,144 @@ TEST(GltfCases, MutatedFilesEndInNamedErrors) {
   }
   EXPECT_GT(errors, 0);
   EXPECT_GT(loaded, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fields tinygltf read as defaults when malformed: each refused in one ModelLoad line naming
+// the field (or node) and the glTF 2.0 rule.
+
+void expect_refused(const std::string& path, std::initializer_list<std::string> names) {
+  try {
+    load_gltf_scene(path, 1);
+    ADD_FAILURE() << path << " loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::ModelLoad) << e.what();
+    const std::string what = e.what();
+    for (const std::string& n : names) EXPECT_NE(what.find(n), std::string::npos) << n << ": " << what;
+  }
+}
+
+// glTF 2.0 node.matrix: 16 numbers, decomposable to TRS, so its last row (column-major
+// elements 3, 7, 11, 15) is 0, 0, 0, 1. translation and scale are 3 numbers, rotation 4 in -1..1.
+TEST(GltfNodes, MatricesAndTrsMustHaveTheirShape) {
+  auto node = [](const json& n) {
+    return broken("node.gltf", [&](json& j) {
+      j["nodes"][0] = n;
+      j["nodes"][0]["mesh"] = 0;
+    });
+  };
+  expect_refused(node({{"matrix", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0}}}),
+                 {"nodes[0].matrix", "0, 0, 1, 0", "0, 0, 0, 1"});
+  expect_refused(node({{"matrix", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0}}}),
+                 {"nodes[0].matrix", "15", "16 numbers"});
+  json with_string = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  with_string[5] = "1";
+  expect_refused(node({{"matrix", with_string}}), {"nodes[0].matrix[5]", "a number"});
+  expect_refused(node({{"translation", {1, 2}}}), {"nodes[0].translation", "3 numbers"});
+  expect_refused(node({{"scale", {1, "2", 3}}}), {"nodes[0].scale[1]"});
+  expect_refused(node({{"rotation", {0, 0, 0, 1, 0}}}), {"nodes[0].rotation", "4 numbers"});
+  expect_refused(node({{"rotation", {0, 0, 0, 2}}}), {"nodes[0].rotation[3]", "-1..1"});
+  // A translation by (1, 2, 3), as a matrix and as TRS: the triangle's bounds (0..1, 0..1, 0)
+  // move to (1..2, 2..3, 3), centred on the grid at (1.5, 2.5, 3): placement translates by
+  // (1, 2, 3) - (1.5, 2.5, 3) = (-0.5, -0.5, 0).
+  for (const json& n : {json{{"matrix", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1}}},
+                        json{{"translation", {1, 2, 3}}}}) {
+    const Scene s = load_gltf_scene(node(n), 1);
+    ASSERT_EQ(s.objects.size(), 1u);
+    EXPECT_EQ(s.objects[0].placement[3], glm::vec4(-0.5f, -0.5f, 0.0f, 1.0f));
+  }
+}
+
+// glTF 2.0 "Scenes": scene.nodes are unique and roots; the hierarchy is disjoint strict trees.
+TEST(GltfNodes, EachNodeIsReachedOnce) {
+  expect_refused(broken("dup.gltf", [](json& j) { j["scenes"][0]["nodes"] = {0, 0, 0}; }),
+                 {"scene 0", "node 0", "more than once"});
+  // Node 1 (the mesh) is node 0's child and also listed as a root.
+  auto two = [](const json& roots) {
+    return [=](json& j) {
+      j["nodes"] = {{{"children", {1}}}, {{"mesh", 0}}};
+      j["scenes"][0]["nodes"] = roots;
+    };
+  };
+  expect_refused(broken("root_child.gltf", two({0, 1})), {"node 1", "child of node 0"});
+  const Scene s = load_gltf_scene(broken("tree.gltf", two({0})), 1);
+  EXPECT_EQ(s.objects.size(), 1u);  // the control: reached once
+  // A cycle in a file without scenes (no node is parentless, so no root): named as a cycle.
+  expect_refused(broken("cycle.gltf",
+                        [](json& j) {
+                          j.erase("scenes");
+                          j["nodes"] = {{{"children", {1}}, {"mesh", 0}}, {{"children", {0}}}};
+                        }),
+                 {"cycle"});
+}
+
+// glTF 2.0 material: baseColorFactor 4 numbers in 0..1, emissiveFactor 3, metallic/roughness
+// factors numbers in 0..1, alphaCutoff a number >= 0.
+TEST(GltfMaterials, FactorsMustHaveTheirTypeLengthAndRange) {
+  auto material = [](const json& m) {
+    return broken("material.gltf", [&](json& j) {
+      j["materials"] = {m};
+      j["meshes"][0]["primitives"][0]["material"] = 0;
+    });
+  };
+  const std::string base = "materials[0].pbrMetallicRoughness.baseColorFactor";
+  expect_refused(material({{"pbrMetallicRoughness", {{"baseColorFactor", "red"}}}}), {base});
+  expect_refused(material({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0}}}}}),
+                 {base, "4 numbers"});
+  expect_refused(material({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 2, 1}}}}}),
+                 {base + "[2]", "0..1"});
+  expect_refused(material({{"pbrMetallicRoughness", {{"metallicFactor", "1"}}}}),
+                 {"metallicFactor"});
+  expect_refused(material({{"pbrMetallicRoughness", {{"roughnessFactor", 1.5}}}}),
+                 {"roughnessFactor"});
+  expect_refused(material({{"emissiveFactor", {1, 1}}}), {"materials[0].emissiveFactor"});
+  expect_refused(material({{"alphaMode", "MASK"}, {"alphaCutoff", 1e300}}),
+                 {"material.gltf", "materials[0].alphaCutoff"});
+  expect_refused(material({{"alphaMode", "MASK"}, {"alphaCutoff", -0.5}}),
+                 {"materials[0].alphaCutoff"});
+  // The values as written: colour (1, 0, 0, 0.5), cutoff 0.25.
+  const Scene s = load_gltf_scene(
+      material({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.5}}}},
+                {"alphaMode", "MASK"},
+                {"alphaCutoff", 0.25}}),
+      1);
+  EXPECT_EQ(s.materials[0].color, glm::vec4(1.0f, 0.0f, 0.0f, 0.5f));
+  EXPECT_EQ(s.materials[0].alpha_cutoff, 0.25f);
+}
+
+// glTF 2.0 textureInfo.texCoord N: the primitive has TEXCOORD_N. NORMAL vectors are unit
+// length: all-zero ones are drawn, with one warning.
+TEST(GltfMaterials, TexCoordSetsMustExistAndZeroNormalsAreWarned) {
+  const std::string png1x1 =
+      "data:image/png;base64,"
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR42mP4DwQACfsD/"
+      "Wj6HMwAAAAASUVORK5CYII=";
+  auto textured = [&](int tex_coord) {
+    return broken("texcoord.gltf", [&](json& j) {
+      j["images"] = {{{"uri", png1x1}}};
+      j["textures"] = {{{"source", 0}}};
+      j["materials"] = {
+          {{"pbrMetallicRoughness",
+            {{"baseColorTexture", {{"index", 0}, {"texCoord", tex_coord}}}}}}};
+      j["meshes"][0]["primitives"][0]["material"] = 0;
+      j["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC2"}});
+      j["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = 2;
+    });
+  };
+  EXPECT_NO_THROW(load_gltf_scene(textured(0), 1));
+  expect_refused(textured(1), {"mesh 0 primitive 0", "TEXCOORD_1"});
+  // NORMAL: 3 zero vectors (no bufferView).
+  const Scene s = load_gltf_scene(broken("zero_normals.gltf",
+                                         [](json& j) {
+                                           j["accessors"].push_back({{"componentType", 5126},
+                                                                     {"count", 3},
+                                                                     {"type", "VEC3"}});
+                                           j["meshes"][0]["primitives"][0]["attributes"]["NORMAL"] =
+                                               2;
+                                         }),
+                                  1);
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("3 of its 3 NORMAL"), std::string::npos) << s.warnings[0];
 }
 
 }  // namespace

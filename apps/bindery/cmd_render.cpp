@@ -33,7 +33,8 @@ struct RenderCli {
   std::optional<double> time;  // float after the range check
   double moving = 1.0;
   std::string png;
-  int64_t image_budget_mib = 1024;  ///< GltfLoadOptions::image_budget_bytes in MiB
+  int64_t image_budget_mib = 1024;     ///< GltfLoadOptions::image_budget_bytes in MiB
+  int64_t geometry_budget_mib = 1024;  ///< GltfLoadOptions::geometry_budget_bytes in MiB
   bool quiet = false;
   bool png_given = false;          ///< --png was on the command line (an empty name is an error)
   std::vector<std::string> given;  ///< the scene options on the command line (given_options)
@@ -113,7 +114,12 @@ Scene load_model(const RenderCli& o) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("render: --image-budget-mib {} is outside 1..1048576",
                             o.image_budget_mib));
-  const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
+  if (o.geometry_budget_mib < 1 || o.geometry_budget_mib > 1'048'576)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("render: --geometry-budget-mib {} is outside 1..1048576",
+                            o.geometry_budget_mib));
+  const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20,
+                           .geometry_budget_bytes = uint64_t(o.geometry_budget_mib) << 20};
   Scene scene = load_gltf_scene(model, static_cast<uint32_t>(o.instances), lo);
   for (const std::string& w : scene.warnings)
     fmt::print(stderr, "bindery: warning: glTF '{}': {}\n", escape_for_message(model),
@@ -310,6 +316,9 @@ Registration reg{
       sub.add_option("--png", o->png, "write the last frame to this PNG file");
       sub.add_option("--image-budget-mib", o->image_budget_mib,
                      "decoded bytes (RGBA8 with mips) a glTF model's images may take, MiB")
+          ->capture_default_str();
+      sub.add_option("--geometry-budget-mib", o->geometry_budget_mib,
+                     "decoded bytes (accessors and meshes) a glTF model's geometry may take, MiB")
           ->capture_default_str();
       sub.add_flag("--quiet", o->quiet, "no progress output");
       add_run_options(sub, o->run, kRules);

@@ -40,6 +40,7 @@ struct ViewCli {
   std::string present_mode = "fifo";
   std::string panel = "on";
   int64_t image_budget_mib = 1024;
+  int64_t geometry_budget_mib = 1024;
   bool quiet = false;
 };
 
@@ -78,6 +79,10 @@ int run(const ViewCli& o, const CLI::App& sub) {
     throw Error(
         ErrorKind::InvalidArgument,
         fmt::format("view: --image-budget-mib {} is outside 1..1048576", o.image_budget_mib));
+  if (o.geometry_budget_mib < 1 || o.geometry_budget_mib > 1'048'576)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("view: --geometry-budget-mib {} is outside 1..1048576",
+                            o.geometry_budget_mib));
   check_moving(o.moving, "view");
   if (sub.get_option("--png")->count() > 0 && o.png.empty())
     throw Error(ErrorKind::Io, "view: --png: the file name is empty");
@@ -119,7 +124,8 @@ int run(const ViewCli& o, const CLI::App& sub) {
     v.count = uint32_t(o.instances);
     v.min_count = 1;
     v.max_count = 1'000'000;
-    const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20};
+    const GltfLoadOptions lo{.image_budget_bytes = uint64_t(o.image_budget_mib) << 20,
+                             .geometry_budget_bytes = uint64_t(o.geometry_budget_mib) << 20};
     v.make_scene = [model = sc.model, lo, quiet = o.quiet](uint32_t count, float) {
       Scene s = load_gltf_scene(model, std::max(1u, count), lo);
       if (!quiet)
@@ -188,6 +194,9 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--image-budget-mib", o->image_budget_mib,
                      "decoded bytes a glTF model's images may take, MiB")
+          ->capture_default_str();
+      sub.add_option("--geometry-budget-mib", o->geometry_budget_mib,
+                     "decoded bytes a glTF model's geometry may take, MiB")
           ->capture_default_str();
       sub.add_flag("--quiet", o->quiet, "no summary line");
       CLI::App* app = &sub;

@@ -221,6 +221,10 @@ Scene load_gltf_scene(const std::string& path, uint32_t instances);
 /// real models (eleven 4096 x 4096 textures with their mips, or one 8192 x 8192 and change).
 inline constexpr uint64_t kDefaultGltfImageBudgetBytes = 1ull << 30;
 
+/// The default GltfLoadOptions::geometry_budget_bytes: 1 GiB, about 10 million triangles of an
+/// indexed model with normals and texture coordinates (each accessor decoded plus its mesh).
+inline constexpr uint64_t kDefaultGltfGeometryBudgetBytes = 1ull << 30;
+
 /// Limits of load_gltf_scene() a caller may change (README, "What a model may load").
 struct GltfLoadOptions {
   /// Most bytes the model's images may take decoded: RGBA8 (4 bytes a pixel) with the full mip
@@ -228,13 +232,22 @@ struct GltfLoadOptions {
   /// decoded). Checked from each image's header before it is decoded; ModelLoad beyond it. The
   /// CLI's `render --image-budget-mib` sets it.
   uint64_t image_budget_bytes = kDefaultGltfImageBudgetBytes;
+  /// Most bytes the model's geometry may take decoded: every accessor a drawn primitive reads,
+  /// once however many primitives share it (count x components x 8 bytes), plus every mesh built
+  /// (sizeof(Vertex) = 36 bytes a vertex, 4 an index; flat normals and double-sided back faces
+  /// included). Checked from the accessors' counts before each is decoded or built; ModelLoad
+  /// beyond it, naming the accessor or primitive. The CLI's `--geometry-budget-mib` sets it.
+  uint64_t geometry_budget_bytes = kDefaultGltfGeometryBudgetBytes;
 };
 
 /// load_gltf_scene() with `options`. A model's resources (buffer and image URIs) are read only
 /// from the model's folder (no absolute paths, no `..` or symbolic link leading out of it, no
 /// control bytes; data: URIs allowed); its JSON nests at most 64 levels; every integer field is
 /// an integer in its schema range; node transforms, world matrices and bounds are finite in
-/// float; images are PNG or JPEG of at most 16384 x 16384 pixels within the image budget. Each
+/// float; images are PNG or JPEG of at most 16384 x 16384 pixels within the image budget; the
+/// decoded accessors and meshes within the geometry budget; the fields tinygltf would read as
+/// defaults (node matrix and TRS, material factors, data: URIs, GLB chunks) of their glTF 2.0
+/// type, length and range; scene roots unique and the node hierarchy strict trees. Each
 /// violation is a ModelLoad error naming the field, URI (as written) or node, and the rule.
 Scene load_gltf_scene(const std::string& path, uint32_t instances, const GltfLoadOptions& options);
 

@@ -113,11 +113,11 @@ DecodedImage decode_jpeg(std::span<const uint8_t> bytes, const std::string& what
   int w = 0, h = 0, components = 0;
   const int size = static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX));
   if (!stbi_info_from_memory(bytes.data(), size, &w, &h, &components) || w <= 0 || h <= 0)
-    refuse(what, fmt::format("is not a readable JPEG: {}", stbi_failure_reason()));
+    refuse(what, "is not a readable JPEG (its header is truncated or corrupt)");
   check_size(what, uint64_t(w), uint64_t(h), budget, used);
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
       stbi_load_from_memory(bytes.data(), size, &w, &h, &components, 4), &stbi_image_free);
-  if (!pixels) refuse(what, fmt::format("is not a readable JPEG: {}", stbi_failure_reason()));
+  if (!pixels) refuse(what, "is not a readable JPEG (truncated or corrupt)");
   DecodedImage image{uint32_t(w), uint32_t(h), {}};
   image.rgba.assign(pixels.get(), pixels.get() + size_t(w) * size_t(h) * 4);
   return image;

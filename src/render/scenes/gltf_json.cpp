@@ -3,6 +3,7 @@
 #include "gltf_json.hpp"
 
 #include "bindery/core/error.hpp"
+#include "gltf_json_fields.hpp"
 #include "encode/json_message.hpp"
 #include "resource_resolver.hpp"
 
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -31,9 +33,7 @@ constexpr int64_t kMaxUint = std::numeric_limits<uint32_t>::max();  // its `size
 
 // A JSON value for a message: at most 40 characters of its text, control bytes escaped.
 std::string shown(const json& v) {
-  std::string text = v.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return escape_for_message(text);
+  return quote_input(v.dump(), 40);
 }
 
 // One integer field of the glTF 2.0 schema: `field` inside each element of the top-level array
@@ -292,6 +292,22 @@ void add_resource(const std::string& path, const std::string& what, const std::s
   facts.uri_as_written.emplace(key, uri);
 }
 
+// glTF 2.0 "Buffers and Buffer Views": buffers[i] holds byteLength bytes; tinygltf reads a
+// buffer file only when its size is exactly that.
+void check_buffer_file_size(const std::string& path, const json& b, size_t i,
+                            const std::filesystem::path& resolved) {
+  auto length = b.find("byteLength");
+  if (length == b.end() || !length->is_number_unsigned()) return;  // refused before
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(resolved, ec);
+  if (ec) return;  // unreadable: reading it says why
+  if (size != length->get<uint64_t>())
+    fail(path, fmt::format("buffers[{}].uri '{}' names a file of {} bytes, but byteLength is {} "
+                           "(they must be equal)",
+                           i, quote_input(b["uri"].get<std::string>()), size,
+                           length->get<uint64_t>()));
+}
+
 // Media types of used images (glTF 2.0 "Images": image/png or image/jpeg) and every external
 // resource a buffer or a used image names.
 void collect_resources(const std::string& path, const json& root,
@@ -302,7 +318,9 @@ void collect_resources(const std::string& path, const json& root,
       const json& b = (*buffers)[i];
       if (!b.is_object() || !b.contains("uri") || !b["uri"].is_string()) continue;
       const std::string uri = b["uri"].get<std::string>();
-      if (!is_data_uri(uri)) add_resource(path, fmt::format("buffer {}", i), uri, model_dir, facts);
+      if (is_data_uri(uri)) continue;
+      add_resource(path, fmt::format("buffer {}", i), uri, model_dir, facts);
+      check_buffer_file_size(path, b, i, facts.resources.at(tinygltf_spelling(uri)));
     }
   const json* images = root.contains("images") ? &root["images"] : nullptr;
   for (size_t i = 0; i < facts.image_used.size(); ++i) {
@@ -350,8 +368,80 @@ int json_nesting_depth(std::string_view text) {
   return deepest;
 }
 
-GltfJsonFacts check_gltf_json(const std::string& path, std::string_view text,
+std::string quote_input(std::string_view text, size_t max) {
+  if (text.size() <= max) return escape_for_message(text);
+  while (max > 0 && (static_cast<unsigned char>(text[max]) & 0xC0) == 0x80) --max;  // UTF-8
+  return escape_for_message(text.substr(0, max)) + "...";
+}
+
+namespace {
+uint32_t read_u32le(std::string_view bytes, size_t at) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+// The chunk after the JSON chunk, at byte `at` of a GLB of `length` bytes: a whole BIN chunk.
+void read_bin_chunk(const std::string& path, std::string_view bytes, uint64_t at, uint64_t length,
+                    GltfText& t) {
+  if (length - at < 8)
+    fail(path, fmt::format("GLB: {} bytes follow the JSON chunk at byte {}, fewer than a chunk's "
+                           "8-byte header (glTF 2.0 Binary glTF Layout)",
+                           length - at, at));
+  const uint32_t bin_length = read_u32le(bytes, at), bin_type = read_u32le(bytes, at + 4);
+  if (bin_type != 0x004E4942u)
+    fail(path, fmt::format("GLB chunk 1 at byte {} has type 0x{:08X}, not BIN (0x004E4942); the "
+                           "chunk after the JSON chunk must be the BIN chunk",
+                           at + 4, bin_type));
+  if (bin_length > length - at - 8)
+    fail(path, fmt::format("GLB BIN chunk length {} at byte {} runs past the GLB length {}",
+                           bin_length, at, length));
+  if (bin_length == 0 || bin_length % 4 != 0)
+    fail(path, fmt::format("GLB BIN chunk length {} at byte {} is not a positive multiple of 4 "
+                           "(glTF 2.0: chunks are padded to 4 bytes; an empty BIN chunk is left "
+                           "out)",
+                           bin_length, at));
+  t.has_bin = true;
+  t.bin_bytes = bin_length;
+}
+}  // namespace
+
+GltfText split_gltf_file(const std::string& path, std::string_view bytes) {
+  GltfText t;
+  t.json = bytes;
+  if (bytes.size() < 4 || std::memcmp(bytes.data(), "glTF", 4) != 0) return t;
+  t.glb = true;
+  if (bytes.size() < 20)
+    fail(path, fmt::format("GLB of {} bytes is shorter than its 12-byte header and the first "
+                           "chunk's 8-byte header",
+                           bytes.size()));
+  const uint32_t version = read_u32le(bytes, 4), length = read_u32le(bytes, 8);
+  const uint32_t chunk_length = read_u32le(bytes, 12), chunk_type = read_u32le(bytes, 16);
+  if (version != 2) fail(path, fmt::format("GLB header version {} at byte 4 is not 2", version));
+  if (length < 20)
+    fail(path, fmt::format("GLB header length {} at byte 8 is less than 20, the 12-byte header "
+                           "and the JSON chunk's 8-byte header (glTF 2.0 Binary glTF Layout)",
+                           length));
+  if (length > bytes.size())
+    fail(path, fmt::format("GLB header length {} at byte 8 exceeds the file's {} bytes", length,
+                           bytes.size()));
+  if (chunk_type != 0x4E4F534Au)
+    fail(path, fmt::format("GLB chunk 0 at byte 12 has type 0x{:08X}, not JSON (0x4E4F534A)",
+                           chunk_type));
+  if (chunk_length == 0)
+    fail(path, "GLB JSON chunk length at byte 12 is 0: the JSON chunk is empty (glTF 2.0 Binary "
+               "glTF Layout: it holds the glTF JSON)");
+  if (chunk_length > length - 20)
+    fail(path, fmt::format("GLB JSON chunk length {} at byte 12 runs past the GLB length {}",
+                           chunk_length, length));
+  t.json = bytes.substr(20, chunk_length);
+  const uint64_t at = 20 + uint64_t(chunk_length);
+  if (at < length) read_bin_chunk(path, bytes, at, length, t);
+  return t;
+}
+
+GltfJsonFacts check_gltf_json(const std::string& path, const GltfText& gltf_text,
                               const std::filesystem::path& model_dir) {
+  const std::string_view text = gltf_text.json;
   if (const int depth = json_nesting_depth(text); depth > kMaxGltfJsonDepth)
     fail(path, fmt::format("the JSON nests arrays and objects {} levels deep, more than the {} "
                            "bindery reads (a glTF file needs fewer than 10)",
@@ -369,10 +459,12 @@ GltfJsonFacts check_gltf_json(const std::string& path, std::string_view text,
   if (!j.is_object()) fail(path, "the JSON's top level is not an object (glTF 2.0 root)");
   check_required_extensions(path, j);
   check_integer_fields(path, j);
+  check_gltf_fields(path, j, gltf_text);
   check_image_buffer_views(path, j);
   GltfJsonFacts facts;
   facts.image_used = used_images(j);
   collect_resources(path, j, model_dir, facts);
+  check_gltf_images(path, j, facts.image_used);
   return facts;
 }
 

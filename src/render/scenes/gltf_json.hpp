@@ -14,7 +14,10 @@
 //     0..2^32-1 (2^31-1 where tinygltf keeps an `int`);
 //   - an image's bufferView whose byteOffset + byteLength exceeds its buffer's byteLength;
 //   - a used image whose mimeType (or data: URI media type) is not image/png or image/jpeg;
-//   - an external URI of a buffer or of a used image that resolve_model_resource refuses.
+//   - an external URI of a buffer or of a used image that resolve_model_resource refuses;
+//   - the non-integer fields of gltf_json_fields.cpp (check_gltf_fields): asset, accessor type
+//     and componentType, byteStride, buffer URIs and data: URIs, node transforms, material
+//     factors; and, for a GLB, its chunk layout (split_gltf_file).
 // "Used" images are the sources of textures some material's base colour texture names, the only
 // images bindery draws; no other image is decoded or opened.
 #pragma once
@@ -44,14 +47,33 @@ struct GltfJsonFacts {
   std::map<std::string, std::string> uri_as_written;
 };
 
+/// A glTF file's JSON text and, for a GLB, what its chunks hold.
+struct GltfText {
+  std::string_view json;   ///< all of a .gltf; a GLB's JSON chunk
+  bool glb = false;        ///< the file is a GLB (starts with the magic "glTF")
+  bool has_bin = false;    ///< the GLB has a BIN chunk right after its JSON chunk
+  uint64_t bin_bytes = 0;  ///< that chunk's chunkLength
+};
+
+/// Splits the file `bytes` of `path` (glTF 2.0 "Binary glTF Layout"): a .gltf is all JSON; a GLB
+/// (12-byte header: magic, version 2, length; then chunks of chunkLength, chunkType, data) must
+/// have a header length of at least 20 and at most the file's size, a JSON chunk first that
+/// fits inside that length, and, when bytes follow it, a whole BIN chunk (8-byte header, length
+/// a multiple of 4, inside the GLB). Throws ModelLoad naming the byte offset and the rule.
+GltfText split_gltf_file(const std::string& path, std::string_view bytes);
+
+/// `text` for a message: control bytes escaped, at most `max` characters of it, then "..." (a
+/// data: URI may be megabytes long).
+std::string quote_input(std::string_view text, size_t max = 80);
+
 /// The greatest nesting depth of arrays and objects in `json` (0 for a scalar; strings skipped,
 /// escapes honoured). Linear, no recursion; works on any bytes.
 int json_nesting_depth(std::string_view json);
 
-/// Runs every check the header comment lists on the JSON text `json` of the glTF file `path`
-/// (for a GLB, its JSON chunk), resolving resources in `model_dir`. Throws ModelLoad or
+/// Runs every check the header comment lists on the text `text` of the glTF file `path`
+/// (split_gltf_file), resolving resources in `model_dir`. Throws ModelLoad, Io or
 /// UnsupportedExtension; messages start "glTF '<path>': ".
-GltfJsonFacts check_gltf_json(const std::string& path, std::string_view json,
+GltfJsonFacts check_gltf_json(const std::string& path, const GltfText& text,
                               const std::filesystem::path& model_dir);
 
 }  // namespace bindery::gltf

@@ -2,6 +2,8 @@
 // A glTF model's external resources, confined to the model's folder (resource_resolver.hpp).
 #include "resource_resolver.hpp"
 
+#include "gltf_json.hpp"
+
 #include "bindery/core/error.hpp"
 
 #include <fcntl.h>
@@ -25,7 +27,7 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void refuse(std::string_view uri, std::string_view rule,
                          ErrorKind kind = ErrorKind::ModelLoad) {
-  throw Error(kind, fmt::format("uri '{}' {}", escape_for_message(uri), rule));
+  throw Error(kind, fmt::format("uri '{}' {}", gltf::quote_input(uri), rule));
 }
 
 int hex_value(char c) {

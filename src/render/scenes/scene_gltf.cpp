@@ -67,38 +67,6 @@ constexpr uint64_t kMaxAccessorCount = 1ull << 24;
 // 1. The JSON text, which bindery checks itself (gltf_json.hpp) before tinygltf sees it: tinygltf
 //    may fail on what an unimplemented extension changes, or recurse and read outside the folder.
 
-// True when the bytes start with the GLB magic "glTF" (glTF 2.0 "Binary glTF Layout").
-bool has_glb_magic(const std::string& bytes) {
-  return bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
-}
-
-uint32_t read_u32le(const std::string& bytes, size_t at) {
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-
-// The JSON text of a file: all of a .gltf; a GLB's first chunk, which must be of type JSON
-// (12-byte header, then chunkLength, chunkType 0x4E4F534A, chunkData).
-std::string_view json_text(const std::string& path, const std::string& bytes) {
-  if (!has_glb_magic(bytes)) return bytes;
-  if (bytes.size() < 20)
-    fail(path, fmt::format("GLB of {} bytes is shorter than its 12-byte header and the first "
-                           "chunk's 8-byte header",
-                           bytes.size()));
-  const uint32_t version = read_u32le(bytes, 4), length = read_u32le(bytes, 8);
-  const uint32_t chunk_length = read_u32le(bytes, 12), chunk_type = read_u32le(bytes, 16);
-  if (version != 2) fail(path, fmt::format("GLB header version {} at byte 4 is not 2", version));
-  if (length > bytes.size())
-    fail(path, fmt::format("GLB header length {} at byte 8 exceeds the file's {} bytes", length,
-                           bytes.size()));
-  if (chunk_type != 0x4E4F534Au)
-    fail(path, fmt::format("GLB chunk 0 at byte 12 has type 0x{:08X}, not JSON (0x4E4F534A)",
-                           chunk_type));
-  if (chunk_length > length - 20)
-    fail(path, fmt::format("GLB JSON chunk length {} at byte 12 runs past the GLB length {}",
-                           chunk_length, length));
-  return std::string_view(bytes).substr(20, chunk_length);
-}
 // ---------------------------------------------------------------------------------------------
 // 2. tinygltf with bindery's file reading and an image decoder that cannot throw through it.
 
@@ -142,7 +110,7 @@ bool read_whole_file(std::vector<unsigned char>* out, std::string* err, const st
   const std::optional<std::string> key = resource_key(path);
   const auto found = key ? state->facts->resources.find(*key) : state->facts->resources.end();
   const std::string uri = found != state->facts->resources.end()
-                              ? escape_for_message(state->facts->uri_as_written.at(*key))
+                              ? gltf::quote_input(state->facts->uri_as_written.at(*key))
                               : std::string("(not resolved)");
   try {
     if (found == state->facts->resources.end())
@@ -164,6 +132,29 @@ bool write_whole_file(std::string* err, const std::string&, const std::vector<un
                       void*) {
   if (err) *err += "bindery does not write glTF files";
   return false;
+}
+
+// tinygltf's error text for a file bindery's own checks let through, as one capped line: its
+// folder marker replaced by "the model's folder", every data: URI cut to 80 characters, the
+// whole to 300.
+std::string tinygltf_refusal(std::string text) {
+  if (text.empty()) text = "no reason given";
+  for (size_t at = text.find(kModelFolder); at != text.npos; at = text.find(kModelFolder, at))
+    text.replace(at, kModelFolder.size(), "(the model's folder)");
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 5, "data:") == 0) {
+      const size_t end = std::min(text.find_first_of(" \n", i), text.size());
+      out += text.substr(i, std::min<size_t>(end - i, 80));
+      if (end - i > 80) out += "...";
+      i = end;
+    } else {
+      out += text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
+      ++i;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return "the glTF library refused it: " + gltf::quote_input(out, 300);
 }
 
 // Decodes used images (gltf_image.hpp) to RGBA8 into the tinygltf image; leaves the others
@@ -571,15 +562,23 @@ class GltfLoader {
   std::pair<uint32_t, uint32_t> texture_for(int gltf_texture);
   Material convert_material(const tinygltf::Material& m, size_t index);
   void build_materials();
-  std::optional<AccessorData> read_attribute(const tinygltf::Primitive& p, const std::string& what,
-                                             const std::string& name, Semantic semantic,
-                                             std::initializer_list<size_t> components);
+  void charge_geometry(uint64_t bytes, const std::string& what, const std::string& detail);
+  const AccessorData& accessor(int index, const std::string& role);
+  uint64_t mesh_bytes(const tinygltf::Primitive& p, int mode, bool double_sided,
+                      std::string& detail) const;
+  const AccessorData* read_attribute(const tinygltf::Primitive& p, const std::string& what,
+                                     const std::string& name, Semantic semantic,
+                                     std::initializer_list<size_t> components);
   uint32_t build_mesh(int mesh_index, int prim_index, bool mirrored);
+  void check_texcoords(const tinygltf::Primitive& p, const tinygltf::Material& m,
+                       const std::string& what);
+  void warn_zero_normals(const Mesh& mesh, const std::string& what);
   void build_vertices(Mesh& mesh, const tinygltf::Primitive& p, const tinygltf::Material& material,
                       const std::string& what);
   std::vector<uint32_t> vertex_sequence(const tinygltf::Primitive& p, size_t vertex_count,
                                         const std::string& what);
   void visit(int node, const glm::mat4& parent);
+  std::vector<int> node_parents();
   std::vector<int> scene_roots();
   void walk_nodes();
   void place_instances();
@@ -599,6 +598,8 @@ class GltfLoader {
   const tinygltf::Material default_gltf_material_{};
   uint32_t default_material_ = 0;
   std::map<std::tuple<int, int, bool>, uint32_t> mesh_of_primitive_;
+  std::map<int, AccessorData> accessors_;  ///< each accessor decoded once, until walk_nodes ends
+  uint64_t geometry_bytes_ = 0;            ///< charged against options_.geometry_budget_bytes
   std::vector<Part> parts_;
   std::vector<int> stack_;  ///< nodes on the current path, for cycle detection
   glm::vec3 extent_{0.0f};  ///< the model's extent (world bounds after node transforms)
@@ -610,10 +611,11 @@ class GltfLoader {
 void GltfLoader::read_and_validate_json() {
   bytes_ = read_input_file(path_, "glTF", kMaxGltfFileBytes);
   stage_ = "checking the JSON";
-  binary_ = has_glb_magic(bytes_);
+  const gltf::GltfText text = gltf::split_gltf_file(path_, bytes_);
+  binary_ = text.glb;
   std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   if (dir.empty()) dir = ".";
-  facts_ = gltf::check_gltf_json(path_, json_text(path_, bytes_), dir);
+  facts_ = gltf::check_gltf_json(path_, text, dir);
 }
 
 // Stage 2: tinygltf, with file callbacks that open only what stage 1 resolved and an image
@@ -642,12 +644,7 @@ void GltfLoader::parse_model() {
       throw Error(e.kind(), fmt::format("glTF '{}': {}", path_, e.what()));
     }
   }
-  if (!ok) {
-    std::string msg = err.empty() ? std::string("not a readable glTF 2.0 file") : err;
-    while (!msg.empty() && (msg.back() == '\n' || msg.back() == '\r')) msg.pop_back();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    fail(path_, escape_for_message(msg));
-  }
+  if (!ok) fail(path_, tinygltf_refusal(err));
   auto uses = [](const std::vector<std::string>& names) {
     return std::count(names.begin(), names.end(), "KHR_mesh_quantization") > 0;
   };
@@ -685,7 +682,16 @@ std::pair<uint32_t, uint32_t> GltfLoader::texture_for(int gltf_texture) {
   const tinygltf::Texture& tex = model_.textures[gltf_texture];
   const uint32_t sampler = sampler_index(sampler_data(model_, tex.sampler, path_));
   const int source = tex.source;
-  if (source < 0 || size_t(source) >= model_.images.size())
+  if (source < 0 && tex.extensions.count("KHR_texture_basisu"))
+    fail(path_, fmt::format("texture {} has no source bindery can decode: its only image is given "
+                            "through KHR_texture_basisu, which bindery does not support (a "
+                            "texture's source is a PNG or JPEG image)",
+                            gltf_texture));
+  if (source < 0)
+    fail(path_, fmt::format("texture {} has no source (and no extension bindery supports gives "
+                            "one); bindery draws textures from a PNG or JPEG source image",
+                            gltf_texture));
+  if (size_t(source) >= model_.images.size())
     fail(path_, fmt::format("texture {} names image {}, which does not exist ({} images)",
                             gltf_texture, source, model_.images.size()));
   auto it = texture_of_image_.find(source);
@@ -696,7 +702,7 @@ std::pair<uint32_t, uint32_t> GltfLoader::texture_for(int gltf_texture) {
   if (img.width <= 0 || img.height <= 0 || img.component != 4 || img.bits != 8 ||
       img.image.size() != bytes)
     fail(path_, fmt::format("image {} ('{}') could not be read or decoded", source,
-                            escape_for_message(img.uri.empty() ? img.name : img.uri)));
+                            gltf::quote_input(img.uri.empty() ? img.name : img.uri)));
   scene_.textures.push_back(make_texture_with_mips(img.name.empty() ? img.uri : img.name,
                                                    uint32_t(img.width), uint32_t(img.height),
                                                    std::move(img.image)));
@@ -742,17 +748,70 @@ void GltfLoader::build_materials() {
   scene_.materials.push_back(convert_material(default_gltf_material_, default_material_));
 }
 
+// Adds `bytes` (what `what` needs, `detail` saying how) to the model's decoded geometry, refused
+// before anything is allocated when the sum exceeds the geometry budget.
+void GltfLoader::charge_geometry(uint64_t bytes, const std::string& what,
+                                 const std::string& detail) {
+  const uint64_t budget = options_.geometry_budget_bytes;
+  if (bytes > budget || geometry_bytes_ > budget - bytes)
+    fail(path_, fmt::format("{} needs {:.1f} MiB ({}), which with the model's geometry before it "
+                            "({:.1f} MiB) exceeds the model's geometry budget of {:.1f} MiB "
+                            "(decoded accessors and meshes; raise it with --geometry-budget-mib "
+                            "or GltfLoadOptions::geometry_budget_bytes)",
+                            what, bytes / 1048576.0, detail, geometry_bytes_ / 1048576.0,
+                            budget / 1048576.0));
+  geometry_bytes_ += bytes;
+}
+
+// Accessor `index` decoded (read_accessor), once per model however many primitives use it; its
+// decoded values (8 bytes a component) are charged to the geometry budget before decoding.
+const AccessorData& GltfLoader::accessor(int index, const std::string& role) {
+  if (auto it = accessors_.find(index); it != accessors_.end()) return it->second;
+  if (index >= 0 && size_t(index) < model_.accessors.size()) {
+    const tinygltf::Accessor& a = model_.accessors[index];
+    const int comps = tinygltf::GetNumComponentsInType(a.type);
+    if (a.count <= kMaxAccessorCount && comps > 0)  // else read_accessor refuses it
+      charge_geometry(uint64_t(a.count) * uint64_t(comps) * sizeof(double),
+                      fmt::format("{} accessor {}", role, index),
+                      fmt::format("{} elements of {} components, decoded at 8 bytes each",
+                                  a.count, comps));
+  }
+  return accessors_.emplace(index, read_accessor(model_, index, path_, role)).first->second;
+}
+
+// The bytes of the Mesh build_mesh makes of `p` (vertices of sizeof(Vertex), 4-byte indices),
+// from the accessors' counts alone: one vertex per POSITION element, or three per triangle for
+// flat normals; twice as many of both when double-sided. `detail` receives the counts.
+uint64_t GltfLoader::mesh_bytes(const tinygltf::Primitive& p, int mode, bool double_sided,
+                                std::string& detail) const {
+  auto count_of = [&](int index) -> uint64_t {
+    return index >= 0 && size_t(index) < model_.accessors.size()
+               ? uint64_t(model_.accessors[index].count)
+               : 0;
+  };
+  auto pos = p.attributes.find("POSITION");
+  const uint64_t positions = pos == p.attributes.end() ? 0 : count_of(pos->second);
+  const uint64_t n = p.indices >= 0 ? count_of(p.indices) : positions;
+  const uint64_t triangles = mode == gltf::kTriangles ? n / 3 : (n >= 3 ? n - 2 : 0);
+  const uint64_t sides = double_sided ? 2 : 1;
+  const uint64_t vertices = (p.attributes.count("NORMAL") ? positions : 3 * triangles) * sides;
+  const uint64_t indices = 3 * triangles * sides;
+  detail = fmt::format("{} vertices of {} bytes and {} indices of 4 bytes", vertices,
+                       sizeof(Vertex), indices);
+  return vertices * sizeof(Vertex) + indices * 4;
+}
+
 // One attribute of a primitive: read, its component count and type checked (glTF 2.0 "Meshes"
 // and KHR_mesh_quantization), every value finite (glTF 2.0 "Accessors": no NaN or infinity).
-std::optional<AccessorData> GltfLoader::read_attribute(const tinygltf::Primitive& p,
-                                                       const std::string& what,
-                                                       const std::string& name, Semantic semantic,
-                                                       std::initializer_list<size_t> components) {
+const AccessorData* GltfLoader::read_attribute(const tinygltf::Primitive& p,
+                                               const std::string& what, const std::string& name,
+                                               Semantic semantic,
+                                               std::initializer_list<size_t> components) {
   auto it = p.attributes.find(name);
-  if (it == p.attributes.end()) return std::nullopt;
+  if (it == p.attributes.end()) return nullptr;
   const std::string role = fmt::format("{} {}", what, name);
   stage_ = fmt::format("reading {} (accessor {})", role, it->second);
-  AccessorData d = read_accessor(model_, it->second, path_, role);
+  const AccessorData& d = accessor(it->second, role);
   if (std::find(components.begin(), components.end(), d.components) == components.end())
     fail(path_, fmt::format("{} accessor {} has {} components per element; {} takes {}", role,
                             it->second, d.components, name, fmt::join(components, " or ")));
@@ -767,33 +826,66 @@ std::optional<AccessorData> GltfLoader::read_attribute(const tinygltf::Primitive
     if (!std::isfinite(d.values[i]))
       fail(path_, fmt::format("{} {} is not finite (glTF 2.0 accessors hold no NaN or infinity)",
                               role, i / d.components));
-  return d;
+  return &d;
+}
+
+// glTF 2.0 "Materials", textureInfo.texCoord: a primitive has the TEXCOORD_n of every texture
+// its material names (bindery samples the base colour texture; the rule holds for all five).
+void GltfLoader::check_texcoords(const tinygltf::Primitive& p, const tinygltf::Material& m,
+                                 const std::string& what) {
+  const std::pair<const char*, std::pair<int, int>> textures[] = {
+      {"pbrMetallicRoughness.baseColorTexture",
+       {m.pbrMetallicRoughness.baseColorTexture.index,
+        m.pbrMetallicRoughness.baseColorTexture.texCoord}},
+      {"pbrMetallicRoughness.metallicRoughnessTexture",
+       {m.pbrMetallicRoughness.metallicRoughnessTexture.index,
+        m.pbrMetallicRoughness.metallicRoughnessTexture.texCoord}},
+      {"normalTexture", {m.normalTexture.index, m.normalTexture.texCoord}},
+      {"occlusionTexture", {m.occlusionTexture.index, m.occlusionTexture.texCoord}},
+      {"emissiveTexture", {m.emissiveTexture.index, m.emissiveTexture.texCoord}},
+  };
+  for (const auto& [field, info] : textures) {
+    const std::string name = fmt::format("TEXCOORD_{}", info.second);
+    if (info.first < 0 || p.attributes.count(name)) continue;
+    fail(path_, fmt::format("{}: material {}'s {} reads {} (texCoord {}), which the primitive "
+                            "does not have (glTF 2.0: a primitive has the texture coordinates its "
+                            "material's textures name)",
+                            what, p.material, field, name, info.second));
+  }
+}
+
+// glTF 2.0 "Meshes": NORMAL vectors are unit length. A zero one has no direction to light by;
+// the primitive is drawn, with one warning.
+void GltfLoader::warn_zero_normals(const Mesh& mesh, const std::string& what) {
+  const size_t zero = size_t(std::count_if(mesh.vertices.begin(), mesh.vertices.end(),
+                                           [](const Vertex& v) { return v.normal == glm::vec3(0); }));
+  if (zero > 0)
+    warn_once(fmt::format("{}: {} of its {} NORMAL vectors are (0, 0, 0), not unit length (glTF "
+                          "2.0); the lighting of those vertices is undefined",
+                          what, zero, mesh.vertices.size()));
 }
 
 // A primitive's vertices: POSITION (bounds kept, their extent finite in float), the base colour
 // texture's TEXCOORD_n, NORMAL and COLOR_0, each with one element per vertex.
 void GltfLoader::build_vertices(Mesh& mesh, const tinygltf::Primitive& p,
                                 const tinygltf::Material& material, const std::string& what) {
-  const std::optional<AccessorData> pos =
-      read_attribute(p, what, "POSITION", Semantic::position, {3});
+  const AccessorData* pos = read_attribute(p, what, "POSITION", Semantic::position, {3});
   if (!pos) fail(path_, what + " has no POSITION attribute");
   const size_t vertex_count = pos->count;
-  auto check_count = [&](const std::optional<AccessorData>& d, const std::string& name) {
+  auto check_count = [&](const AccessorData* d, const std::string& name) {
     if (d && d->count != vertex_count)
       fail(path_, fmt::format("{}: {} has {} elements, POSITION {} (one per vertex required)",
                               what, name, d->count, vertex_count));
   };
   const std::string texcoord_name =
       fmt::format("TEXCOORD_{}", material.pbrMetallicRoughness.baseColorTexture.texCoord);
-  const std::optional<AccessorData> uv =
-      read_attribute(p, what, texcoord_name, Semantic::texcoord, {2});
-  const std::optional<AccessorData> normal =
-      read_attribute(p, what, "NORMAL", Semantic::normal, {3});
-  const std::optional<AccessorData> color =
-      read_attribute(p, what, "COLOR_0", Semantic::color, {3, 4});
+  const AccessorData* uv = read_attribute(p, what, texcoord_name, Semantic::texcoord, {2});
+  const AccessorData* normal = read_attribute(p, what, "NORMAL", Semantic::normal, {3});
+  const AccessorData* color = read_attribute(p, what, "COLOR_0", Semantic::color, {3, 4});
   check_count(uv, texcoord_name);
   check_count(normal, "NORMAL");
   check_count(color, "COLOR_0");
+  check_texcoords(p, material, what);
 
   mesh.vertices.resize(vertex_count);
   glm::vec3 lo(INFINITY), hi(-INFINITY);
@@ -812,6 +904,7 @@ void GltfLoader::build_vertices(Mesh& mesh, const tinygltf::Primitive& p,
                             to_unorm8(color->get(i, 2)),
                             color->components == 4 ? to_unorm8(color->get(i, 3)) : 255);
   }
+  if (normal) warn_zero_normals(mesh, what);
   mesh.bounds_min = vertex_count ? lo : glm::vec3(0);
   mesh.bounds_max = vertex_count ? hi : glm::vec3(0);
   const glm::vec3 extent = mesh.bounds_max - mesh.bounds_min;
@@ -831,7 +924,7 @@ std::vector<uint32_t> GltfLoader::vertex_sequence(const tinygltf::Primitive& p,
     return sequence;
   }
   stage_ = fmt::format("reading {} indices (accessor {})", what, p.indices);
-  const AccessorData idx = read_accessor(model_, p.indices, path_, what + " indices");
+  const AccessorData& idx = accessor(p.indices, what + " indices");
   if (idx.components != 1 || (idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
                               idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
                               idx.component_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT))
@@ -871,6 +964,9 @@ uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
   const tinygltf::Material& material =
       p.material >= 0 ? model_.materials[p.material] : default_gltf_material_;
 
+  std::string detail;
+  const uint64_t bytes = mesh_bytes(p, mode, material.doubleSided, detail);
+  charge_geometry(bytes, what + (mirrored ? " (mirrored copy)" : ""), detail);
   Mesh mesh;
   mesh.name = fmt::format("{}/{}", model_.meshes[mesh_index].name, prim_index);
   build_vertices(mesh, p, material, what);
@@ -926,25 +1022,68 @@ void GltfLoader::visit(int node, const glm::mat4& parent) {
   stack_.pop_back();
 }
 
-// The default scene's root nodes; without scenes, every node that is no other node's child.
-// glTF 2.0 §3.5.3: the node hierarchy is a set of disjoint trees, so no node has two parents
-// (a node listed twice would be drawn twice per path, and 40 such levels are 2^40 draws).
-std::vector<int> GltfLoader::scene_roots() {
-  std::vector<int> parents(model_.nodes.size(), 0);
+// glTF 2.0 "Nodes and Hierarchy": the node hierarchy is a set of disjoint strict trees. Returns
+// each node's parent (-1 for none), refusing a node with two parents and a cycle anywhere (a
+// node found again while following parents up from it).
+std::vector<int> GltfLoader::node_parents() {
+  std::vector<int> parent(model_.nodes.size(), -1);
   for (size_t i = 0; i < model_.nodes.size(); ++i)
-    for (int c : model_.nodes[i].children)
-      if (c >= 0 && size_t(c) < parents.size() && ++parents[c] > 1)
-        fail(path_, fmt::format("node {} has more than one parent (node {} lists it again); glTF "
+    for (int c : model_.nodes[i].children) {
+      if (c < 0 || size_t(c) >= parent.size()) continue;  // refused by the JSON pass
+      if (parent[c] >= 0)
+        fail(path_, fmt::format("node {} has more than one parent (nodes {} and {} list it); glTF "
                                 "node hierarchies are disjoint trees",
-                                c, i));
+                                c, parent[c], i));
+      parent[c] = static_cast<int>(i);
+    }
+  std::vector<uint8_t> state(parent.size(), 0);  // 0 unseen, 1 on the current walk, 2 rooted
+  std::vector<int> walk;
+  for (size_t i = 0; i < parent.size(); ++i) {
+    walk.clear();
+    int n = static_cast<int>(i);
+    while (n >= 0 && state[n] == 0) {
+      state[n] = 1;
+      walk.push_back(n);
+      n = parent[n];
+    }
+    if (n >= 0 && state[n] == 1)
+      fail(path_, fmt::format("node {} is its own ancestor (the node hierarchy has a cycle; glTF "
+                              "node hierarchies are strict trees)",
+                              n));
+    for (int w : walk) state[w] = 2;
+  }
+  return parent;
+}
+
+// The default scene's root nodes; without scenes, every node that is no other node's child.
+// glTF 2.0 "Scenes": scene.nodes are unique and each is a root (no node's child); otherwise a
+// node would be drawn once per path to it.
+std::vector<int> GltfLoader::scene_roots() {
+  const std::vector<int> parent = node_parents();
   if (model_.defaultScene >= 0 && size_t(model_.defaultScene) >= model_.scenes.size())
     fail(path_, fmt::format("the default scene {} does not exist ({} scenes)",
                             model_.defaultScene, model_.scenes.size()));
-  const int scene_index = model_.defaultScene >= 0 ? model_.defaultScene : 0;
-  if (!model_.scenes.empty()) return model_.scenes[scene_index].nodes;
   std::vector<int> roots;
-  for (size_t i = 0; i < model_.nodes.size(); ++i)
-    if (parents[i] == 0) roots.push_back(static_cast<int>(i));
+  if (model_.scenes.empty()) {
+    for (size_t i = 0; i < model_.nodes.size(); ++i)
+      if (parent[i] < 0) roots.push_back(static_cast<int>(i));
+    return roots;
+  }
+  const int scene_index = model_.defaultScene >= 0 ? model_.defaultScene : 0;
+  roots = model_.scenes[scene_index].nodes;
+  std::vector<bool> listed(model_.nodes.size(), false);
+  for (int r : roots) {
+    if (r < 0 || size_t(r) >= listed.size()) continue;  // refused by the JSON pass
+    if (listed[r])
+      fail(path_, fmt::format("scene {} lists node {} more than once (glTF 2.0: scene.nodes are "
+                              "unique)",
+                              scene_index, r));
+    listed[r] = true;
+    if (parent[r] >= 0)
+      fail(path_, fmt::format("scene {} lists node {} as a root, but it is a child of node {} "
+                              "(glTF 2.0: a scene's root nodes are no node's children)",
+                              scene_index, r, parent[r]));
+  }
   return roots;
 }
 
@@ -952,6 +1091,7 @@ std::vector<int> GltfLoader::scene_roots() {
 void GltfLoader::walk_nodes() {
   stage_ = "walking the node hierarchy";
   for (int r : scene_roots()) visit(r, glm::mat4(1.0f));
+  accessors_.clear();  // every mesh is built
   if (parts_.empty())
     fail(path_, scene_.warnings.empty()
                     ? std::string("the scene has no triangle primitives to draw")
