@@ -220,11 +220,13 @@ TEST_F(HostileCli, H11OptionsThatDoNotApplyToTheSceneAreRefused) {
       run_cli("render --model " + (dir_ / "none.gltf").string() + " --moving 0.5");
   EXPECT_EQ(one_error_kind(moving.err), "SceneInput") << moving.err;
   EXPECT_NE(moving.err.find("--moving"), std::string::npos) << moving.err;
-  for (const char* args : {"render --image-budget-mib 5", "render --scene city --image-budget-mib 5"}) {
+  for (const char* args : {"render --image-budget-mib 5", "render --scene city --image-budget-mib 5",
+                           "render --geometry-budget-mib 5"}) {
     const test::CliResult budget = run_cli(args);
     EXPECT_EQ(budget.exit_code, 1) << args;
     EXPECT_EQ(one_error_kind(budget.err), "SceneInput") << budget.err;
-    EXPECT_NE(budget.err.find("--image-budget-mib"), std::string::npos) << budget.err;
+    EXPECT_NE(budget.err.find("-budget-mib limits what a glTF model decodes"), std::string::npos)
+        << budget.err;
   }
 }
 

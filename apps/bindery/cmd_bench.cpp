@@ -314,7 +314,9 @@ int run_bench(const BenchCli& o) {
 }
 
 Registration reg{
-    "bench", "find the most cubes each strategy draws within a frame budget",
+    "bench",
+    "find the most objects (cubes, city objects or glTF copies) each strategy draws within a "
+    "frame budget",
     [](CLI::App& sub) -> Runner {
       auto o = std::make_shared<BenchCli>();
       sub.add_option("--strategies", o->strategies,

@@ -98,11 +98,11 @@ void check_scene_options(const RenderCli& o, bool gltf, bool city) {
     throw Error(ErrorKind::SceneInput,
                 "render: --moving moves the cubes or the city's cars; a glTF scene's objects stay "
                 "where the model places them");
-  if (!gltf && o.was_given("--image-budget-mib"))
-    throw Error(ErrorKind::SceneInput,
-                fmt::format("render: --image-budget-mib limits a glTF model's decoded images; the "
-                            "{} scene has none",
-                            city ? "city" : "cubes"));
+  for (const char* budget : {"--image-budget-mib", "--geometry-budget-mib"})
+    if (!gltf && o.was_given(budget))
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("render: {} limits what a glTF model decodes; the {} scene has none",
+                              budget, city ? "city" : "cubes"));
 }
 
 // The glTF model of --scene gltf (or --model alone), its warnings on stderr.
@@ -295,7 +295,7 @@ int run_render(const RenderCli& o) {
 }
 
 Registration reg{
-    "render", "render the cube scene or a glTF model headless, time it and count WebGPU calls",
+    "render", "render the cubes, the city or a glTF model headless, time it and count WebGPU calls",
     [](CLI::App& sub) -> Runner {
       auto o = std::make_shared<RenderCli>();
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
@@ -326,7 +326,8 @@ Registration reg{
       return [o, app] {
         o->png_given = app->get_option("--png")->count() > 0;
         o->given =
-            given_options(*app, {"--objects", "--instances", "--moving", "--image-budget-mib"});
+            given_options(*app, {"--objects", "--instances", "--moving", "--image-budget-mib",
+                                 "--geometry-budget-mib"});
         return with_flag_names([&] { return run_render(*o); });
       };
     }};

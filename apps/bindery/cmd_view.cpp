@@ -68,10 +68,12 @@ int run(const ViewCli& o, const CLI::App& sub) {
     throw Error(ErrorKind::SceneInput,
                 "view: --moving moves the cubes or the city's cars; a glTF scene's objects stay "
                 "where the model places them");
-  if (!gltf && sub.get_option("--image-budget-mib")->count() > 0)
-    throw Error(ErrorKind::SceneInput,
-                "view: --image-budget-mib limits a glTF model's decoded images; only a glTF scene "
-                "has them");
+  for (const char* budget : {"--image-budget-mib", "--geometry-budget-mib"})
+    if (!gltf && sub.get_option(budget)->count() > 0)
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("view: {} limits what a glTF model decodes; only a glTF scene has "
+                              "it",
+                              budget));
   if ((gltf || city) && o.run.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "view: --spread places the cubes only");
   check_objects_instances_time(o.objects, o.instances, o.time, sc.scene, "view");

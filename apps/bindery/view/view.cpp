@@ -340,8 +340,12 @@ std::vector<ScriptEvent> checked_script(const ViewOptions& o) {
       o.script.empty() ? std::vector<ScriptEvent>{} : parse_script(o.script);
   for (const ScriptEvent& e : script) {
     if (e.action == "strategy") {
-      with_context(fmt::format("view: --script line {}", e.line),
-                   [&] { return find_strategy(e.args[0]); });
+      try {
+        find_strategy(e.args[0]);
+      } catch (const Error& unknown) {
+        throw Error(unknown.kind(),
+                    fmt::format("view: --script line {}: {}", e.line, unknown.what()));
+      }
     } else if (e.action == "objects") {
       if (parse_u32(e, 0, o.max_count) < o.min_count)
         throw Error(ErrorKind::InvalidArgument,
@@ -928,13 +932,14 @@ class ViewSession {
     if (!o_.quiet)
       fmt::print(stderr,
                  "bindery view: {} frames presented ({}, {} {}), strategy {}, {} {}; "
-                 "{} runs ({} refused), handles left over: {}; outdated {}, lost {}, suboptimal "
+                 "{} run{} ({} refused), handles left over: {}; outdated {}, lost {}, suboptimal "
                  "{}, timeouts {}; last {} frames, medians: interval {:.2f} ms ({:.1f} fps), "
                  "present {:.2f} ms, cpu {:.2f} ms, latency {:.2f} ms (first CPU work to GPU "
                  "done), {} frames in flight; the surface offers {}\n",
                  presented_, o_.present_mode, format_name(format_),
                  copy_surface_ ? "surface copied" : "offscreen image", now_.strategy, now_.count,
-                 scene_ && scene_->name == "gltf" ? "copies" : "objects", runs_, refused_,
+                 scene_ && scene_->name == "gltf" ? "copies" : "objects", runs_,
+                 runs_ == 1 ? "" : "s", refused_,
                  leftovers_.empty() ? std::string("none") : leftovers_, outdated_, lost_,
                  suboptimal_, timeouts_, interval_.values.size(), interval_.median(),
                  interval_.median() > 0 ? 1000.0 / interval_.median() : 0.0,

@@ -74,9 +74,9 @@ inline constexpr uint32_t kMaxFramesInFlight = 8;
 inline constexpr uint32_t kMaxMatrixThreads = 1024;
 /// Most objects in one scene (cube scene objects, city objects, glTF instances x primitives).
 inline constexpr uint32_t kMaxObjects = 10'000'000;
-/// Largest |RenderOptions::time_s|, seconds: the animation's angles are 32-bit floats (time x
-/// speed + phase); past about 1e7 s the CPU's and the GPU's sin and cos of them disagree by
-/// whole pixels.
+/// Largest magnitude of the animation time (the renderer's time_s, `--time`), seconds: the
+/// animation's angles are 32-bit floats (time x speed + phase); past about 1e7 s the CPU's and
+/// the GPU's sin and cos of them disagree by whole pixels.
 inline constexpr float kMaxAnimationTime = 1.0e6f;
 /// Range of CubeSceneOptions::spread, the scale of the cubes' placement radius.
 inline constexpr float kMinSpread = 0.01f, kMaxSpread = 1000.0f;

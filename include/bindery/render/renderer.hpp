@@ -212,7 +212,9 @@ struct RenderReport {
   /// CullingCounts::drawn of the last frame's FrameTiming::culling; nullopt for the others).
   std::optional<uint32_t> visible_objects;
   /// Frames per second of wall time over the frames after the first (which uploads everything):
-  /// from frames_rendered and steady_interval_ms, or from `frames` where those are 0.
+  /// from frames_rendered and steady_interval_ms, or from `frames` where those are 0. A run of
+  /// at most frames_in_flight frames sees every completion only at its end: frames_rendered
+  /// over wall_ms.
   double throughput_fps() const;
   Counters init;       ///< creation: buffers, bind groups, initial uploads
   Counters per_frame;  ///< the last frame's calls and bytes

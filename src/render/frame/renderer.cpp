@@ -282,6 +282,11 @@ void animate_objects(const Scene& scene, float t, std::vector<ObjectTransform>& 
 }  // namespace
 
 double RenderReport::throughput_fps() const {
+  // A run of at most frames_in_flight frames never waits for a frame before the end: every
+  // completion is seen in the final drain, moments apart, so the intervals say nothing. Its
+  // frames over the loop's wall time instead.
+  if (frames_rendered >= 1 && frames_rendered <= frames_in_flight && wall_ms > 0)
+    return double(frames_rendered) * 1000.0 / wall_ms;
   // Frames after the first (which creates and uploads everything): their completion intervals
   // add up to the wall time of the steady state.
   if (frames_rendered >= 2 && steady_interval_ms > 0)
