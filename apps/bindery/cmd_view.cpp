@@ -44,11 +44,16 @@ struct ViewCli {
   bool quiet = false;
 };
 
-int run(const ViewCli& o, const CLI::App& sub) {
+// Which scene the options name.
+struct SceneChoice {
+  bool gltf = false, city = false;
+};
+
+// Refuses (one line, before a window) the options of another scene and the ranges render checks.
+SceneChoice check_scene_options(const ViewCli& o, const CLI::App& sub) {
   const SceneCliOptions& sc = o.run.scene;
-  const bool scene_given = sub.get_option("--scene")->count() > 0;
-  const bool objects_given = sub.get_option("--objects")->count() > 0;
-  const bool gltf = sc.scene == "gltf" || (!scene_given && !sc.model.empty());
+  auto given = [&](const char* name) { return sub.get_option(name)->count() > 0; };
+  const bool gltf = sc.scene == "gltf" || (!given("--scene") && !sc.model.empty());
   const bool city = sc.scene == "city";
   if (!gltf && !sc.model.empty())
     throw Error(ErrorKind::SceneInput,
@@ -59,17 +64,17 @@ int run(const ViewCli& o, const CLI::App& sub) {
     if (std::optional<std::string> c = given_city_option(sub))
       throw Error(ErrorKind::SceneInput,
                   fmt::format("view: {} sets the generated city (--scene city)", *c));
-  if (!gltf && sub.get_option("--instances")->count() > 0)
+  if (!gltf && given("--instances"))
     throw Error(ErrorKind::SceneInput, "view: --instances copies a glTF model (--model)");
-  if (gltf && (objects_given || sub.get_option("--seed")->count() > 0))
+  if (gltf && (given("--objects") || given("--seed")))
     throw Error(ErrorKind::SceneInput,
                 "view: a glTF scene takes --instances, not --objects or --seed");
-  if (gltf && sub.get_option("--moving")->count() > 0)
+  if (gltf && given("--moving"))
     throw Error(ErrorKind::SceneInput,
                 "view: --moving moves the cubes or the city's cars; a glTF scene's objects stay "
                 "where the model places them");
   for (const char* budget : {"--image-budget-mib", "--geometry-budget-mib"})
-    if (!gltf && sub.get_option(budget)->count() > 0)
+    if (!gltf && given(budget))
       throw Error(ErrorKind::SceneInput,
                   fmt::format("view: {} limits what a glTF model decodes; only a glTF scene has "
                               "it",
@@ -77,22 +82,23 @@ int run(const ViewCli& o, const CLI::App& sub) {
   if ((gltf || city) && o.run.spread != 1.0)
     throw Error(ErrorKind::SceneInput, "view: --spread places the cubes only");
   check_objects_instances_time(o.objects, o.instances, o.time, sc.scene, "view");
-  if (o.image_budget_mib < 1 || o.image_budget_mib > 1'048'576)
-    throw Error(
-        ErrorKind::InvalidArgument,
-        fmt::format("view: --image-budget-mib {} is outside 1..1048576", o.image_budget_mib));
-  if (o.geometry_budget_mib < 1 || o.geometry_budget_mib > 1'048'576)
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("view: --geometry-budget-mib {} is outside 1..1048576",
-                            o.geometry_budget_mib));
+  for (const auto& [flag, mib] : {std::pair{"--image-budget-mib", o.image_budget_mib},
+                                  std::pair{"--geometry-budget-mib", o.geometry_budget_mib}})
+    if (mib < 1 || mib > 1'048'576)
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("view: {} {} is outside 1..1048576", flag, mib));
   check_moving(o.moving, "view");
-  if (sub.get_option("--png")->count() > 0 && o.png.empty())
+  if (given("--png") && o.png.empty())
     throw Error(ErrorKind::Io, "view: --png: the file name is empty");
-  // The shared options, checked as render checks them (sizes, frames in flight, threads, ...).
+  return {gltf, city};
+}
+
+// The view's options from the shared run options (checked as render checks them: sizes, frames
+// in flight, threads, ...) and view's own.
+view::ViewOptions view_options(const ViewCli& o) {
   const RenderOptions ro = to_render_options(o.run, kRules);
   find_strategy(o.strategy);
   check_encode_threads(o.strategy, o.run.encode_threads, "view");
-
   view::ViewOptions v;
   v.device = to_device_options(o.run.device);
   v.strategy = o.strategy;
@@ -112,7 +118,14 @@ int run(const ViewCli& o, const CLI::App& sub) {
   v.script = o.script;
   v.panel = o.panel == "on";
   v.quiet = o.quiet;
-  if (city) {
+  return v;
+}
+
+// The scene's counts and its maker: the city's objects, a glTF model's copies or the cubes.
+void add_scene(const ViewCli& o, const CLI::App& sub, SceneChoice scene, view::ViewOptions& v) {
+  const SceneCliOptions& sc = o.run.scene;
+  const bool objects_given = sub.get_option("--objects")->count() > 0;
+  if (scene.city) {
     const CitySceneOptions defaults;
     const double moving = sub.get_option("--moving")->count() > 0 ? o.moving : defaults.moving;
     v.count = objects_given ? uint32_t(o.objects) : defaults.objects;
@@ -122,7 +135,7 @@ int run(const ViewCli& o, const CLI::App& sub) {
     v.make_scene = [c = sc.city, moving, seed = sc.seed](uint32_t count, float) {
       return make_city_scene(city_scene_options(c, std::max(1u, count), moving, seed, "view"));
     };
-  } else if (gltf) {
+  } else if (scene.gltf) {
     v.count = uint32_t(o.instances);
     v.min_count = 1;
     v.max_count = 1'000'000;
@@ -148,6 +161,12 @@ int run(const ViewCli& o, const CLI::App& sub) {
       return make_cube_scene(co);
     };
   }
+}
+
+int run(const ViewCli& o, const CLI::App& sub) {
+  const SceneChoice scene = check_scene_options(o, sub);
+  view::ViewOptions v = view_options(o);
+  add_scene(o, sub, scene, v);
   return view::run_view(v);
 }
 
