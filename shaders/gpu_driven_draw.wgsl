@@ -36,11 +36,15 @@ struct DrawVSOutput {
   let world = object_transform(o, vert.position.xyz);
   // The normal matrix inverse(transpose(M)) is cofactor(M) / det(M) for the 3x3 part M: the
   // cofactor matrix's columns are the cross products of M's columns, and the fragment stage's
-  // normalize() leaves only det's sign (a mirrored object).
+  // normalize() leaves only det's sign (a mirrored object). M is divided by its largest entry
+  // first, so that the products stay where normalize() can square them (a node scaled by 1e10).
   let w = o.world_rows;
-  let c0 = vec3f(w[0].x, w[1].x, w[2].x);
-  let c1 = vec3f(w[0].y, w[1].y, w[2].y);
-  let c2 = vec3f(w[0].z, w[1].z, w[2].z);
+  let largest = max(max(abs(w[0].xyz), abs(w[1].xyz)), abs(w[2].xyz));
+  let k = max(max(largest.x, largest.y), largest.z);
+  let unit = select(1.0 / k, 1.0, k == 0.0);
+  let c0 = vec3f(w[0].x, w[1].x, w[2].x) * unit;
+  let c1 = vec3f(w[0].y, w[1].y, w[2].y) * unit;
+  let c2 = vec3f(w[0].z, w[1].z, w[2].z) * unit;
   let x01 = cross(c0, c1);
   let x12 = cross(c1, c2);
   let x20 = cross(c2, c0);

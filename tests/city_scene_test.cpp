@@ -358,6 +358,21 @@ TEST(SceneAnimate, StaticNormalMatrixIsTheInverseTransposeOrTheCofactorWhenFlat)
   EXPECT_EQ(out[0].normal * glm::vec3(0, 1, 0), glm::vec3(0, 1, 0));
   EXPECT_EQ(out[0].normal * glm::vec3(1, 0, 0), glm::vec3(0, 0, 0));
   EXPECT_EQ(out[0].normal * glm::vec3(0, 0, 1), glm::vec3(0, 0, 0));
+
+  // diag(1, 1, 1e-20): the inverse transpose diag(1, 1, 1e20) would overflow the shaders'
+  // normalize(); the cofactor diag(1e-20, 1e-20, 1) over its largest entry (1) is given.
+  s.objects[0].placement = glm::scale(glm::mat4(1.0f), {1.0f, 1.0f, 1e-20f});
+  s.animate(0.0f, out);
+  EXPECT_EQ(out[0].normal * glm::vec3(0, 0, 1), glm::vec3(0, 0, 1));
+  EXPECT_EQ(out[0].normal * glm::vec3(1, 0, 0), glm::vec3(1e-20f, 0, 0));
+  // A uniform 2: the inverse transpose itself, diag(0.5, 0.5, 0.5).
+  s.objects[0].placement = glm::scale(glm::mat4(1.0f), glm::vec3(2.0f));
+  s.animate(0.0f, out);
+  EXPECT_EQ(out[0].normal, glm::mat3(0.5f));
+  // A uniform 1e10: the inverse transpose (1e-10) is under 1e-8: diag(1, 1, 1).
+  s.objects[0].placement = glm::scale(glm::mat4(1.0f), glm::vec3(1e10f));
+  s.animate(0.0f, out);
+  EXPECT_EQ(out[0].normal, glm::mat3(1.0f));
 }
 
 }  // namespace

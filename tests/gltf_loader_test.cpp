@@ -622,6 +622,14 @@ TEST(GltfNodes, MatricesAndTrsMustHaveTheirShape) {
   expect_refused(node({{"scale", {1, "2", 3}}}), {"nodes[0].scale[1]"});
   expect_refused(node({{"rotation", {0, 0, 0, 1, 0}}}), {"nodes[0].rotation", "4 numbers"});
   expect_refused(node({{"rotation", {0, 0, 0, 2}}}), {"nodes[0].rotation[3]", "-1..1"});
+  // A unit quaternion: (1, 1, 1, 1) has length 2, (0, 0, 0, 0) length 0.
+  expect_refused(node({{"rotation", {1, 1, 1, 1}}}), {"nodes[0].rotation", "length 2", "unit"});
+  expect_refused(node({{"rotation", {0, 0, 0, 0}}}), {"nodes[0].rotation", "length 0"});
+  EXPECT_NO_THROW(load_gltf_scene(node({{"rotation", {0.5, 0.5, 0.5, 0.5}}}), 1));
+  // Either a matrix or TRS (the node schema's "not anyOf required matrix + T/R/S").
+  expect_refused(node({{"matrix", {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1}},
+                       {"scale", {1, 1, 1}}}),
+                 {"nodes[0]", "both matrix and scale"});
   // A translation by (1, 2, 3), as a matrix and as TRS: the triangle's bounds (0..1, 0..1, 0)
   // move to (1..2, 2..3, 3), centred on the grid at (1.5, 2.5, 3): placement translates by
   // (1, 2, 3) - (1.5, 2.5, 3) = (-0.5, -0.5, 0).

@@ -115,38 +115,57 @@ TEST(GpuDrivenScenes, StaticPlacementsAndMixedTexturesLookTheSame) {
   dump_on_failure("static_mixed", *cpu.last_frame, *gpu.last_frame);
 }
 
-// A cube flattened to a square facing the camera (its placement's third column 0, as a glTF node
-// scaled by 0 on one axis): the placement is singular, so the CPU strategies' normal matrix is
-// the cofactor matrix as on the GPU (an inverse would be NaN: a black square), and the square
-// is drawn lit by both.
-TEST(GpuDrivenScenes, AFlattenedObjectIsLitAsOnTheGpu) {
-  Scene scene = make_cube_scene({.objects = 1, .seed = 3});
-  const glm::vec3 d = glm::normalize(scene.view.eye - scene.view.target);
-  const glm::vec3 u = glm::normalize(glm::cross(glm::vec3(0, 1, 0), d));
-  const glm::vec3 v = glm::cross(d, u);
-  const float side = 0.5f * glm::length(scene.view.eye - scene.view.target);
-  scene.objects[0].animated = false;
-  scene.objects[0].placement = glm::mat4(glm::vec4(u * side, 0), glm::vec4(v * side, 0),
-                                         glm::vec4(0, 0, 0, 0), glm::vec4(scene.view.target, 1));
-  RenderOptions o = options("dynamic-offsets", 64, 48, 1);
-  const RenderReport cpu = render(shared_device(), scene, o);
-  o.strategy = "gpu-driven";
-  o.frames = 2;
-  const RenderReport gpu = render(shared_device(), scene, o);
-  const Image& a = *cpu.last_frame;
-  uint64_t square = 0, black = 0;  // pixels off the background (77, 77, 77); of them, black
-  for (uint32_t y = 0; y < a.height; ++y)
-    for (uint32_t x = 0; x < a.width; ++x) {
-      const uint8_t* p = a.pixel(x, y);
-      if (std::abs(p[0] - 77) <= 2 && std::abs(p[1] - 77) <= 2 && std::abs(p[2] - 77) <= 2)
-        continue;
-      ++square;
-      black += p[0] < 8 && p[1] < 8 && p[2] < 8;
+// A cube facing the camera whose placement's third column is 0 (flattened, as a glTF node scaled
+// by 0 on one axis), 1e-20 of the others (thin) or whose whole placement and camera distance are
+// 1e10 times larger (huge). The first is singular and the others put the inverse transpose (or
+// the GPU's cofactor matrix) where normalize() overflows in 32-bit floats; the CPU strategies'
+// normal matrix and the GPU's are brought to a size it can square, so every case is drawn lit,
+// and alike by dynamic-offsets and gpu-driven (before: black on one side or the other).
+TEST(GpuDrivenScenes, FlatThinAndHugeObjectsAreLitAsOnTheGpu) {
+  const struct {
+    const char* name;
+    float thickness, scale;
+  } cases[] = {{"flattened", 0.0f, 1.0f}, {"thin", 1e-20f, 1.0f}, {"huge", 1.0f, 1e10f}};
+  for (const auto& c : cases) {
+    Scene scene = make_cube_scene({.objects = 1, .seed = 3});
+    const glm::vec3 d = glm::normalize(scene.view.eye - scene.view.target);
+    const glm::vec3 u = glm::normalize(glm::cross(glm::vec3(0, 1, 0), d));
+    const glm::vec3 v = glm::cross(d, u);
+    const float side = 0.5f * glm::length(scene.view.eye - scene.view.target) * c.scale;
+    // The camera, its clip planes and the light as far off as the object is large: the same
+    // picture at every scale but for the normal matrix's size.
+    scene.view.eye = scene.view.target + (scene.view.eye - scene.view.target) * c.scale;
+    scene.view.light_world_position =
+        scene.view.target + (scene.view.light_world_position - scene.view.target) * c.scale;
+    scene.view.near_plane *= c.scale;
+    scene.view.far_plane *= c.scale;
+    scene.objects[0].animated = false;
+    scene.objects[0].placement =
+        glm::mat4(glm::vec4(u * side, 0), glm::vec4(v * side, 0),
+                  glm::vec4(d * side * c.thickness, 0), glm::vec4(scene.view.target, 1));
+    RenderOptions o = options("dynamic-offsets", 64, 48, 1);
+    const RenderReport cpu = render(shared_device(), scene, o);
+    o.strategy = "gpu-driven";
+    o.frames = 2;
+    const RenderReport gpu = render(shared_device(), scene, o);
+    for (const Image* image : {&*cpu.last_frame, &*gpu.last_frame}) {
+      uint64_t object = 0, black = 0;  // pixels off the background (77, 77, 77); of them, black
+      for (uint32_t y = 0; y < image->height; ++y)
+        for (uint32_t x = 0; x < image->width; ++x) {
+          const uint8_t* p = image->pixel(x, y);
+          if (std::abs(p[0] - 77) <= 2 && std::abs(p[1] - 77) <= 2 && std::abs(p[2] - 77) <= 2)
+            continue;
+          ++object;
+          black += p[0] < 8 && p[1] < 8 && p[2] < 8;
+        }
+      EXPECT_GT(object, 100u) << c.name;  // 0.4-0.9 of the view's height (the cube is 1 or 2 wide)
+      EXPECT_LT(black * 20, object) << c.name << ": " << black << " black of " << object;
     }
-  EXPECT_GT(square, 100u);  // a square of 0.4-0.9 of the view's height (the cube is 1 or 2 wide)
-  EXPECT_LT(black * 20, square) << black << " black of " << square;
-  EXPECT_LE(count_differing_pixels(a, *gpu.last_frame, 2), allowed(a));
-  dump_on_failure("flattened", a, *gpu.last_frame);
+    EXPECT_LE(count_differing_pixels(*cpu.last_frame, *gpu.last_frame, 2),
+              allowed(*cpu.last_frame))
+        << c.name;
+    dump_on_failure(c.name, *cpu.last_frame, *gpu.last_frame);
+  }
 }
 
 TEST(GpuDrivenScenes, EveryDrawPathDrawsTheSameImage) {

@@ -184,6 +184,13 @@ TEST_F(HostileCli, EmptyNumbersAndUnknownNamesAreNamed) {
     EXPECT_EQ(one_error_kind(run_cli(std::string("render --size ") + size).err),
               "TextureSizeOutOfRange")
         << size;
+  // A strategy name of bytes outside UTF-8 and a C1 CSI comes back escaped, in every command.
+  for (const char* args : {"render --strategy 'x\xff\x9by'", "soak --strategies 'x\xff\x9by'"}) {
+    const test::CliResult bytes = run_cli(args);
+    EXPECT_EQ(bytes.exit_code, 1) << args;
+    EXPECT_NE(bytes.err.find("'x\\xff\\x9by'"), std::string::npos) << bytes.err;
+    EXPECT_EQ(bytes.err.find('\x9b'), std::string::npos) << bytes.err;
+  }
   const test::CliResult on = run_cli("render --occlusion ON");
   EXPECT_EQ(on.exit_code, 2);
   EXPECT_EQ(one_error_kind(on.err), "InvalidArgument") << on.err;
@@ -215,6 +222,14 @@ TEST_F(HostileCli, H11OptionsThatDoNotApplyToTheSceneAreRefused) {
   const test::CliResult seed = run_cli("render --model " + (dir_ / "none.gltf").string() + " --seed 3");
   EXPECT_EQ(seed.exit_code, 1);
   EXPECT_EQ(one_error_kind(seed.err), "SceneInput");
+  // --model alone means a glTF scene in bench and soak too (as in render and view).
+  for (const char* command : {"bench", "soak"}) {
+    const test::CliResult alone =
+        run_cli(std::string(command) + " --model " + (dir_ / "none.gltf").string());
+    EXPECT_EQ(alone.exit_code, 1) << command;
+    EXPECT_EQ(alone.err.find("needs --scene gltf"), std::string::npos) << alone.err;
+    EXPECT_NE(alone.err.find("none.gltf"), std::string::npos) << alone.err;
+  }
   // A glTF model's objects do not move; only a glTF model has images to budget.
   const test::CliResult moving =
       run_cli("render --model " + (dir_ / "none.gltf").string() + " --moving 0.5");

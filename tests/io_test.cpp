@@ -53,6 +53,26 @@ TEST(WgslIncludes, FirstLineIncludesAndCommentedOnesDoNot) {
   EXPECT_EQ(read_wgsl_file(write("after.wgsl", after), "t"), "/* c */\nstruct First { a: f32 }\n\n");
 }
 
+// The limit is on nesting (8 levels), not on how many files a shader includes side by side.
+TEST(WgslIncludes, NineSiblingsLoadNineLevelsDoNot) {
+  std::string siblings;
+  for (int i = 0; i < 9; ++i) {
+    write("sib" + std::to_string(i) + ".wgsl", "const s" + std::to_string(i) + " = 1;\n");
+    siblings += "// @include sib" + std::to_string(i) + ".wgsl\n";
+  }
+  const std::string text = read_wgsl_file(write("siblings.wgsl", siblings), "t");
+  for (int i = 0; i < 9; ++i)
+    EXPECT_NE(text.find("const s" + std::to_string(i) + " = 1;"), std::string::npos) << i;
+  // deep0 includes deep1, ..., deep8 includes deep9: deep9 is 9 levels down.
+  for (int i = 0; i < 9; ++i)
+    write("deep" + std::to_string(i) + ".wgsl",
+          "// @include deep" + std::to_string(i + 1) + ".wgsl\n");
+  write("deep9.wgsl", "const bottom = 1;\n");
+  EXPECT_KIND(read_wgsl_file(write("deep_top.wgsl", "// @include deep1.wgsl\n"), "t"), Io);
+  EXPECT_NE(read_wgsl_file(write("deep_ok.wgsl", "// @include deep2.wgsl\n"), "t").find("bottom"),
+            std::string::npos);
+}
+
 TEST(WgslIncludes, ShippedShadersReflect) {
   // Every strategy shader includes cubes_common.wgsl; PerObjectUniforms there is
   // mat3x3f (48) + mat4x4f (64) = 112 bytes.

@@ -337,6 +337,7 @@ Registration reg{
       CLI::App* app = &sub;
       return [o, app] {
         o->given = given_options(*app, {"--moving"});
+        model_implies_gltf(o->run.scene, o->given);
         return with_flag_names([&] { return run_bench(*o); });
       };
     }};

@@ -341,6 +341,7 @@ Registration reg{
         o->given = given_options(
             *app, {"--moving", "--instances", "--objects", "--check-every", "--warmup"});
         scale_sampling_with_frames(*o);
+        model_implies_gltf(o->run.scene, o->given);
         return with_flag_names([&] { return run_soak(*o); });
       };
     }};

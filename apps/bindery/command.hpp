@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <bindery/core/error.hpp>
+
 #include <functional>
 #include <string>
 #include <string_view>
@@ -25,11 +27,6 @@ struct CommandInfo {
   std::string description;
   Setup setup;
 };
-
-/// `text` with every control character escaped (C0, DEL as `\n`, `\xHH`; C1 in UTF-8 as
-/// `\u0085`), backslashes kept: the last defence that keeps an error on one line whatever its
-/// message holds (values from input files are already escaped with escape_for_message).
-std::string escape_controls(std::string_view text);
 
 /// Prints `bindery: error [KIND]: MESSAGE` as one line on stderr (stdout flushed first).
 void print_error(std::string_view kind, std::string_view message);

@@ -32,27 +32,6 @@ std::vector<CommandInfo>& registry() {
   return commands;
 }
 
-std::string escape_controls(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0u;
-    if (c < 0x20 || c == 0x7f) {
-      out += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t")
-             : c == '\r' ? std::string("\\r")
-                         : fmt::format("\\x{}{}", kHex[c >> 4], kHex[c & 0xf]);
-    } else if (c == 0xC2 && next >= 0x80 && next <= 0x9F) {
-      out += fmt::format("\\u{:04x}", next);  // a C1 control (U+0080..U+009F) in UTF-8
-      ++i;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 void print_error(std::string_view kind, std::string_view message) {
   std::fflush(stdout);  // what the command printed comes before its error line
   const std::string line = fmt::format("bindery: error [{}]: {}\n", kind, escape_controls(message));

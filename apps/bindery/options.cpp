@@ -122,11 +122,12 @@ std::vector<std::string> parse_strategy_list(const std::string& list, std::strin
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("{}: --strategies '{}' has an empty name (names are separated "
                               "by single commas)",
-                              command, list));
+                              command, escape_for_message(list)));
     with_context("reading --strategies", [&] { return find_strategy(name); });
     if (std::find(names.begin(), names.end(), name) != names.end())
       throw Error(ErrorKind::InvalidArgument,
-                  fmt::format("{}: --strategies lists '{}' twice", command, name));
+                  fmt::format("{}: --strategies lists '{}' twice", command,
+                              escape_for_message(name)));
     names.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -297,6 +298,13 @@ void check_objects_instances_time(int64_t objects, int64_t instances,
                 fmt::format("{}: --time {:g} is outside -{:g}..{:g} seconds (beyond, 32-bit float "
                             "angles lose the precision the strategies agree on)",
                             command, *time, double(kMaxAnimationTime), double(kMaxAnimationTime)));
+}
+
+void model_implies_gltf(SceneCliOptions& scene, const std::vector<std::string>& given) {
+  auto has = [&](const char* name) {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  };
+  if (has("--model") && !has("--scene")) scene.scene = "gltf";
 }
 
 CLI::Validator not_empty() {

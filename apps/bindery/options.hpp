@@ -126,6 +126,9 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
 void check_objects_instances_time(int64_t objects, int64_t instances,
                                   const std::optional<double>& time, std::string_view scene,
                                   std::string_view command);
+/// --model without --scene means --scene gltf, as for render and view: sets `scene.scene` so
+/// where `given` (given_options) holds --model and not --scene.
+void model_implies_gltf(SceneCliOptions& scene, const std::vector<std::string>& given);
 /// A CLI11 check refusing an empty value, for file options where empty would read as "not
 /// given" (--model '', --script ''); the usage line names the option.
 CLI::Validator not_empty();

@@ -36,16 +36,15 @@ size_t utf8_sequence(std::string_view text, size_t i) {
   return n;
 }
 
-}  // namespace
-
-std::string escape_for_message(std::string_view text) {
+// escape_for_message() and escape_controls(): the same but for the backslash.
+std::string escape(std::string_view text, bool backslash) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     switch (c) {
-      case '\\': out += "\\\\"; break;
+      case '\\': out += backslash ? "\\\\" : "\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
@@ -68,6 +67,12 @@ std::string escape_for_message(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string escape_for_message(std::string_view text) { return escape(text, true); }
+
+std::string escape_controls(std::string_view text) { return escape(text, false); }
 
 void rethrow_with_context(const Error& e, std::string_view context) {
   throw Error(e.kind(), "while " + std::string(context) + ": " + e.what());

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,31 +86,30 @@ bool inside_block_comment(const std::string& text, size_t pos) {
   return depth > 0;
 }
 
-}  // namespace
+constexpr int kMaxIncludeDepth = 8;
 
-std::string read_wgsl_file(const std::string& path, std::string_view what) {
-  namespace fs = std::filesystem;
+// `text` (the shader `path`'s, or a file it includes `depth` levels down) with each directive
+// line replaced by the expansion of the file it names; the expansion is refused past
+// kMaxInputFileBytes (files that include each other many times over).
+std::string expand_includes(const std::string& source, const std::filesystem::path& dir,
+                            const std::string& path, std::string_view what, int depth) {
   constexpr std::string_view kDirective = "\n// @include ";
-  constexpr int kMaxIncludes = 8;
-  const fs::path dir = fs::path(path).parent_path();
   // A directive is a line of its own, the first line included: the text gets a leading newline
   // while it is searched.
-  std::string text = "\n" + read_input_file(path, what);
-  size_t from = 0;
-  for (int level = 0;; ++level) {
-    size_t at = text.find(kDirective, from);
-    while (at != std::string::npos && inside_block_comment(text, at))
-      at = text.find(kDirective, at + 1);
-    if (at == std::string::npos) return text.substr(1);
-    from = at;  // the included text's own directives next
+  const std::string text = "\n" + source;
+  std::string out;
+  size_t copied = 0;
+  for (size_t at = text.find(kDirective); at != std::string::npos;
+       at = text.find(kDirective, at + 1)) {
+    if (inside_block_comment(text, at)) continue;
     const size_t name_at = at + kDirective.size();
-    const size_t end = text.find('\n', name_at);
-    std::string name = text.substr(name_at, end == std::string::npos ? std::string::npos : end - name_at);
+    const size_t end = std::min(text.find('\n', name_at), text.size());
+    std::string name = text.substr(name_at, end - name_at);
     while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
-    const fs::path target = resolve_include(dir, name, path, what);
-    if (level >= kMaxIncludes)
+    const std::filesystem::path target = resolve_include(dir, name, path, what);
+    if (depth >= kMaxIncludeDepth)
       throw Error(ErrorKind::Io, fmt::format("{} '{}': more than {} nested // @include lines", what,
-                                             escape_for_message(path), kMaxIncludes));
+                                             escape_for_message(path), kMaxIncludeDepth));
     std::string included;
     try {
       included = read_input_file(target.string(), "included shader");
@@ -120,8 +120,24 @@ std::string read_wgsl_file(const std::string& path, std::string_view what) {
                                              what, escape_for_message(path),
                                              escape_for_message(name), kMaxInputFileBytes));
     }
-    text.replace(at + 1, (end == std::string::npos ? text.size() : end) - (at + 1), included);
+    out.append(text, copied, at + 1 - copied);  // up to the directive's line
+    out += expand_includes(included, dir, path, what, depth + 1);
+    if (out.size() > kMaxInputFileBytes)
+      throw Error(ErrorKind::Io, fmt::format("{} '{}': its // @include lines expand to more than "
+                                             "{} bytes",
+                                             what, escape_for_message(path), kMaxInputFileBytes));
+    copied = end;  // the directive's newline stays
+    at = end - 1;
   }
+  out.append(text, copied);
+  return out.substr(1);
+}
+
+}  // namespace
+
+std::string read_wgsl_file(const std::string& path, std::string_view what) {
+  return expand_includes(read_input_file(path, what), std::filesystem::path(path).parent_path(),
+                         path, what, 0);
 }
 
 void check_output_file(const std::string& path, std::string_view what) {

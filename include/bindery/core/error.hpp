@@ -108,6 +108,10 @@ class Error : public std::runtime_error {
 /// supplies (a name, a URI, a path) goes through this before it is quoted into an Error.
 std::string escape_for_message(std::string_view text);
 
+/// escape_for_message() but for the backslash, which it keeps: for a message whose quoted parts
+/// are already escaped, so that nothing else in it can reach a terminal raw.
+std::string escape_controls(std::string_view text);
+
 /// Rethrows `e` with "while <context>: " in front of its message, keeping the kind.
 [[noreturn]] void rethrow_with_context(const Error& e, std::string_view context);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cfloat>
 #include <set>
@@ -206,9 +207,23 @@ void check_node(const std::string& path, const json& n, size_t i) {
   }
   if (const json* t = member(n, "translation"))
     check_numbers(path, *t, where + ".translation", 3, -big, big, "glTF 2.0 node.translation");
-  if (const json* r = member(n, "rotation"))
+  if (const json* r = member(n, "rotation")) {
     check_numbers(path, *r, where + ".rotation", 4, -1.0, 1.0,
                   "glTF 2.0 node.rotation: a unit quaternion x, y, z, w");
+    double squares = 0;
+    for (const json& q : *r) squares += q.get<double>() * q.get<double>();
+    const double length = std::sqrt(squares);
+    if (!(std::abs(length - 1.0) <= 1e-3))
+      fail(path, fmt::format("{}.rotation has length {:g}; glTF 2.0 node.rotation is a unit "
+                             "quaternion (length 1, within 0.001 here)",
+                             where, length));
+  }
+  if (member(n, "matrix"))
+    for (const char* trs : {"translation", "rotation", "scale"})
+      if (member(n, trs))
+        fail(path, fmt::format("{} has both matrix and {}; glTF 2.0 node: a node has either a "
+                               "matrix or translation, rotation and scale, not both",
+                               where, trs));
   if (const json* s = member(n, "scale"))
     check_numbers(path, *s, where + ".scale", 3, -big, big, "glTF 2.0 node.scale");
 }

@@ -48,19 +48,34 @@ float wrap_coordinate(double x, float lo, float hi) {
   return out < hi ? out : lo;  // r just below size can round up to hi
 }
 
-// The normal matrix of a placement's 3x3 part M: inverse(transpose(M)) = cofactor(M) / det(M),
-// the cofactor matrix's columns being cross products of M's columns. Where det is 0 (a glTF
-// node scaled by 0 on one axis: a flattened object) or 1 / det overflows, cofactor(M) alone, as
-// the GPU strategies take it (shaders/gpu_driven_draw.wgsl: sign(det) * cofactor(M)); the
-// shaders normalise the normal, so both draw the same image, where the inverse would be NaN.
+float largest_magnitude(const glm::mat3& m) {
+  float k = 0.0f;
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) k = std::max(k, std::abs(m[c][r]));
+  return k;
+}
+
+// The normal matrix of a placement's 3x3 part M: inverse(transpose(M)) = cofactor(M) / det(M), the
+// cofactor matrix's columns being cross products of M's columns, computed on M / k (k its
+// largest entry) so that no product overflows. The shaders normalise the normal in 32-bit
+// floats, which squares it: where the inverse transpose is singular (a glTF node scaled by 0 on
+// an axis), or its entries are outside 1e-8..1e8 (a node scaled by 1e-20 or 1e10), the same
+// directions at a size normalize() can square: sign(det) * cofactor(M / k) over its largest
+// entry, as the GPU strategies take it (shaders/gpu_driven_draw.wgsl).
 glm::mat3 normal_matrix(const glm::mat3& m) {
-  const glm::mat3 cofactor(glm::cross(m[1], m[2]), glm::cross(m[2], m[0]),
-                           glm::cross(m[0], m[1]));
-  const float det = glm::dot(m[0], cofactor[0]);
-  const glm::mat3 n = cofactor * (1.0f / det);
-  const bool finite = det != 0.0f && std::isfinite(n[0][0] + n[0][1] + n[0][2] + n[1][0] +
-                                                   n[1][1] + n[1][2] + n[2][0] + n[2][1] + n[2][2]);
-  return finite ? n : cofactor;
+  const float k = largest_magnitude(m);
+  if (!(k > 0.0f) || !std::isfinite(k)) return glm::mat3(0.0f);
+  const glm::mat3 u = m / k;
+  const glm::mat3 cofactor(glm::cross(u[1], u[2]), glm::cross(u[2], u[0]),
+                           glm::cross(u[0], u[1]));
+  const float det = glm::dot(u[0], cofactor[0]);  // det(M) / k³
+  if (det != 0.0f) {
+    const glm::mat3 inverse_transpose = cofactor * (1.0f / (k * det));
+    const float size = largest_magnitude(inverse_transpose);
+    if (std::isfinite(size) && size >= 1e-8f && size <= 1e8f) return inverse_transpose;
+  }
+  const float c = largest_magnitude(cofactor);
+  return c > 0.0f ? cofactor * ((det < 0.0f ? -1.0f : 1.0f) / c) : cofactor;
 }
 
 }  // namespace

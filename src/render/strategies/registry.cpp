@@ -38,7 +38,7 @@ const StrategyRow& find_strategy_row(std::string_view name) {
     names += fmt::format("{}{}", names.empty() ? "" : ", ", row.info.name);
   }
   throw Error(ErrorKind::InvalidArgument,
-              fmt::format("unknown strategy '{}' (valid: {})", name, names));
+              fmt::format("unknown strategy '{}' (valid: {})", escape_for_message(name), names));
 }
 
 }  // namespace bindery::strategies
