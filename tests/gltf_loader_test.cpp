@@ -669,7 +669,7 @@ TEST(GltfNodes, EachNodeIsReachedOnce) {
 TEST(GltfMaterials, FactorsMustHaveTheirTypeLengthAndRange) {
   auto material = [](const json& m) {
     return broken("material.gltf", [&](json& j) {
-      j["materials"] = {m};
+      j["materials"] = json::array({m});
       j["meshes"][0]["primitives"][0]["material"] = 0;
     });
   };
