@@ -5,7 +5,7 @@
 # third_party/wgpu-native/).
 #
 # Public dependencies (in bindery's headers): glm, fmt, WebGPU. Private ones (sources only):
-# libspng for bindery::bindery; tinygltf, stb, oneTBB for bindery::render; nlohmann_json
+# libspng and meshoptimizer for bindery::bindery; tinygltf, stb, oneTBB for bindery::render; nlohmann_json
 # (header-only, build only) for both. binderyConfig.cmake finds the same targets again
 # for consumers of an installed static library (find_dependency), so the names used here are the
 # ones the exported bindery::bindery target refers to.
@@ -15,6 +15,8 @@ find_package(fmt REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(TBB REQUIRED)  # oneTBB (libtbb-dev): per-object matrices on every core
 find_package(TinyGLTF REQUIRED)  # Debian's libtinygltf-dev: TinyGLTF::TinyGLTF
+# libmeshoptimizer-dev: meshlets and simplification for the cluster hierarchy (bindery::bindery)
+find_package(meshoptimizer REQUIRED)
 pkg_check_modules(bindery_spng REQUIRED IMPORTED_TARGET spng)  # PkgConfig::bindery_spng
 if(BINDERY_BUILD_CLI)
   find_package(CLI11 REQUIRED)

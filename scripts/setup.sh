@@ -39,7 +39,8 @@ packages=(build-essential cmake ninja-build pkg-config git unzip python3
           libglm-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
           libspng-dev libtinygltf-dev nlohmann-json3-dev libstb-dev assimp-testmodels
           libvulkan1 clang libclang-rt-14-dev ccache libtbb-dev doxygen
-          libglfw3-dev libimgui-dev libx11-dev libxrandr-dev xvfb xauth)
+          libglfw3-dev libimgui-dev libx11-dev libxrandr-dev xvfb xauth
+          libmeshoptimizer-dev)
 backports_packages=(mesa-vulkan-drivers)
 
 missing=()
