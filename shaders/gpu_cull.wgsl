@@ -22,7 +22,7 @@ struct CullFrame {
   objectEnd: u32,       // one past the highest object id
   binStride: u32,       // mesh ids: bin = pipeline * binStride + mesh
   pyramidLevels: u32,
-  flags: u32,           // bit 0: frustum culling, bit 1: occlusion culling
+  flags: u32,           // bit 0: frustum culling, bit 1: occlusion culling, bit 2: a list only
   candidateBase: u32,   // where the phase 2 candidates start in `state`
   pad: u32,
 };
@@ -60,6 +60,7 @@ const kGroup = 64u;
 const kMaxGroupsX = 65535u;
 const kFrustum = 1u;
 const kOcclusion = 2u;
+const kListOnly = 4u;
 
 @group(0) @binding(0) var<uniform> frame: CullFrame;
 @group(0) @binding(1) var<storage, read> objects: array<ObjectRecord>;
@@ -102,8 +103,14 @@ fn in_frustum(center: vec3f, radius: f32) -> bool {
   return true;
 }
 
-// Appends object i to its bin.
+// Appends object i to its bin, or with kListOnly to the list of visible instances alone (the
+// entries, which the cluster stage reads).
 fn append(i: u32, o: ObjectRecord) {
+  if ((frame.flags & kListOnly) != 0u) {
+    entries[atomicAdd(&draws.entries, 1u)] = vec2u(i, 0u);
+    atomicAdd(&counters.drawn, 1u);
+    return;
+  }
   let b = object_pipeline(o) * frame.binStride + o.mesh;
   let slot = atomicAdd(&bins[b].count, 1u);
   entries[atomicAdd(&draws.entries, 1u)] = vec2u(i, slot);

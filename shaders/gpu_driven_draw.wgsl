@@ -32,7 +32,47 @@ struct DrawVSOutput {
 };
 
 @vertex fn vs(vert: Vertex, @builtin(instance_index) instance: u32) -> DrawVSOutput {
-  let o = objects[remap[instance]];
+  return draw_vertex(vert, objects[remap[instance]]);
+}
+
+// The cluster path (bindery/gpu_driven/cluster_culling.hpp): one indexed draw of every visible
+// cluster, each index slot << 8 | corner (cluster_culling.wgsl's emit_pass). The slot gives the
+// instance and the cluster, the corner the cluster's vertex, which is pulled from the mesh pool's
+// vertex buffer (bindery::Vertex: 9 words: position, normal, texcoord, unorm8x4 colour).
+struct ClusterDrawRecord {
+  sphere: vec4f,
+  selfSphere: vec4f,
+  parentSphere: vec4f,
+  selfError: f32,
+  parentError: f32,
+  vertexOffset: u32,
+  triangleOffset: u32,
+  triangleCount: u32,
+  vertexBase: i32,
+  pad0: u32,
+  pad1: u32,
+};
+@group(2) @binding(0) var<storage, read> clusterSlots: array<vec4u>;
+@group(2) @binding(1) var<storage, read> clusterRecords: array<ClusterDrawRecord>;
+@group(2) @binding(2) var<storage, read> clusterWords: array<u32>;
+@group(2) @binding(3) var<storage, read> poolVertices: array<u32>;
+
+@vertex fn vs_clusters(@builtin(vertex_index) index: u32) -> DrawVSOutput {
+  let slot = clusterSlots[index >> 8u];
+  let c = clusterRecords[slot.y];
+  let v = u32(i32(clusterWords[c.vertexOffset + (index & 0xffu)]) + c.vertexBase) * 9u;
+  var vert: Vertex;
+  vert.position = vec4f(bitcast<f32>(poolVertices[v]), bitcast<f32>(poolVertices[v + 1u]),
+                        bitcast<f32>(poolVertices[v + 2u]), 1.0);
+  vert.normal = vec3f(bitcast<f32>(poolVertices[v + 3u]), bitcast<f32>(poolVertices[v + 4u]),
+                      bitcast<f32>(poolVertices[v + 5u]));
+  vert.texcoord = vec2f(bitcast<f32>(poolVertices[v + 6u]), bitcast<f32>(poolVertices[v + 7u]));
+  vert.color = unpack4x8unorm(poolVertices[v + 8u]);
+  return draw_vertex(vert, objects[slot.x]);
+}
+
+// The vertex stage of both paths for vertex `vert` of object `o`.
+fn draw_vertex(vert: Vertex, o: ObjectRecord) -> DrawVSOutput {
   let world = object_transform(o, vert.position.xyz);
   // The normal matrix inverse(transpose(M)) is cofactor(M) / det(M) for the 3x3 part M: the
   // cofactor matrix's columns are the cross products of M's columns, and the fragment stage's

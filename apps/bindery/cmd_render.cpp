@@ -228,6 +228,15 @@ TimingTable print_timing_table(const RenderReport& r) {
         "culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
         culling->objects, culling->after_frustum, culling->after_occlusion, culling->drawn,
         culling->sub_draws);
+  if (const std::optional<CullingCounts> culling = r.frames.back().culling;
+      culling && culling->has_clusters) {
+    fmt::print("clusters: {} tested, {} drawn, {} triangles submitted\n", culling->clusters_tested,
+               culling->clusters_visible, culling->triangles_submitted);
+    if (culling->clusters_dropped > 0)
+      fmt::print("warning: {} cluster-instances did not fit the cluster output (clusterTriangleCapacity) "
+                 "and were not drawn: the picture misses them\n",
+                 culling->clusters_dropped);
+  }
   return tt;
 }
 
@@ -261,6 +270,13 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
                     {"afterOcclusion", culling->after_occlusion},
                     {"drawn", culling->drawn},
                     {"subDraws", culling->sub_draws}};
+  if (const std::optional<CullingCounts> culling = r.frames.back().culling;
+      culling && culling->has_clusters) {
+    j["culling"]["clustersTested"] = culling->clusters_tested;
+    j["culling"]["visibleClusters"] = culling->clusters_visible;
+    j["culling"]["clustersDropped"] = culling->clusters_dropped;
+    j["trianglesSubmitted"] = culling->triangles_submitted;
+  }
   if (r.visible_objects) j["visibleObjects"] = *r.visible_objects;
   nlohmann::ordered_json timing;
   timing["cpu_median"] = tt.cpu.median;

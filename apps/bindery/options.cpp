@@ -236,6 +236,16 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
                  "gpu-driven's textures: texture-arrays (2D arrays by size, any device) or "
                  "binding-array (every texture as it is; wgpu-native's binding arrays)")
       ->check(CLI::IsMember({"texture-arrays", "binding-array"}));
+  sub.add_option("--clusters", o.clusters,
+                 "gpu-driven through cluster hierarchies with level of detail: on or off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->each([&o](const std::string&) { o.cluster_options_given = true; })
+      ->capture_default_str();
+  sub.add_option("--lod-error", o.lod_error,
+                 fmt::format("with --clusters on: the cut's pixel error, 0 (full detail)..{:g}",
+                             double(kMaxLodErrorPx)))
+      ->each([&o](const std::string&) { o.cluster_options_given = true; })
+      ->capture_default_str();
   sub.add_option("--spread", o.spread,
                  "scale of the cubes' placement radius (8: most outside the view)")
       ->capture_default_str();
@@ -280,6 +290,12 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
   base.occlusion = o.occlusion == "on";
   base.draw_path = o.draw_path;
   base.material_backend = o.material_backend;
+  if (!(o.lod_error >= 0.0 && o.lod_error <= double(kMaxLodErrorPx)))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --lod-error {} is outside 0..{:g} pixels", rules.command,
+                            o.lod_error, double(kMaxLodErrorPx)));
+  base.clusters = o.clusters == "on";
+  base.lod_error_px = static_cast<float>(o.lod_error);
   return base;
 }
 
@@ -335,6 +351,11 @@ void check_gpu_driven_options(const std::vector<std::string>& strategies, const 
                     fmt::format("{}: {} applies to gpu-driven and gpu-culling (their indirect "
                                 "draws and material table), not to {}",
                                 command, flag, names));
+  if (o.cluster_options_given && !has("gpu-driven"))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --clusters and --lod-error apply to gpu-driven (its cluster "
+                            "hierarchies), not to {}",
+                            command, names));
   if (o.occlusion_given && !has("gpu-driven"))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --occlusion applies to gpu-driven (its two-phase occlusion "

@@ -62,6 +62,11 @@ void validate(const ClusterBuildDesc& d, std::span<const std::byte> positions,
     bad(fmt::format("max_levels {} is outside 1..64", d.max_levels));
   if (stride < 12 || stride % 4 != 0)
     bad(fmt::format("stride {} bytes is not a multiple of 4 of at least 12", stride));
+  if (d.normal_offset_bytes != kNoNormals &&
+      (d.normal_offset_bytes % 4 != 0 || uint64_t(d.normal_offset_bytes) + 12 > stride))
+    bad(fmt::format("normal_offset_bytes {} is not a multiple of 4 with 12 bytes inside the "
+                    "stride {}",
+                    d.normal_offset_bytes, stride));
   if (vertex_count == 0 || indices.empty()) bad("the mesh has no vertices or no indices");
   if (positions.size() < uint64_t(vertex_count - 1) * stride + 12)
     bad(fmt::format("{} bytes of positions hold fewer than {} vertices of stride {}",
@@ -87,6 +92,12 @@ class Builder {
   Builder(std::span<const std::byte> positions, uint32_t vertex_count, uint32_t stride,
           const ClusterBuildDesc& desc)
       : desc_(desc), positions_(vertex_count), weld_(vertex_count) {
+    if (desc.normal_offset_bytes != kNoNormals) {
+      normals_.resize(vertex_count);
+      for (uint32_t v = 0; v < vertex_count; ++v)
+        std::memcpy(&normals_[v], positions.data() + uint64_t(v) * stride + desc.normal_offset_bytes,
+                    12);
+    }
     std::unordered_map<uint64_t, std::vector<uint32_t>> buckets;
     glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
     for (uint32_t v = 0; v < vertex_count; ++v) {
@@ -119,9 +130,18 @@ class Builder {
   ClusterHierarchy build(std::span<const uint32_t> indices) {
     std::vector<uint32_t> active = level0(indices);
     uint32_t level = 1;
+    // Groups grow when a level barely simplifies (their locked borders hold too much of them),
+    // up to the whole mesh.
+    uint32_t group_size = desc_.group_size;
     while (active.size() > 1 && level < desc_.max_levels) {
       std::vector<uint32_t> next;
-      if (!simplify_level(active, level, next)) break;
+      const uint32_t before = triangles_of(active);
+      if (!simplify_level(active, level, group_size, next)) {
+        if (group_size >= active.size()) break;
+        group_size *= 2;
+        continue;
+      }
+      if (triangles_of(next) > before * 0.9) group_size = std::min<uint32_t>(group_size * 2, 1024);
       active = std::move(next);
       ++level;
     }
@@ -200,10 +220,10 @@ class Builder {
 
   // One level: `active` grouped, each group simplified into clusters of `level` (into `next`) or
   // carried unchanged. False when no group simplified.
-  bool simplify_level(const std::vector<uint32_t>& active, uint32_t level,
+  bool simplify_level(const std::vector<uint32_t>& active, uint32_t level, uint32_t group_size,
                       std::vector<uint32_t>& next) {
     bool any = false;
-    for (const std::vector<uint32_t>& group : make_groups(active)) {
+    for (const std::vector<uint32_t>& group : make_groups(active, group_size)) {
       if (group.size() < 2 || !simplify_group(group, level, /*terminal=*/false, next)) {
         next.insert(next.end(), group.begin(), group.end());
         if (group.size() >= 2) h_.stats.groups_not_simplified++;
@@ -219,28 +239,31 @@ class Builder {
   // nothing changed, when the result keeps more than min_reduction of the triangles.
   bool simplify_group(const std::vector<uint32_t>& group, uint32_t level, bool terminal,
                       std::vector<uint32_t>& next) {
-    LocalMesh local = gather(group);
+    std::vector<std::vector<uint32_t>> copies;
+    const LocalMesh local = gather(group, copies);
     const size_t source = local.indices.size();
-    const size_t target = std::max<size_t>(
-        3 * size_t(desc_.root_triangles), (source / 6) * 3);
+    // About half the triangles, not below the terminal size (meshopt_simplify asserts that the
+    // target is at most the source).
+    const size_t target =
+        std::min(source, std::max<size_t>(3 * size_t(desc_.root_triangles), (source / 6) * 3));
     std::vector<uint32_t> out(source);
     float error = 0.0f;
     size_t kept = meshopt_simplify(out.data(), local.indices.data(), source, &local.positions[0].x,
                                    local.positions.size(), sizeof(glm::vec3), target,
                                    std::numeric_limits<float>::max(),
                                    terminal ? 0u : unsigned(meshopt_SimplifyLockBorder), &error);
-    if (terminal && kept > size_t(double(source) * desc_.min_reduction)) {
+    if (terminal && kept > size_t(double(source) * desc_.min_reduction))
       kept = meshopt_simplifySloppy(out.data(), local.indices.data(), source,
                                     &local.positions[0].x, local.positions.size(),
                                     sizeof(glm::vec3), target, std::numeric_limits<float>::max(),
                                     &error);
-    }
     if (kept == 0 || kept > size_t(double(source) * desc_.min_reduction)) return false;
     out.resize(kept);
     const float scale = meshopt_simplifyScale(&local.positions[0].x, local.positions.size(),
                                               sizeof(glm::vec3));
-    // The group's bounds: a sphere around its clusters' spheres; its error at least theirs, and
-    // strictly above it, so that the projected errors of a child and its parent never tie.
+    // The group's bounds: a sphere around its clusters' spheres; its error theirs plus what this
+    // simplification moved (meshopt measures against its input, which is already simplified), and
+    // strictly above theirs, so that the projected errors of a child and its parent never tie.
     glm::vec4 sphere = sphere_of(h_.clusters[group[0]].self);
     float child_error = 0.0f;
     for (uint32_t c : group) {
@@ -250,30 +273,36 @@ class Builder {
     }
     const float own = error * scale;
     const float group_error =
-        std::max(own, child_error) * 1.0001f + 1e-7f * std::max(sphere.w, 1e-30f);
+        (own + child_error) * 1.0001f + 1e-7f * std::max(sphere.w, 1e-30f);
     const LodBounds bounds{glm::vec3(sphere), sphere.w, group_error};
     for (uint32_t c : group) h_.clusters[c].parent = bounds;
-    local.indices = std::move(out);
-    const std::vector<uint32_t> made = split(local, bounds, level, /*leaf=*/false);
+    const std::vector<uint32_t> made =
+        split(resolve(local, copies, out), bounds, level, /*leaf=*/false);
     next.insert(next.end(), made.begin(), made.end());
     h_.stats.groups++;
     return true;
   }
 
-  // The triangles of `group` over a local numbering of their vertices.
-  LocalMesh gather(const std::vector<uint32_t>& group) const {
+  // The triangles of `group` over a local numbering of their welded vertices (one per position,
+  // so that faces split by their attributes, such as a box's flat-shaded sides, simplify as one
+  // surface), and per local vertex the mesh vertices of that position the group used (`copies`).
+  LocalMesh gather(const std::vector<uint32_t>& group,
+                   std::vector<std::vector<uint32_t>>& copies) const {
     LocalMesh local;
-    std::unordered_map<uint32_t, uint32_t> to_local;
+    std::unordered_map<uint32_t, uint32_t> to_local;  // welded id -> local
     for (uint32_t ci : group) {
       const Cluster& c = h_.clusters[ci];
       for (uint32_t t = 0; t < c.triangle_count; ++t) {
         const glm::uvec3 k = h_.corners(c, t);
         for (int i = 0; i < 3; ++i) {
-          auto [it, added] = to_local.try_emplace(k[i], uint32_t(local.to_mesh.size()));
+          auto [it, added] = to_local.try_emplace(weld_[k[i]], uint32_t(local.to_mesh.size()));
           if (added) {
             local.to_mesh.push_back(k[i]);
             local.positions.push_back(positions_[k[i]]);
+            copies.emplace_back();
           }
+          std::vector<uint32_t>& list = copies[it->second];
+          if (std::find(list.begin(), list.end(), k[i]) == list.end()) list.push_back(k[i]);
           local.indices.push_back(it->second);
         }
       }
@@ -281,9 +310,43 @@ class Builder {
     return local;
   }
 
+  // The simplified welded triangles `welded` (local numbering of `local`) over real mesh
+  // vertices: each corner the copy of its position whose normal is nearest the triangle's own
+  // (the first copy without normals), so that a flat-shaded side keeps its own normal and
+  // texture coordinates.
+  LocalMesh resolve(const LocalMesh& local, const std::vector<std::vector<uint32_t>>& copies,
+                    const std::vector<uint32_t>& welded) const {
+    LocalMesh out;
+    std::unordered_map<uint32_t, uint32_t> to_local;  // mesh vertex -> local
+    for (size_t i = 0; i < welded.size(); i += 3) {
+      const glm::vec3 a = local.positions[welded[i]], b = local.positions[welded[i + 1]],
+                      c = local.positions[welded[i + 2]];
+      const glm::vec3 n = glm::cross(b - a, c - a);
+      for (int k = 0; k < 3; ++k) {
+        const std::vector<uint32_t>& list = copies[welded[i + k]];
+        uint32_t best = list[0];
+        if (!normals_.empty() && list.size() > 1) {
+          float best_dot = -std::numeric_limits<float>::max();
+          for (uint32_t v : list) {
+            const float d = glm::dot(normals_[v], n);
+            if (d > best_dot) best = v, best_dot = d;
+          }
+        }
+        auto [it, added] = to_local.try_emplace(best, uint32_t(out.to_mesh.size()));
+        if (added) {
+          out.to_mesh.push_back(best);
+          out.positions.push_back(positions_[best]);
+        }
+        out.indices.push_back(it->second);
+      }
+    }
+    return out;
+  }
+
   // Groups of about group_size neighbouring clusters: in Morton order of their centers, each
   // group grows by the ungrouped cluster sharing the most (welded) vertices with it.
-  std::vector<std::vector<uint32_t>> make_groups(const std::vector<uint32_t>& active) const {
+  std::vector<std::vector<uint32_t>> make_groups(const std::vector<uint32_t>& active,
+                                                uint32_t group_size) const {
     const size_t n = active.size();
     std::unordered_map<uint32_t, std::vector<uint32_t>> by_vertex;  // welded vertex -> locals
     for (size_t i = 0; i < n; ++i) {
@@ -311,7 +374,7 @@ class Builder {
       std::vector<uint32_t> group{active[seed]};
       grouped[seed] = true;
       std::unordered_map<uint32_t, uint32_t> score = shared[seed];
-      while (group.size() < desc_.group_size) {
+      while (group.size() < group_size) {
         uint32_t best = UINT32_MAX, best_score = 0;
         for (const auto& [other, s] : score)
           if (!grouped[other] && (s > best_score || (s == best_score && other < best)))
@@ -368,7 +431,7 @@ class Builder {
   }
 
   const ClusterBuildDesc& desc_;
-  std::vector<glm::vec3> positions_;
+  std::vector<glm::vec3> positions_, normals_;
   std::vector<uint32_t> weld_;
   uint32_t welded_ = 0;
   glm::vec3 lo_{0.0f}, extent_{1.0f};

@@ -22,7 +22,7 @@ namespace {
 constexpr uint32_t kGroup = 64;             // @workgroup_size of cull_phase1 / cull_phase2
 constexpr uint64_t kCountersBytes = 16;     // CullCounters
 constexpr uint64_t kCountsOffset = 4;       // afterFrustum, afterOcclusion, drawn: 12 bytes
-constexpr uint32_t kFrustumFlag = 1, kOcclusionFlag = 2;
+constexpr uint32_t kFrustumFlag = 1, kOcclusionFlag = 2, kListFlag = 4;
 
 const StructLayout& cull_frame_layout() {
   static const Reflection reflection = [] {
@@ -133,7 +133,8 @@ bool Culling::prepare(const glm::mat4& view_projection) {
   v.set(layout.field("binStride"), draws_.bin_stride());
   v.set(layout.field("pyramidLevels"), pyramid_ ? pyramid_->levels() : 1u);
   v.set(layout.field("flags"), (desc_.frustum ? kFrustumFlag : 0u) |
-                                   (desc_.occlusion ? kOcclusionFlag : 0u));
+                                   (desc_.occlusion ? kOcclusionFlag : 0u) |
+                                   (desc_.output == CullingOutput::instance_list ? kListFlag : 0u));
   v.set(layout.field("candidateBase"), capacity_);
   device_.write_buffer(frame_.get(), 0, frame_bytes_.data(), frame_bytes_.size());
   return draws_changed;
@@ -147,7 +148,7 @@ void Culling::phase1(WGPUComputePassEncoder pass) const {
   const detail::Grid grid = detail::grid_for(objects_.id_end(), kGroup,
                                              device_.limits().maxComputeWorkgroupsPerDimension);
   detail::dispatch(pass, phase1_.get(), group_.get(), grid);
-  draws_.build(pass);
+  if (desc_.output == CullingOutput::bins) draws_.build(pass);
 }
 
 void Culling::phase2(WGPUComputePassEncoder pass) const {
@@ -159,7 +160,7 @@ void Culling::phase2(WGPUComputePassEncoder pass) const {
   wgpuComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
   wgpuComputePassEncoderSetPipeline(pass, phase2_.get());
   wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass, phase2_dispatch_.get(), 0);
-  draws_.build(pass);
+  if (desc_.output == CullingOutput::bins) draws_.build(pass);
 }
 
 void Culling::copy_stats(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset) const {

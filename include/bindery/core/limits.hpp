@@ -80,6 +80,9 @@ inline constexpr uint32_t kMaxObjects = 10'000'000;
 inline constexpr float kMaxAnimationTime = 1.0e6f;
 /// Range of CubeSceneOptions::spread, the scale of the cubes' placement radius.
 inline constexpr float kMinSpread = 0.01f, kMaxSpread = 1000.0f;
+/// The largest pixel error of a cluster cut that `--lod-error` takes (past it a whole object
+/// collapses to its root at any distance).
+inline constexpr float kMaxLodErrorPx = 1000.0f;
 ///@}
 
 }  // namespace bindery

@@ -5,7 +5,7 @@
 ///
 /// Level 0 splits the mesh into clusters of at most ClusterBuildDesc::max_triangles triangles.
 /// Each level then groups neighbouring clusters (about group_size of them, by shared vertices),
-/// simplifies each group with its outer border locked (so that neighbouring groups still meet
+/// simplifies each group over welded positions with its outer border locked (so that neighbouring groups still meet
 /// edge for edge), and splits the result into new clusters. A group carries one error (object
 /// units: the simplifier's deviation from the surface, at least the largest error of the clusters
 /// it was made from) and one bounding sphere enclosing theirs. Each cluster keeps two such
@@ -34,6 +34,9 @@
 
 namespace bindery::gpu_driven {
 
+/// ClusterBuildDesc::normal_offset_bytes for vertices without a normal.
+inline constexpr uint32_t kNoNormals = UINT32_MAX;
+
 /// How build_cluster_hierarchy() splits and simplifies.
 struct ClusterBuildDesc {
   /// Triangles per cluster, 4..128 and a multiple of 4 (meshopt_buildMeshlets). The default is 128.
@@ -51,6 +54,12 @@ struct ClusterBuildDesc {
   uint32_t root_triangles = 4;
   /// Levels at most (a safety bound; 1 builds level 0 alone), 1..64. The default is 32.
   uint32_t max_levels = 32;
+  /// Byte offset of a float32x3 normal inside each vertex (bindery::Vertex: 12), or kNoNormals.
+  /// Groups are simplified over welded positions (vertices split by their attributes become one
+  /// point), and each corner of a simplified triangle then takes the vertex of its position
+  /// whose normal is nearest the triangle's: a flat-shaded box keeps its sides' normals and
+  /// texture coordinates. The default is kNoNormals (the first vertex of the position).
+  uint32_t normal_offset_bytes = kNoNormals;
 };
 
 /// The parent error of a root cluster: larger than any projected error, so a root is never

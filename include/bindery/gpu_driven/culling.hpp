@@ -39,10 +39,18 @@ class IndirectDraws;
 class MeshPool;
 class ObjectTable;
 
-/// Which tests run (shaders/gpu_cull.wgsl's CullFrame.flags).
+/// What the culling passes write for the visible objects of a phase.
+enum class CullingOutput {
+  bins,           ///< appended to their (pipeline, mesh) bin, and IndirectDraws::build() run
+  instance_list,  ///< listed in IndirectDraws::entries_buffer() (object, 0) with their number
+                  ///< first in counters_buffer(); no bins, no build: for ClusterCulling
+};
+
+/// Which tests run (shaders/gpu_cull.wgsl's CullFrame.flags) and where the visible objects go.
 struct CullingDesc {
   bool frustum = true;    ///< cull objects whose bounding sphere lies outside the frustum
   bool occlusion = true;  ///< two-phase occlusion culling (needs a DepthPyramid)
+  CullingOutput output = CullingOutput::bins;  ///< the list the next stage reads
 };
 
 /// The object counts of one frame, in pipeline order.

@@ -97,6 +97,13 @@ struct RenderOptions {
   /// "texture-arrays" or "binding-array"; empty: texture-arrays. A backend the device lacks throws
   /// StrategyUnavailable (one line: why); another name, InvalidArgument.
   std::string material_backend;
+  /// gpu-driven draws through cluster hierarchies with continuous level of detail
+  /// (bindery/gpu_driven/cluster_culling.hpp): every mesh built into a hierarchy at start-up, the
+  /// cut of each visible object selected on the GPU, one indexed draw per phase. A device without
+  /// the storage bindings it needs throws StrategyUnavailable.
+  bool clusters = false;
+  /// The cut's pixel error with clusters: 0 = full detail, at most kMaxLodErrorPx.
+  float lod_error_px = 1.0f;
   /// CPU threads for the per-object matrices (0 = every core; 1 = serial), at most
   /// kMaxMatrixThreads.
   uint32_t threads = 0;
@@ -155,6 +162,14 @@ struct CullingCounts {
   /// Indirect draws that drew something (non-empty bins), summed over the frame's phases; 0
   /// for strategies that do not count them.
   uint32_t sub_draws = 0;
+  /// With clusters (RenderOptions::clusters): cluster-instances tested, clusters drawn, the
+  /// triangles the draws submitted, cluster-instances dropped for want of room; all summed over
+  /// the frame's phases.
+  bool has_clusters = false;
+  ///@{
+  uint32_t clusters_tested = 0, clusters_visible = 0, triangles_submitted = 0,
+           clusters_dropped = 0;
+  ///@}
 };
 
 // GpuSpan (one named pass of a frame, by timestamp queries) is in headless/gpu_timer.hpp.

@@ -12,10 +12,10 @@ namespace {
 // Every mesh once into one MeshPool sized to hold them all (no growth), and each mesh's ranges
 // in its buffers for the strategies that bind a mesh at a time (setVertexBuffer and
 // setIndexBuffer at the mesh's offsets, drawIndexed from index 0 of the range).
-void upload_meshes(const Device& device, const Scene& scene, GpuScene& g) {
+void upload_meshes(const Device& device, const Scene& scene, GpuScene& g, bool storage) {
   gpu_driven::MeshPoolDesc d;
   d.label = "scene meshes";
-  d.storage_binding = false;  // drawn from only: buffers up to maxBufferSize
+  d.storage_binding = storage;  // else drawn from only: buffers up to maxBufferSize
   uint64_t vertices = 0, indices = 0;
   for (const Mesh& m : scene.meshes) {
     vertices += m.vertices.size();
@@ -47,9 +47,9 @@ void upload_meshes(const Device& device, const Scene& scene, GpuScene& g) {
 
 }  // namespace
 
-GpuScene upload_scene(const Device& device, const Scene& scene) {
+GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_vertices) {
   GpuScene g;
-  upload_meshes(device, scene, g);
+  upload_meshes(device, scene, g, storage_vertices);
 
   for (const TextureData& t : scene.textures) {
     WGPUTextureDescriptor desc = WGPU_TEXTURE_DESCRIPTOR_INIT;
@@ -155,14 +155,15 @@ gpu::BindGroup create_bind_group(const Device& device, const char* label,
 }
 
 gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
-                                          WGPUPipelineLayout layout, const char* label) {
+                                          WGPUPipelineLayout layout, const char* label,
+                                          const char* vertex_entry, bool pulls_vertices) {
   WGPUVertexBufferLayout vbl = vertex_buffer_layout();
   WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
   d.label = gpu::sv(label);
   d.layout = layout;
   d.vertex.module = module;
-  d.vertex.entryPoint = gpu::sv("vs");
-  d.vertex.bufferCount = 1;
+  d.vertex.entryPoint = gpu::sv(vertex_entry);
+  d.vertex.bufferCount = pulls_vertices ? 0 : 1;
   d.vertex.buffers = &vbl;
   d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
   d.primitive.cullMode = WGPUCullMode_Back;

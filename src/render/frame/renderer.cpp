@@ -115,6 +115,10 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
                 fmt::format("RenderOptions::draw_path = \"{}\"; valid: multi-draw-indirect-count, "
                             "multi-draw-indirect, bundle, loop (or empty: the best the device offers)",
                             escape_for_message(o.draw_path)));
+  if (!(o.lod_error_px >= 0.0f && o.lod_error_px <= kMaxLodErrorPx))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::lod_error_px = {} is outside 0..{} pixels",
+                            o.lod_error_px, kMaxLodErrorPx));
   if (!o.material_backend.empty() && !gpu_driven::parse_material_backend(o.material_backend))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::material_backend = \"{}\"; valid: texture-arrays, "
@@ -397,11 +401,15 @@ void RenderRun::build_target() {
 }
 
 void RenderRun::build_strategy() {
-  gpu_scene_ = strategies::upload_scene(device_, scene_);
+  gpu_scene_ = strategies::upload_scene(device_, scene_, o_.clusters);
   strategies::StrategyOptions so;
   so.occlusion = o_.occlusion;
   so.draw_path = o_.draw_path;
   so.material_backend = o_.material_backend;
+  so.clusters = o_.clusters;
+  so.lod_error_px = o_.lod_error_px;
+  so.fov_y_degrees = scene_.view.fov_y_degrees;
+  so.z_near = scene_.view.near_plane;
   so.width = o_.width;
   so.height = o_.height;
   so.depth_texture = target_.depth_texture;

@@ -30,12 +30,18 @@
 #include "gpu_object_scene.hpp"
 #include "strategy.hpp"
 
+#include "bindery/gpu_driven/cluster_culling.hpp"
+#include "bindery/gpu_driven/cluster_hierarchy.hpp"
 #include "bindery/gpu_driven/culling.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
 
 #include <fmt/format.h>
 
+#include <tbb/parallel_for.h>
+
+#include <chrono>
+#include <cmath>
 #include <memory>
 
 namespace bindery::strategies {
@@ -51,6 +57,26 @@ std::optional<std::string> unavailable(const Device& device, const Scene& scene)
            "vulkan";
   if (std::optional<std::string> why = draw_path_unavailable(device, DrawPath::loop)) return why;
   return object_records_unavailable(device, scene);
+}
+
+// Every mesh of `scene` built into a cluster hierarchy (in parallel), added to `geometry` under its
+// pool id (the scene's mesh index). Returns the build's wall time, ms.
+double build_hierarchies(const Scene& scene, ClusterGeometry& geometry, uint32_t& levels) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<ClusterHierarchy> built(scene.meshes.size());
+  tbb::parallel_for(size_t(0), scene.meshes.size(), [&](size_t i) {
+    const Mesh& m = scene.meshes[i];
+    built[i] = build_cluster_hierarchy(std::as_bytes(std::span(m.vertices)),
+                                       uint32_t(m.vertices.size()), sizeof(Vertex), m.indices,
+                                       ClusterBuildDesc{.normal_offset_bytes = 12}, m.name);
+  });
+  levels = 0;
+  for (uint32_t i = 0; i < built.size(); ++i) {
+    geometry.add(i, built[i]);
+    levels = std::max<uint32_t>(levels, uint32_t(built[i].levels.size()));
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // What distinguishes the strategies built on culling and indirect draws.
@@ -77,8 +103,11 @@ class CulledStrategy final : public Strategy {
     dd.label = std::string(composition.label) + " draws";
     if (!options.draw_path.empty()) dd.path = parse_draw_path(options.draw_path);
     draws_ = std::make_unique<IndirectDraws>(device, scene_.objects(), scene_.meshes(), dd);
-    culling_ = std::make_unique<Culling>(device, scene_.objects(), scene_.meshes(), *draws_,
-                                         pyramid_.get(), CullingDesc{true, occlusion_});
+    culling_ = std::make_unique<Culling>(
+        device, scene_.objects(), scene_.meshes(), *draws_, pyramid_.get(),
+        CullingDesc{true, occlusion_,
+                    options.clusters ? CullingOutput::instance_list : CullingOutput::bins});
+    if (options.clusters) create_clusters(device, scene, options, composition.label);
     scene_.refresh_object_group(draws_->remap_buffer(), true);
     with_context(fmt::format("creating the {} strategy", composition.label),
                  [&] { device.check(); });
@@ -87,11 +116,18 @@ class CulledStrategy final : public Strategy {
   bool needs_cpu_transforms() const override { return !scene_.animated_on_gpu(); }
   uint64_t object_stride() const override { return kObjectRecordBytes; }
   uint32_t draw_count() const override { return 1; }
-  uint64_t stats_bytes() const override { return Culling::kStatsBytes; }
+  uint64_t stats_bytes() const override {
+    return Culling::kStatsBytes + (clusters_ ? ClusterCulling::kStatsBytes : 0);
+  }
 
   void upload(const FrameInputs& in, WGPUCommandEncoder encoder) override {
     scene_.upload(in, encoder);
     const bool rebuilt = culling_->prepare(in.values.view_projection);
+    if (clusters_) {
+      geometry_->prepare();
+      clusters_->prepare(ClusterView{in.values.view_projection, in.values.view_world_position,
+                                     pixels_per_unit_, z_near_});
+    }
     scene_.refresh_object_group(draws_->remap_buffer(), rebuilt);
   }
 
@@ -99,7 +135,10 @@ class CulledStrategy final : public Strategy {
 
   void encode(WGPURenderPassEncoder pass, uint32_t, uint32_t, Counters& counters) override {
     const auto groups = scene_.groups();
-    draws_->draw(pass, 0, DrawState{scene_.pipeline(), groups}, counters);
+    if (clusters_)
+      clusters_->draw(pass, scene_.cluster_pipeline(), groups, counters);
+    else
+      draws_->draw(pass, 0, DrawState{scene_.pipeline(), groups}, counters);
   }
 
   void record_frame(FrameContext& ctx) override {
@@ -108,6 +147,10 @@ class CulledStrategy final : public Strategy {
       TimedComputePass pass(ctx, "cull");
       scene_.animate(pass);
       culling_->phase1(pass.get());
+      if (clusters_) {
+        clusters_->begin_frame(pass.get());
+        clusters_->build(pass.get());
+      }
     }
     render_pass(ctx, "phase1", true);
     if (!occlusion_) return;
@@ -118,17 +161,29 @@ class CulledStrategy final : public Strategy {
     {
       TimedComputePass pass(ctx, "cull2");
       culling_->phase2(pass.get());
+      if (clusters_) clusters_->build(pass.get());
     }
     render_pass(ctx, "phase2", false);
   }
 
   void copy_stats(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset) override {
     culling_->copy_stats(encoder, dst, offset);
+    if (clusters_) clusters_->copy_stats(encoder, dst, offset + Culling::kStatsBytes);
   }
 
   std::optional<CullingCounts> read_stats(const std::byte* bytes) const override {
     const CullingStats s = Culling::read_stats(bytes, scene_.object_count());
-    return CullingCounts{s.objects, s.after_frustum, s.after_occlusion, s.drawn, s.sub_draws};
+    CullingCounts counts{s.objects, s.after_frustum, s.after_occlusion, s.drawn, s.sub_draws};
+    if (clusters_) {
+      const ClusterStats c = ClusterCulling::read_stats(bytes + Culling::kStatsBytes);
+      counts.has_clusters = true;
+      counts.clusters_tested = c.tested;
+      counts.clusters_visible = c.visible;
+      counts.triangles_submitted = c.triangles_submitted;
+      counts.clusters_dropped = c.dropped;
+      counts.sub_draws = occlusion_ ? 2 : 1;
+    }
+    return counts;
   }
 
   std::optional<double> cpu_ns_per_moved_object() const override {
@@ -136,6 +191,18 @@ class CulledStrategy final : public Strategy {
   }
 
   std::vector<std::pair<std::string, std::string>> notes() const override {
+    if (clusters_)
+      return {{"drawPath", "clusters: one drawIndexedIndirect per phase"},
+              {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"},
+              {"lodErrorPx", fmt::format("{:g}", clusters_->lod_error())},
+              {"clusterLevels", std::to_string(cluster_levels_)},
+              {"clusters", std::to_string(geometry_->cluster_count())},
+              {"hierarchyBytes", std::to_string(geometry_->bytes())},
+              {"hierarchyBuildMs", fmt::format("{:.1f}", hierarchy_build_ms_)},
+              {"clusterTriangleCapacity", std::to_string(clusters_->max_triangles())},
+              {"materialBackend", std::string(to_string(scene_.materials().backend()))},
+              {"movedBy", scene_.animated_on_gpu() ? "GPU (the article's animation)"
+                                                   : "application"}};
     return {{"drawPath", std::string(to_string(draws_->path()))},
             {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"},
             {"materialBackend", std::string(to_string(scene_.materials().backend()))},
@@ -156,11 +223,35 @@ class CulledStrategy final : public Strategy {
     ctx.passes++;
   }
 
+  // The cluster path (--clusters on): hierarchies of every mesh, the cluster stage, its pipeline.
+  void create_clusters(const Device& device, const Scene& scene, const StrategyOptions& options,
+                       const char* label) {
+    if (std::optional<std::string> why = cluster_culling_unavailable(device))
+      throw Error(ErrorKind::StrategyUnavailable, fmt::format("{} --clusters on: {}", label, *why));
+    geometry_ = std::make_unique<ClusterGeometry>(device, scene_.meshes(),
+                                                  std::string(label) + " clusters");
+    hierarchy_build_ms_ = build_hierarchies(scene, *geometry_, cluster_levels_);
+    geometry_->prepare();
+    ClusterCullingDesc cd;
+    cd.label = std::string(label) + " cluster culling";
+    cd.lod_error_px = options.lod_error_px;
+    clusters_ = std::make_unique<ClusterCulling>(device, scene_.objects(), *geometry_, *draws_, cd);
+    scene_.create_cluster_pipeline(clusters_->draw_layout());
+    pixels_per_unit_ = float(options.height) * 0.5f /
+                       std::tan(0.5f * float(options.fov_y_degrees) * 3.14159265358979f / 180.0f);
+    z_near_ = options.z_near;
+  }
+
   bool occlusion_;
   GpuObjectScene scene_;
   std::unique_ptr<DepthPyramid> pyramid_;
   std::unique_ptr<IndirectDraws> draws_;
   std::unique_ptr<Culling> culling_;
+  std::unique_ptr<ClusterGeometry> geometry_;
+  std::unique_ptr<ClusterCulling> clusters_;
+  uint32_t cluster_levels_ = 0;
+  double hierarchy_build_ms_ = 0;
+  float pixels_per_unit_ = 1, z_near_ = 1;
 };
 
 }  // namespace

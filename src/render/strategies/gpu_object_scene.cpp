@@ -208,6 +208,17 @@ void GpuObjectScene::create_draw_pipeline() {
   pipeline_ = create_scene_pipeline(device_, module_.get(), pipeline_layout_.get(), label_.c_str());
 }
 
+void GpuObjectScene::create_cluster_pipeline(WGPUBindGroupLayout cluster_layout) {
+  WGPUBindGroupLayout layouts[3];
+  layouts[kObjectGroup] = object_layout_.get();
+  layouts[kMaterialGroup] = material_layout_.get();
+  layouts[2] = cluster_layout;
+  const std::string label = label_ + " clusters";
+  cluster_pipeline_layout_ = create_pipeline_layout(device_, layouts, label.c_str());
+  cluster_pipeline_ = create_scene_pipeline(device_, module_.get(), cluster_pipeline_layout_.get(),
+                                            label.c_str(), "vs_clusters", true);
+}
+
 void GpuObjectScene::refresh_object_group(WGPUBuffer remap, bool force) {
   if (!force && remap == remap_ && object_group_ && objects_.generation() == object_generation_)
     return;

@@ -75,6 +75,10 @@ class GpuObjectScene {
     return {object_group_.get(), material_group_.get()};
   }
   WGPURenderPipeline pipeline() const { return pipeline_.get(); }
+  /// Creates the cluster path's pipeline (gpu_driven_draw.wgsl's vs_clusters), whose group 2 has
+  /// `cluster_layout` (ClusterCulling::draw_layout()).
+  void create_cluster_pipeline(WGPUBindGroupLayout cluster_layout);
+  WGPURenderPipeline cluster_pipeline() const { return cluster_pipeline_.get(); }
 
   const MeshPool& meshes() const { return meshes_; }
   ObjectTable& objects() { return objects_; }
@@ -112,7 +116,8 @@ class GpuObjectScene {
   gpu::BindGroup object_group_, material_group_, animate_group_;
   gpu::PipelineLayout pipeline_layout_, animate_pipeline_layout_;
   gpu::ShaderModule module_, animate_module_;
-  gpu::RenderPipeline pipeline_;
+  gpu::RenderPipeline pipeline_, cluster_pipeline_;
+  gpu::PipelineLayout cluster_pipeline_layout_;
   gpu::ComputePipeline animate_;
 };
 

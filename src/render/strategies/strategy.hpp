@@ -50,7 +50,9 @@ struct GpuScene {
 };
 
 /// Uploads meshes (into one MeshPool) and textures (with mips) and creates the scene's samplers.
-GpuScene upload_scene(const Device& device, const Scene& scene);
+/// `storage_vertices`: the pool's buffers also bindable as storage (a vertex stage that pulls
+/// its vertices: the cluster path), so each at most maxStorageBufferBindingSize bytes.
+GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_vertices = false);
 
 /// The WGSL `alphaCutoff` of a material (shaders/cubes_common.wgsl): 0 for AlphaMode::opaque
 /// (nothing is discarded), the cutoff for mask, -1 for blend (ordered-dither coverage).
@@ -137,6 +139,10 @@ struct StrategyOptions {
   WGPUTexture depth_texture = nullptr;
   std::string draw_path;  ///< RenderOptions::draw_path
   std::string material_backend;  ///< RenderOptions::material_backend
+  bool clusters = false;         ///< RenderOptions::clusters
+  float lod_error_px = 1.0f;     ///< RenderOptions::lod_error_px
+  float fov_y_degrees = 60.0f;   ///< the view's vertical field of view (the cut's projection)
+  float z_near = 1.0f;           ///< the view's near plane, world units
 };
 
 /// One way of getting per-draw data to the shader. Created once per run. Each frame the renderer
@@ -226,9 +232,12 @@ gpu::BindGroup create_bind_group(const Device& device, const char* label,
                                  WGPUBindGroupLayout layout,
                                  std::span<const WGPUBindGroupEntry> entries);
 
-/// A render pipeline for `module` (entry points vs / fs) with the article's state: cull back,
-/// depth24plus with less, one colour target in kColorFormat.
+/// A render pipeline for `module` (entry points `vertex_entry` / fs) with the article's state:
+/// cull back, depth24plus with less, one colour target in kColorFormat; the bindery::Vertex
+/// buffer layout unless `pulls_vertices` (a vertex stage that reads its vertices from storage).
 gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
-                                          WGPUPipelineLayout layout, const char* label);
+                                          WGPUPipelineLayout layout, const char* label,
+                                          const char* vertex_entry = "vs",
+                                          bool pulls_vertices = false);
 
 }  // namespace bindery::strategies

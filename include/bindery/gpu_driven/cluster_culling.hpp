@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// bindery/gpu_driven/cluster_culling.hpp — the cluster stage of the GPU-driven parts: meshes'
+/// cluster hierarchies on the GPU (ClusterGeometry) and, each phase, the cut of every visible
+/// instance selected, frustum-culled per cluster and written as one index buffer that a single
+/// drawIndexedIndirect draws (ClusterCulling).
+///
+/// Stages, joined by explicit lists (shaders/cluster_culling.wgsl):
+///   visible instances  (Culling in CullingOutput::instance_list: IndirectDraws::entries_buffer())
+///   -> chunks          (instance, first cluster, count <= 64) of the levels that may hold its cut
+///   -> visible clusters (slots: instance, cluster, first output triangle)
+///   -> indices         slot << 8 | corner, 3 per triangle, and the DrawIndexedIndirect
+/// A frame:
+///   compute: culling.phase1(pass); clusters.begin_frame(pass); clusters.build(pass)
+///   render:  clusters.draw(pass, state)         // pipeline with vs_clusters, group 2 = group()
+///   occlusion on: pyramid, culling.phase2(pass); clusters.build(pass); render: clusters.draw()
+/// The vertex stage (shaders/gpu_driven_draw.wgsl `vs_clusters`) reads the slot, the cluster and
+/// the vertex from group(): no vertex buffer, no indirect-first-instance, one draw per phase
+/// whatever the number of clusters, on every WebGPU implementation.
+///
+/// The cut: a cluster is drawn when its self error projects to at most ClusterCullingDesc::
+/// lod_error_px pixels and its parent's to more (cluster_hierarchy.hpp); 0 draws the full-detail
+/// triangles. Limits read: maxStorageBuffersPerShaderStage (12 needed), maxStorageBufferBindingSize
+/// and maxBufferSize (the output's size), maxComputeWorkgroupsPerDimension.
+#pragma once
+
+#include "bindery/core/device.hpp"
+#include "bindery/core/gpu.hpp"
+#include "bindery/gpu_driven/cluster_hierarchy.hpp"
+#include "bindery/gpu_driven/indirect_draws.hpp"
+#include "bindery/gpu_driven/mesh_pool.hpp"
+
+#include <glm/glm.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bindery::gpu_driven {
+
+class ObjectTable;
+
+/// The cluster hierarchies of a MeshPool's meshes on the GPU: cluster records, level records, a
+/// record per mesh id, and the clusters' vertex numbers and packed triangles (the vertices stay
+/// the pool's). Meshes without a hierarchy are drawn by no cluster. Not thread-safe.
+class ClusterGeometry {
+ public:
+  /// Hierarchies of meshes of `pool` (which must outlive this object).
+  ClusterGeometry(const Device& device, const MeshPool& pool, std::string label = "clusters");
+
+  /// Adds mesh `mesh`'s hierarchy (built from the same vertices and indices the pool holds).
+  /// Uploaded by the next prepare(). Throws InvalidArgument for a mesh that is not live in the
+  /// pool, that has a hierarchy already, or whose hierarchy names a vertex past the mesh's.
+  void add(MeshId mesh, const ClusterHierarchy& hierarchy);
+  /// Uploads what add() collected (re-creating the buffers: generation() increases). Returns
+  /// whether it did. Throws BufferTooLarge past maxStorageBufferBindingSize.
+  bool prepare();
+
+  /// Whether `mesh` has a hierarchy.
+  bool contains(MeshId mesh) const;
+  /// Bumped by every prepare() that re-created the buffers.
+  uint64_t generation() const { return generation_; }
+  /// Clusters of every mesh.
+  uint64_t cluster_count() const { return clusters_.size(); }
+  /// Triangles of level 0 of `mesh` (0 without a hierarchy).
+  uint32_t full_triangles(MeshId mesh) const;
+  /// Bytes on the GPU (the four buffers).
+  uint64_t bytes() const;
+
+  /// The buffers (STORAGE): ClusterMesh per mesh id, ClusterLevelRecord, ClusterRecord, words.
+  ///@{
+  WGPUBuffer mesh_buffer() const { return meshes_buffer_.get(); }
+  WGPUBuffer level_buffer() const { return levels_buffer_.get(); }
+  WGPUBuffer cluster_buffer() const { return clusters_buffer_.get(); }
+  WGPUBuffer word_buffer() const { return words_buffer_.get(); }
+  ///@}
+  const MeshPool& pool() const { return pool_; }
+
+ private:
+  struct MeshEntry {
+    glm::vec4 sphere{0.0f};
+    uint32_t first_level = 0, level_count = 0, full_triangles = 0;
+  };
+  const Device& device_;
+  const MeshPool& pool_;
+  std::string label_;
+  std::vector<MeshEntry> meshes_;
+  std::vector<std::byte> levels_, clusters_bytes_;
+  std::vector<ClusterLevel> level_list_;
+  std::vector<uint32_t> clusters_;  // per cluster its mesh (for counts)
+  std::vector<uint32_t> words_;
+  bool dirty_ = true;
+  uint64_t generation_ = 0;
+  gpu::Buffer meshes_buffer_, levels_buffer_, clusters_buffer_, words_buffer_;
+};
+
+/// Options of ClusterCulling.
+struct ClusterCullingDesc {
+  std::string label = "cluster culling";  ///< prefix of the buffers' labels
+  /// The pixel error of the cut, >= 0 (0: full detail). The default is 1.
+  float lod_error_px = 1.0f;
+  /// Frustum culling per cluster (by its bounding sphere). The default is on.
+  bool frustum = true;
+  /// Triangles the output index buffer holds per phase; 0: the full-detail triangles of every
+  /// object, at most 32 Mi and what maxStorageBufferBindingSize / maxBufferSize allow (12 bytes
+  /// each). Clusters past it are dropped and counted (ClusterStats::dropped).
+  uint64_t max_triangles = 0;
+};
+
+/// The camera terms of the cut: WebGPU clip space, world units.
+struct ClusterView {
+  glm::mat4 view_projection{1.0f};  ///< z in [0, 1]
+  glm::vec3 eye{0.0f};              ///< camera position
+  float pixels_per_unit = 1.0f;     ///< target height / 2 * projection[1][1]
+  float z_near = 0.01f;             ///< the near plane's distance, > 0
+};
+
+/// The frame's counts (both phases).
+struct ClusterStats {
+  uint32_t tested = 0;               ///< cluster-instances tested (after the level pruning)
+  uint32_t visible = 0;              ///< clusters in the cut and the frustum
+  uint32_t triangles_submitted = 0;  ///< triangles the draws submitted
+  uint32_t dropped = 0;              ///< cluster-instances dropped for want of room
+};
+
+/// Why `device` cannot run the cluster stage (one line), or nullopt.
+std::optional<std::string> cluster_culling_unavailable(const Device& device);
+
+/// The cluster stage over the visible instances of `draws` (its entries, written by Culling in
+/// CullingOutput::instance_list). All references must outlive this object.
+class ClusterCulling {
+ public:
+  /// Throws StrategyUnavailable (cluster_culling_unavailable()), InvalidArgument for a negative or
+  /// non-finite lod_error_px, BufferTooLarge.
+  ClusterCulling(const Device& device, const ObjectTable& objects, const ClusterGeometry& geometry,
+                 const IndirectDraws& draws, const ClusterCullingDesc& desc = {});
+
+  /// Call once per frame before recording: the view, and buffers and groups re-created when the
+  /// inputs grew. Returns true when group() was re-created.
+  bool prepare(const ClusterView& view);
+  /// Sets the pixel error of the cut (>= 0, finite; InvalidArgument otherwise).
+  void set_lod_error(float px);
+  float lod_error() const { return desc_.lod_error_px; }
+
+  /// Records the frame's start into `pass` (the counts of ClusterStats reset).
+  void begin_frame(WGPUComputePassEncoder pass) const;
+  /// Records the stage for the phase's visible instances into `pass`, after the instance culling.
+  void build(WGPUComputePassEncoder pass) const;
+  /// Draws the phase's clusters into `pass` with `pipeline` (vertex entry vs_clusters), `groups`
+  /// as groups 0.. and group() after them: one drawIndexedIndirect.
+  void draw(WGPURenderPassEncoder pass, WGPURenderPipeline pipeline,
+            std::span<const WGPUBindGroup> groups, Counters& counters) const;
+
+  /// The draw's bind group layout (vertex stage: slots, cluster records, words, the pool's
+  /// vertex buffer: gpu_driven_draw.wgsl's group 2) and the group.
+  WGPUBindGroupLayout draw_layout() const { return draw_layout_.get(); }
+  WGPUBindGroup group() const { return draw_group_.get(); }
+  /// Triangles the output holds per phase.
+  uint64_t max_triangles() const { return max_triangles_; }
+
+  /// Bytes copy_stats() copies.
+  static constexpr uint64_t kStatsBytes = 16;
+  /// Records copies of the frame's counts into `dst` at `offset` (after the frame's passes).
+  void copy_stats(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset) const;
+  /// The counts from the kStatsBytes bytes copy_stats() copied.
+  static ClusterStats read_stats(const std::byte* bytes);
+
+ private:
+  void create_buffers();
+  void create_groups();
+
+  const Device& device_;
+  const ObjectTable& objects_;
+  const ClusterGeometry& geometry_;
+  const IndirectDraws& draws_;
+  ClusterCullingDesc desc_;
+  uint64_t max_triangles_ = 0, max_slots_ = 0, max_chunks_ = 0;
+  uint32_t object_capacity_ = 0;
+  uint64_t geometry_generation_ = UINT64_MAX, objects_generation_ = UINT64_MAX;
+  WGPUBuffer entries_ = nullptr, pool_vertices_ = nullptr;
+  std::vector<std::byte> frame_bytes_;
+  gpu::Buffer frame_, chunks_, slots_, counts_, indices_, indirect_;
+  gpu::ShaderModule module_;
+  gpu::BindGroupLayout layout_, indirect_layout_, draw_layout_;
+  gpu::PipelineLayout pipeline_layout_, indirect_pipeline_layout_;
+  gpu::ComputePipeline begin_frame_, begin_phase_, instances_, begin_test_, test_, finalize_,
+      emit_;
+  gpu::BindGroup group_, indirect_group_, draw_group_;
+};
+
+}  // namespace bindery::gpu_driven

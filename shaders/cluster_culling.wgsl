@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+// The cluster stage of the GPU-driven parts (bindery/gpu_driven/cluster_culling.hpp): from the
+// list of visible instances (the instance culling's entries, indirect_draws.wgsl's `entries`) to
+// the list of visible clusters and one index buffer that draws them all.
+//
+// Per phase:
+//   begin_phase  one invocation: the phase's counts reset; the instance dispatch's size
+//   instances    one invocation per visible instance: the levels of its mesh's hierarchy that may
+//                hold a cluster of the cut (the CPU's level_may_hold_cut()), their clusters
+//                appended as chunks of at most 64 (instance, first cluster, count)
+//   begin_test   one invocation: the test dispatch's size (a workgroup per chunk)
+//   test         one invocation per (instance, cluster) of a chunk: in the cut (its self error
+//                projects to at most tau pixels, its parent's to more: cluster_hierarchy.hpp's
+//                cluster_in_cut()) and inside the frustum; the visible ones get a slot and a run of
+//                the output's triangles
+//   finalize     one invocation: the emit dispatch's size and the draw's DrawIndexedIndirect
+//   emit         one workgroup per slot: each triangle's three indices slot << 8 | corner, which
+//                the draw's vertex stage (gpu_driven_draw.wgsl's vs_clusters) turns back into the
+//                slot's instance and the cluster's vertex
+// @include object_record.wgsl
+
+struct ClusterFrame {
+  viewProjection: mat4x4f,
+  eye: vec3f,
+  pixelsPerUnit: f32,  // target height / 2 * projection[1][1]
+  zNear: f32,
+  tau: f32,            // pixels
+  maxChunks: u32,
+  maxSlots: u32,
+  maxTriangles: u32,
+  flags: u32,          // bit 0: frustum culling per cluster
+  pad0: u32,
+  pad1: u32,
+};
+
+struct ClusterMesh {
+  sphere: vec4f,    // the hierarchy's bounding sphere (object space): where reaches start
+  firstLevel: u32,  // into `levels`
+  levelCount: u32,  // 0: the mesh has no hierarchy (drawn by nobody)
+  pad0: u32,
+  pad1: u32,
+};
+
+struct ClusterLevelRecord {
+  firstCluster: u32,  // into `clusters`
+  clusterCount: u32,
+  minSelfError: f32,
+  selfReach: f32,
+  maxParentError: f32,
+  parentReach: f32,
+  pad0: u32,
+  pad1: u32,
+};
+
+struct ClusterRecord {
+  sphere: vec4f,        // bounding sphere of its triangles (object space)
+  selfSphere: vec4f,    // the group that made it
+  parentSphere: vec4f,  // the group it was simplified in
+  selfError: f32,
+  parentError: f32,     // >= kRootError: a root
+  vertexOffset: u32,    // into `words`: its vertices, mesh vertex numbers
+  triangleOffset: u32,  // into `words`: its triangles, three 8-bit corners each
+  triangleCount: u32,
+  vertexBase: i32,      // the mesh's first vertex in the pool's vertex buffer
+  pad0: u32,
+  pad1: u32,
+};
+
+// Per phase: chunks, slots and triangles handed out; per frame: cluster-instances tested, visible
+// clusters, triangles submitted, clusters dropped for want of room.
+struct ClusterCounts {
+  chunks: atomic<u32>,
+  slots: atomic<u32>,
+  triangles: atomic<u32>,
+  pad: u32,
+  tested: atomic<u32>,
+  visible: atomic<u32>,
+  submitted: atomic<u32>,
+  dropped: atomic<u32>,
+};
+
+// What the one-invocation passes write: three dispatches and the draw.
+struct ClusterIndirect {
+  instances: vec3u,
+  pad0: u32,
+  test: vec3u,
+  pad1: u32,
+  emit: vec3u,
+  pad2: u32,
+  indexCount: u32,
+  instanceCount: u32,
+  firstIndex: u32,
+  baseVertex: i32,
+  firstInstance: u32,
+};
+
+const kGroup = 64u;
+const kMaxGroupsX = 65535u;
+const kFrustum = 1u;
+const kRootError = 3.0e38;
+
+@group(0) @binding(0) var<uniform> frame: ClusterFrame;
+@group(0) @binding(1) var<storage, read> objects: array<ObjectRecord>;
+@group(0) @binding(2) var<storage, read> clusterMeshes: array<ClusterMesh>;
+@group(0) @binding(3) var<storage, read> levels: array<ClusterLevelRecord>;
+@group(0) @binding(4) var<storage, read> clusters: array<ClusterRecord>;
+// The visible instances: indirect_draws.wgsl's entries (object, slot) and, first in its counters,
+// their number.
+@group(0) @binding(5) var<storage, read> instances: array<vec2u>;
+@group(0) @binding(6) var<storage, read> instanceCount: array<u32>;
+@group(0) @binding(7) var<storage, read_write> chunks: array<vec4u>;
+@group(0) @binding(8) var<storage, read_write> slots: array<vec4u>;
+@group(0) @binding(9) var<storage, read_write> counts: ClusterCounts;
+@group(0) @binding(10) var<storage, read> words: array<u32>;
+@group(0) @binding(11) var<storage, read_write> indices: array<u32>;
+// Written by the one-invocation passes alone: a buffer cannot be read-write storage and INDIRECT
+// in one dispatch (WebGPU usage scopes).
+@group(1) @binding(0) var<storage, read_write> indirect: ClusterIndirect;
+
+fn linear_group(wg: vec3u, groups: vec3u) -> u32 {
+  return wg.x + wg.y * groups.x;
+}
+
+fn grid(workgroups: u32) -> vec3u {
+  return vec3u(min(workgroups, kMaxGroupsX), (workgroups + kMaxGroupsX - 1u) / kMaxGroupsX, 1u);
+}
+
+fn row(m: mat4x4f, r: u32) -> vec4f {
+  return vec4f(m[0][r], m[1][r], m[2][r], m[3][r]);
+}
+
+// Whether the world-space sphere is at least partly inside the six planes of the view-projection
+// (WebGPU clip space: -w <= x, y <= w and 0 <= z <= w).
+fn in_frustum(center: vec3f, radius: f32) -> bool {
+  let m = frame.viewProjection;
+  let r0 = row(m, 0u);
+  let r1 = row(m, 1u);
+  let r2 = row(m, 2u);
+  let r3 = row(m, 3u);
+  let planes = array<vec4f, 6>(r3 + r0, r3 - r0, r3 + r1, r3 - r1, r2, r3 - r2);
+  for (var p = 0u; p < 6u; p++) {
+    let plane = planes[p];
+    if (dot(plane.xyz, center) + plane.w < -radius * length(plane.xyz)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Projected error in pixels of a (sphere, error) of an object with world rows `o` and largest
+// scale `s`: cluster_hierarchy.cpp's projected_error(), in the same order of operations.
+fn projected_error(o: ObjectRecord, s: f32, sphere: vec4f, error: f32) -> f32 {
+  if (error >= kRootError) {
+    return 3.4e38;
+  }
+  let center = object_transform(o, sphere.xyz);
+  let d = max(length(center - frame.eye) - sphere.w * s, frame.zNear);
+  return error * s * frame.pixelsPerUnit / d;
+}
+
+// cluster_hierarchy.cpp's level_may_hold_cut().
+fn level_may_hold_cut(level: ClusterLevelRecord, dist: f32, s: f32) -> bool {
+  let selfLowest = level.minSelfError * s * frame.pixelsPerUnit /
+                   max(dist + level.selfReach * s, frame.zNear);
+  if (selfLowest * 0.999 > frame.tau) {
+    return false;
+  }
+  if (level.maxParentError >= kRootError) {
+    return true;
+  }
+  let parentHighest = level.maxParentError * s * frame.pixelsPerUnit /
+                      max(dist - level.parentReach * s, frame.zNear);
+  return parentHighest * 1.001 > frame.tau;
+}
+
+@compute @workgroup_size(1)
+fn begin_frame() {
+  atomicStore(&counts.tested, 0u);
+  atomicStore(&counts.visible, 0u);
+  atomicStore(&counts.submitted, 0u);
+  atomicStore(&counts.dropped, 0u);
+}
+
+@compute @workgroup_size(1)
+fn begin_phase() {
+  atomicStore(&counts.chunks, 0u);
+  atomicStore(&counts.slots, 0u);
+  atomicStore(&counts.triangles, 0u);
+  indirect.instances = grid((instanceCount[0] + kGroup - 1u) / kGroup);
+}
+
+// Appends the clusters [first, end) of instance i as chunks of at most 64.
+fn append_chunks(i: u32, first: u32, end: u32) {
+  let n = (end - first + kGroup - 1u) / kGroup;
+  let base = atomicAdd(&counts.chunks, n);
+  for (var k = 0u; k < n; k++) {
+    if (base + k >= frame.maxChunks) {
+      atomicAdd(&counts.dropped, min(end, first + (k + 1u) * kGroup) - (first + k * kGroup));
+      continue;
+    }
+    let start = first + k * kGroup;
+    chunks[base + k] = vec4u(i, start, min(kGroup, end - start), 0u);
+  }
+}
+
+@compute @workgroup_size(64)
+fn instances_pass(@builtin(global_invocation_id) id: vec3u,
+                  @builtin(num_workgroups) groups: vec3u) {
+  let e = id.x + id.y * groups.x * kGroup;
+  if (e >= instanceCount[0]) {
+    return;
+  }
+  let i = instances[e].x;
+  let o = objects[i];
+  let mesh = clusterMeshes[o.mesh];
+  let s = object_max_scale(o);
+  let dist = length(object_transform(o, mesh.sphere.xyz) - frame.eye);
+  // Runs of consecutive levels that may hold the cut are one run of clusters.
+  var runFirst = 0u;
+  var runEnd = 0u;
+  var open = false;
+  for (var l = 0u; l < mesh.levelCount; l++) {
+    let level = levels[mesh.firstLevel + l];
+    if (!level_may_hold_cut(level, dist, s)) {
+      continue;
+    }
+    if (open && runEnd == level.firstCluster) {
+      runEnd += level.clusterCount;
+      continue;
+    }
+    if (open) {
+      append_chunks(i, runFirst, runEnd);
+    }
+    runFirst = level.firstCluster;
+    runEnd = runFirst + level.clusterCount;
+    open = true;
+  }
+  if (open) {
+    append_chunks(i, runFirst, runEnd);
+  }
+}
+
+@compute @workgroup_size(1)
+fn begin_test() {
+  indirect.test = grid(min(atomicLoad(&counts.chunks), frame.maxChunks));
+}
+
+var<workgroup> groupSlots: atomic<u32>;
+var<workgroup> groupTriangles: atomic<u32>;
+var<workgroup> groupTested: atomic<u32>;
+var<workgroup> slotBase: u32;
+var<workgroup> triangleBase: u32;
+
+// One workgroup per chunk, one invocation per cluster of it. Slots and triangles are counted in
+// workgroup memory first, so that a workgroup takes its runs with one global atomic each.
+@compute @workgroup_size(64)
+fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: vec3u,
+             @builtin(local_invocation_index) lane: u32) {
+  if (lane == 0u) {
+    atomicStore(&groupSlots, 0u);
+    atomicStore(&groupTriangles, 0u);
+    atomicStore(&groupTested, 0u);
+  }
+  workgroupBarrier();
+  let chunk = chunks[linear_group(wg, groups)];
+  var visible = false;
+  var localSlot = 0u;
+  var localTriangle = 0u;
+  var c: ClusterRecord;
+  if (lane < chunk.z) {
+    atomicAdd(&groupTested, 1u);
+    let o = objects[chunk.x];
+    c = clusters[chunk.y + lane];
+    let s = object_max_scale(o);
+    visible = projected_error(o, s, c.selfSphere, c.selfError) <= frame.tau &&
+              projected_error(o, s, c.parentSphere, c.parentError) > frame.tau;
+    if (visible && (frame.flags & kFrustum) != 0u) {
+      visible = in_frustum(object_transform(o, c.sphere.xyz), c.sphere.w * s);
+    }
+    if (visible) {
+      localSlot = atomicAdd(&groupSlots, 1u);
+      localTriangle = atomicAdd(&groupTriangles, c.triangleCount);
+    }
+  }
+  workgroupBarrier();
+  if (lane == 0u) {
+    let n = atomicLoad(&groupSlots);
+    slotBase = atomicAdd(&counts.slots, n);
+    triangleBase = atomicAdd(&counts.triangles, atomicLoad(&groupTriangles));
+    atomicAdd(&counts.tested, atomicLoad(&groupTested));
+    atomicAdd(&counts.visible, n);
+  }
+  workgroupBarrier();
+  if (!visible) {
+    return;
+  }
+  let slot = slotBase + localSlot;
+  if (slot >= frame.maxSlots || triangleBase + localTriangle + c.triangleCount > frame.maxTriangles) {
+    atomicAdd(&counts.dropped, 1u);
+    return;
+  }
+  slots[slot] = vec4u(chunk.x, chunk.y + lane, triangleBase + localTriangle, 0u);
+}
+
+@compute @workgroup_size(1)
+fn finalize() {
+  let n = min(atomicLoad(&counts.slots), frame.maxSlots);
+  let triangles = min(atomicLoad(&counts.triangles), frame.maxTriangles);
+  indirect.emit = grid(n);
+  indirect.indexCount = 3u * triangles;
+  indirect.instanceCount = select(0u, 1u, triangles > 0u);
+  indirect.firstIndex = 0u;
+  indirect.baseVertex = 0;
+  indirect.firstInstance = 0u;
+  atomicAdd(&counts.submitted, triangles);
+}
+
+// One workgroup per slot: its cluster's triangles as indices slot << 8 | corner. A run that
+// passes maxTriangles is cut there (the clusters it drops were counted).
+@compute @workgroup_size(64)
+fn emit_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: vec3u,
+             @builtin(local_invocation_index) lane: u32) {
+  let s = linear_group(wg, groups);
+  let slot = slots[s];
+  let c = clusters[slot.y];
+  for (var t = lane; t < c.triangleCount; t += kGroup) {
+    let triangle = slot.z + t;
+    if (triangle >= frame.maxTriangles) {
+      return;
+    }
+    let packed = words[c.triangleOffset + t];
+    let high = s << 8u;
+    indices[3u * triangle] = high | (packed & 0xffu);
+    indices[3u * triangle + 1u] = high | ((packed >> 8u) & 0xffu);
+    indices[3u * triangle + 2u] = high | ((packed >> 16u) & 0xffu);
+  }
+}
