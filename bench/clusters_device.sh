@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Device-machine runs behind docs/BENCHMARKS.md, "Clusters and level of detail" (issue 28), one
+# call on the carried binary (bash bench/make_carry.sh here, then carry [".gl", ".benchcarry"]),
+# 1280x720, wgpu-native on the H200, each scene with the per-object path (--clusters off) and the
+# cluster path side by side in one run:
+#   engine glTF x100 / x1000 / x10,000: clusters off, on at 1 px, on at 0 px (full detail through
+#   clusters); the city of 1,000,000 objects (10,000 meshes, 1,000 materials, 256 textures,
+#   100,000 moved, occlusion on): off, on, on with nothing moving.
+# Usage: OUT=... bash bench/clusters_device.sh ; results: $OUT/clusters.tar.gz (tables + JSON).
+FINAL=${OUT:-out/clusters_device}
+mkdir -p "$FINAL"
+OUT=/tmp/clusters_device source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
+E=.benchcarry/models/2CylinderEngine.glb
+R=(render --strategy gpu-driven --size 1280x720 --backend vulkan)
+CITY=(--scene city --objects 1000000 --meshes 10000 --materials 1000 --textures 256)
+for n in 1000 100 10000; do
+  frames=30
+  [ "$n" = 10000 ] && frames=12
+  run "engine_x${n}_off" 150 "${R[@]}" --model "$E" --instances "$n" --frames "$frames"
+  run "engine_x${n}_on" 150 "${R[@]}" --model "$E" --instances "$n" --frames "$frames" \
+    --clusters on --lod-error 1
+done
+run engine_x1000_on_tau0 150 "${R[@]}" --model "$E" --instances 1000 --frames 20 --clusters on \
+  --lod-error 0
+run city_1m_off 150 "${R[@]}" "${CITY[@]}" --moving 0.1 --frames 30
+run city_1m_on 150 "${R[@]}" "${CITY[@]}" --moving 0.1 --frames 30 --clusters on --lod-error 1
+run city_1m_static_on 150 "${R[@]}" "${CITY[@]}" --moving 0 --frames 30 --clusters on \
+  --lod-error 1
+tar -czf "$FINAL/clusters.tar.gz" -C "$OUTDIR" .
