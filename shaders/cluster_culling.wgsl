@@ -7,9 +7,10 @@
 //   begin_phase  one invocation: the phase's counts reset; the instance dispatch's size
 //   instances    one invocation per visible instance: the levels of its mesh's hierarchy that may
 //                hold a cluster of the cut (the CPU's level_may_hold_cut()), their clusters
-//                appended as chunks of at most 64 (instance, first cluster, count)
-//   begin_test   one invocation: the test dispatch's size (a workgroup per chunk)
-//   test         one invocation per (instance, cluster) of a chunk: in the cut (its self error
+//                appended as chunks of at most 8 (instance, first cluster, count)
+//   begin_test   one invocation: the test dispatch's size (a workgroup per 8 chunks)
+//   test         one invocation per (instance, cluster) of a chunk, 8 lanes a chunk (most far
+//                instances have one cluster in their cut: 1 lane of 8 idle-free): in the cut (its self error
 //                projects to at most tau pixels, its parent's to more: cluster_hierarchy.hpp's
 //                cluster_in_cut()) and inside the frustum; the visible ones get a slot and a run of
 //                the output's triangles
@@ -95,6 +96,7 @@ struct ClusterIndirect {
 };
 
 const kGroup = 64u;
+const kChunk = 8u;  // clusters per chunk; kGroup / kChunk chunks per test workgroup
 const kMaxGroupsX = 65535u;
 const kFrustum = 1u;
 const kRootError = 3.0e38;
@@ -189,17 +191,17 @@ fn begin_phase() {
   indirect.instances = grid((instanceCount[0] + kGroup - 1u) / kGroup);
 }
 
-// Appends the clusters [first, end) of instance i as chunks of at most 64.
+// Appends the clusters [first, end) of instance i as chunks of at most kChunk.
 fn append_chunks(i: u32, first: u32, end: u32) {
-  let n = (end - first + kGroup - 1u) / kGroup;
+  let n = (end - first + kChunk - 1u) / kChunk;
   let base = atomicAdd(&counts.chunks, n);
   for (var k = 0u; k < n; k++) {
+    let start = first + k * kChunk;
     if (base + k >= frame.maxChunks) {
-      atomicAdd(&counts.dropped, min(end, first + (k + 1u) * kGroup) - (first + k * kGroup));
+      atomicAdd(&counts.dropped, min(kChunk, end - start));
       continue;
     }
-    let start = first + k * kGroup;
-    chunks[base + k] = vec4u(i, start, min(kGroup, end - start), 0u);
+    chunks[base + k] = vec4u(i, start, min(kChunk, end - start), 0u);
   }
 }
 
@@ -242,7 +244,8 @@ fn instances_pass(@builtin(global_invocation_id) id: vec3u,
 
 @compute @workgroup_size(1)
 fn begin_test() {
-  indirect.test = grid(min(atomicLoad(&counts.chunks), frame.maxChunks));
+  let n = min(atomicLoad(&counts.chunks), frame.maxChunks);
+  indirect.test = grid((n + kGroup / kChunk - 1u) / (kGroup / kChunk));
 }
 
 var<workgroup> groupSlots: atomic<u32>;
@@ -251,7 +254,7 @@ var<workgroup> groupTested: atomic<u32>;
 var<workgroup> slotBase: u32;
 var<workgroup> triangleBase: u32;
 
-// One workgroup per chunk, one invocation per cluster of it. Slots and triangles are counted in
+// kGroup / kChunk chunks per workgroup, one invocation per cluster of a chunk. Slots and triangles are counted in
 // workgroup memory first, so that a workgroup takes its runs with one global atomic each.
 @compute @workgroup_size(64)
 fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: vec3u,
@@ -262,15 +265,20 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     atomicStore(&groupTested, 0u);
   }
   workgroupBarrier();
-  let chunk = chunks[linear_group(wg, groups)];
+  let chunkIndex = linear_group(wg, groups) * (kGroup / kChunk) + lane / kChunk;
+  let inChunk = lane % kChunk;
+  var chunk = vec4u(0u);
+  if (chunkIndex < min(atomicLoad(&counts.chunks), frame.maxChunks)) {
+    chunk = chunks[chunkIndex];
+  }
   var visible = false;
   var localSlot = 0u;
   var localTriangle = 0u;
   var c: ClusterRecord;
-  if (lane < chunk.z) {
+  if (inChunk < chunk.z) {
     atomicAdd(&groupTested, 1u);
     let o = objects[chunk.x];
-    c = clusters[chunk.y + lane];
+    c = clusters[chunk.y + inChunk];
     let s = object_max_scale(o);
     visible = projected_error(o, s, c.selfSphere, c.selfError) <= frame.tau &&
               projected_error(o, s, c.parentSphere, c.parentError) > frame.tau;
@@ -299,7 +307,7 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     atomicAdd(&counts.dropped, 1u);
     return;
   }
-  slots[slot] = vec4u(chunk.x, chunk.y + lane, triangleBase + localTriangle, 0u);
+  slots[slot] = vec4u(chunk.x, chunk.y + inChunk, triangleBase + localTriangle, 0u);
 }
 
 @compute @workgroup_size(1)

@@ -39,28 +39,11 @@ struct DrawVSOutput {
 // cluster, each index slot << 8 | corner (cluster_culling.wgsl's emit_pass). The slot gives the
 // instance and the cluster, the corner the cluster's vertex, which is pulled from the mesh pool's
 // vertex buffer (bindery::Vertex: 9 words: position, normal, texcoord, unorm8x4 colour).
-struct ClusterDrawRecord {
-  sphere: vec4f,
-  selfSphere: vec4f,
-  parentSphere: vec4f,
-  selfError: f32,
-  parentError: f32,
-  vertexOffset: u32,
-  triangleOffset: u32,
-  triangleCount: u32,
-  vertexBase: i32,
-  pad0: u32,
-  pad1: u32,
-};
-@group(2) @binding(0) var<storage, read> clusterSlots: array<vec4u>;
-@group(2) @binding(1) var<storage, read> clusterRecords: array<ClusterDrawRecord>;
-@group(2) @binding(2) var<storage, read> clusterWords: array<u32>;
-@group(2) @binding(3) var<storage, read> poolVertices: array<u32>;
+// @include cluster_draw_default.wgsl
 
 @vertex fn vs_clusters(@builtin(vertex_index) index: u32) -> DrawVSOutput {
-  let slot = clusterSlots[index >> 8u];
-  let c = clusterRecords[slot.y];
-  let v = u32(i32(clusterWords[c.vertexOffset + (index & 0xffu)]) + c.vertexBase) * 9u;
+  let cv = cluster_vertex(index);
+  let v = cv.vertex * 9u;
   var vert: Vertex;
   vert.position = vec4f(bitcast<f32>(poolVertices[v]), bitcast<f32>(poolVertices[v + 1u]),
                         bitcast<f32>(poolVertices[v + 2u]), 1.0);
@@ -68,7 +51,7 @@ struct ClusterDrawRecord {
                       bitcast<f32>(poolVertices[v + 5u]));
   vert.texcoord = vec2f(bitcast<f32>(poolVertices[v + 6u]), bitcast<f32>(poolVertices[v + 7u]));
   vert.color = unpack4x8unorm(poolVertices[v + 8u]);
-  return draw_vertex(vert, objects[slot.x]);
+  return draw_vertex(vert, objects[cv.object]);
 }
 
 // The vertex stage of both paths for vertex `vert` of object `o`.

@@ -33,7 +33,7 @@ RenderOptions clusters(bool on, float tau, uint32_t width, uint32_t height) {
   o.height = height;
   o.frames = 3;  // phase 1 draws last frame's visible set from the second frame on
   o.time_s = 2.0f;
-  o.clusters = on;
+  o.clusters = on ? "on" : "off";
   o.lod_error_px = tau;
   return o;
 }

@@ -237,8 +237,9 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
                  "binding-array (every texture as it is; wgpu-native's binding arrays)")
       ->check(CLI::IsMember({"texture-arrays", "binding-array"}));
   sub.add_option("--clusters", o.clusters,
-                 "gpu-driven through cluster hierarchies with level of detail: on or off")
-      ->check(CLI::IsMember({"on", "off"}))
+                 "gpu-driven through cluster hierarchies with level of detail: auto (on from "
+                 "4 million triangles at full detail and 4 per pixel), on or off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
       ->each([&o](const std::string&) { o.cluster_options_given = true; })
       ->capture_default_str();
   sub.add_option("--lod-error", o.lod_error,
@@ -294,7 +295,7 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --lod-error {} is outside 0..{:g} pixels", rules.command,
                             o.lod_error, double(kMaxLodErrorPx)));
-  base.clusters = o.clusters == "on";
+  base.clusters = o.clusters;
   base.lod_error_px = static_cast<float>(o.lod_error);
   return base;
 }

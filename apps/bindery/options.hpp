@@ -94,7 +94,7 @@ struct RunCliOptions {
   bool occlusion_given = false;  ///< --occlusion was on the command line
   std::string draw_path;         ///< --draw-path (empty: the best the device offers)
   std::string material_backend;  ///< --material-backend (empty: texture-arrays)
-  std::string clusters = "off";  ///< --clusters on | off (gpu-driven)
+  std::string clusters = "auto";  ///< --clusters auto | on | off (gpu-driven)
   double lod_error = 1.0;        ///< --lod-error PX, 0..kMaxLodErrorPx
   bool cluster_options_given = false;  ///< --clusters or --lod-error was on the command line
   double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)

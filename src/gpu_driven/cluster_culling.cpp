@@ -26,7 +26,7 @@ constexpr uint64_t kTotalsOffset = 16;         // tested, visible, submitted, dr
 constexpr uint64_t kIndirectBytes = 68;        // ClusterIndirect
 constexpr uint64_t kInstancesDispatch = 0, kTestDispatch = 16, kEmitDispatch = 32, kDraw = 48;
 constexpr uint64_t kMaxSlots = (1ull << 24) - 1;  // slot << 8 | corner in a uint32 index
-constexpr uint64_t kDefaultMaxTriangles = 32ull << 20;
+constexpr uint64_t kDefaultMaxTriangles = 128ull << 20;
 constexpr uint32_t kStorageBuffersNeeded = 12;
 
 const Reflection& reflection() {
@@ -214,6 +214,17 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
   with_context("creating the cluster culling passes", [&] { device.check(); });
 }
 
+std::string ClusterCulling::wgsl(uint32_t group) {
+  std::string text(shaders::cluster_draw_default);
+  const size_t begin = text.find("struct ClusterDrawRecord");
+  const size_t end = text.find("// END cluster draw");
+  text = text.substr(begin, end - begin);
+  const std::string from = "@group(2)", to = fmt::format("@group({})", group);
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 void ClusterCulling::set_lod_error(float px) {
   if (!std::isfinite(px) || px < 0.0f)
     throw Error(ErrorKind::InvalidArgument,
@@ -236,6 +247,8 @@ void ClusterCulling::create_buffers() {
   }
   max_triangles_ = std::max<uint64_t>(1, std::min(triangles, binding / 12));
   max_slots_ = std::min<uint64_t>({kMaxSlots, max_triangles_, binding / 16});
+  // Chunks of up to 8 clusters: as many as slots (a chunk holds at least one tested cluster, and
+  // a far instance often holds exactly one).
   max_chunks_ = std::min<uint64_t>(binding / 16, std::max<uint64_t>(max_slots_, 4096));
   chunks_ = device_.create_buffer(desc_.label + ": chunks", max_chunks_ * 16,
                                   WGPUBufferUsage_Storage);

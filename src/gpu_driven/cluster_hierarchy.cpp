@@ -271,9 +271,12 @@ class Builder {
       sphere = merge(sphere, h_.clusters[c].sphere);
       child_error = std::max(child_error, h_.clusters[c].self.error);
     }
+    // Capped at the mesh's diameter: no surface inside the mesh's bounding sphere lies farther
+    // than that from the original (the sum overestimates after many levels of the terminal form).
     const float own = error * scale;
-    const float group_error =
-        (own + child_error) * 1.0001f + 1e-7f * std::max(sphere.w, 1e-30f);
+    const float diameter = 2.0f * h_.sphere.w;
+    const float group_error = std::max(std::min(own + child_error, diameter), child_error) * 1.0001f +
+                              1e-7f * std::max(sphere.w, 1e-30f);
     const LodBounds bounds{glm::vec3(sphere), sphere.w, group_error};
     for (uint32_t c : group) h_.clusters[c].parent = bounds;
     const std::vector<uint32_t> made =

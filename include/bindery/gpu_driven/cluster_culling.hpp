@@ -7,7 +7,7 @@
 ///
 /// Stages, joined by explicit lists (shaders/cluster_culling.wgsl):
 ///   visible instances  (Culling in CullingOutput::instance_list: IndirectDraws::entries_buffer())
-///   -> chunks          (instance, first cluster, count <= 64) of the levels that may hold its cut
+///   -> chunks          (instance, first cluster, count <= 8) of the levels that may hold its cut
 ///   -> visible clusters (slots: instance, cluster, first output triangle)
 ///   -> indices         slot << 8 | corner, 3 per triangle, and the DrawIndexedIndirect
 /// A frame:
@@ -104,7 +104,7 @@ struct ClusterCullingDesc {
   /// Frustum culling per cluster (by its bounding sphere). The default is on.
   bool frustum = true;
   /// Triangles the output index buffer holds per phase; 0: the full-detail triangles of every
-  /// object, at most 32 Mi and what maxStorageBufferBindingSize / maxBufferSize allow (12 bytes
+  /// object, at most 128 Mi and what maxStorageBufferBindingSize / maxBufferSize allow (12 bytes
   /// each). Clusters past it are dropped and counted (ClusterStats::dropped).
   uint64_t max_triangles = 0;
 };
@@ -157,6 +157,12 @@ class ClusterCulling {
   /// vertex buffer: gpu_driven_draw.wgsl's group 2) and the group.
   WGPUBindGroupLayout draw_layout() const { return draw_layout_.get(); }
   WGPUBindGroup group() const { return draw_group_.get(); }
+  /// The WGSL a vertex stage of the draw includes, for draw_layout() at group `group`: the
+  /// bindings (clusterSlots, clusterRecords, clusterWords, poolVertices: the pool's vertex buffer
+  /// as u32 words) and `fn cluster_vertex(index: u32) -> ClusterVertex`, which turns the draw's
+  /// @builtin(vertex_index) into the object's id (ObjectTable) and the vertex's index in the pool
+  /// (its first word at vertex * vertex_stride / 4).
+  static std::string wgsl(uint32_t group);
   /// Triangles the output holds per phase.
   uint64_t max_triangles() const { return max_triangles_; }
 

@@ -97,11 +97,14 @@ struct RenderOptions {
   /// "texture-arrays" or "binding-array"; empty: texture-arrays. A backend the device lacks throws
   /// StrategyUnavailable (one line: why); another name, InvalidArgument.
   std::string material_backend;
-  /// gpu-driven draws through cluster hierarchies with continuous level of detail
+  /// Whether gpu-driven draws through cluster hierarchies with continuous level of detail
   /// (bindery/gpu_driven/cluster_culling.hpp): every mesh built into a hierarchy at start-up, the
-  /// cut of each visible object selected on the GPU, one indexed draw per phase. A device without
-  /// the storage bindings it needs throws StrategyUnavailable.
-  bool clusters = false;
+  /// cut of each visible object selected on the GPU, one indexed draw per phase. "on" (a device
+  /// without the storage bindings it needs throws StrategyUnavailable), "off", or "auto": on where
+  /// it wins, when the device can and the scene's objects hold at full detail at least
+  /// kClusterAutoTriangles triangles and 4 per pixel of the target (the per-object path's cost
+  /// follows the triangles, the cluster path's the pixels). Other values: InvalidArgument.
+  std::string clusters = "auto";
   /// The cut's pixel error with clusters: 0 = full detail, at most kMaxLodErrorPx.
   float lod_error_px = 1.0f;
   /// CPU threads for the per-object matrices (0 = every core; 1 = serial), at most
@@ -153,6 +156,11 @@ struct RenderOptions {
 /// Objects counted by the GPU in one frame (GPU-driven strategies): in the scene, inside the
 /// view frustum, not hidden by the depth pyramid (equal to after_frustum without occlusion
 /// culling), and drawn (phase 1 + phase 2).
+/// RenderOptions::clusters "auto" turns clusters on from this many full-detail triangles (and 4
+/// per pixel): about where, on the H200, the cluster stage's fixed cost (about 1 ms) equals what
+/// the triangles it removes cost the graphics pipeline (about 1.3 ns each).
+inline constexpr uint64_t kClusterAutoTriangles = 4'000'000;
+
 struct CullingCounts {
   /// Object counts, in the order of the pipeline: objects (the scene's), after_frustum,
   /// after_occlusion, drawn.

@@ -4,6 +4,7 @@
 // timestamp queries read back without stalling, readback of the last frame (rows padded to the
 // copy alignment, wgpu-native examples/capture).
 #include "bindery/render/renderer.hpp"
+#include "bindery/gpu_driven/cluster_culling.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
 #include "bindery/gpu_driven/material_table.hpp"
 
@@ -115,6 +116,10 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
                 fmt::format("RenderOptions::draw_path = \"{}\"; valid: multi-draw-indirect-count, "
                             "multi-draw-indirect, bundle, loop (or empty: the best the device offers)",
                             escape_for_message(o.draw_path)));
+  if (o.clusters != "auto" && o.clusters != "on" && o.clusters != "off")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::clusters = \"{}\"; valid: auto, on, off",
+                            escape_for_message(o.clusters)));
   if (!(o.lod_error_px >= 0.0f && o.lod_error_px <= kMaxLodErrorPx))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::lod_error_px = {} is outside 0..{} pixels",
@@ -354,6 +359,7 @@ class RenderRun {
   const Device& device_;
   const Scene& scene_;
   const RenderOptions& o_;
+  bool use_clusters() const;
   const strategies::StrategyRow& row_;
   const Counters start_;
   const OffscreenTarget offscreen_;
@@ -400,13 +406,25 @@ void RenderRun::build_target() {
   if (o_.keep_last_frame) readback_.emplace(device_, offscreen_.color());
 }
 
+// Whether gpu-driven draws through clusters (RenderOptions::clusters; "auto": where it wins).
+bool RenderRun::use_clusters() const {
+  if (o_.clusters == "off" || o_.strategy != "gpu-driven") return false;
+  if (o_.clusters == "on") return true;
+  if (gpu_driven::cluster_culling_unavailable(device_)) return false;
+  uint64_t triangles = 0;
+  for (const Object& o : scene_.objects) triangles += scene_.meshes[o.mesh].indices.size() / 3;
+  return triangles >= kClusterAutoTriangles &&
+         triangles >= 4ull * uint64_t(o_.width) * uint64_t(o_.height);
+}
+
 void RenderRun::build_strategy() {
-  gpu_scene_ = strategies::upload_scene(device_, scene_, o_.clusters);
+  const bool clusters = use_clusters();
+  gpu_scene_ = strategies::upload_scene(device_, scene_, clusters);
   strategies::StrategyOptions so;
   so.occlusion = o_.occlusion;
   so.draw_path = o_.draw_path;
   so.material_backend = o_.material_backend;
-  so.clusters = o_.clusters;
+  so.clusters = clusters;
   so.lod_error_px = o_.lod_error_px;
   so.fov_y_degrees = scene_.view.fov_y_degrees;
   so.z_near = scene_.view.near_plane;

@@ -3,6 +3,8 @@
 // (gpu_object_scene.hpp).
 #include "gpu_object_scene.hpp"
 
+#include "bindery/gpu_driven/cluster_culling.hpp"
+
 #include "object_animation.hpp"
 
 #include "bindery/data/layout_builder.hpp"
@@ -35,6 +37,13 @@ std::string draw_shader(const MaterialTable& materials, uint32_t group) {
   if (begin == std::string::npos || end == std::string::npos)
     throw Error(ErrorKind::Internal, "gpu_driven_draw.wgsl: the material table markers are gone");
   source.replace(begin, end + end_marker.size() - begin, materials.wgsl(group, 0));
+  const size_t cluster_begin = source.find("// BEGIN cluster draw");
+  const std::string cluster_end = "// END cluster draw";
+  const size_t cluster_stop = source.find(cluster_end);
+  if (cluster_begin == std::string::npos || cluster_stop == std::string::npos)
+    throw Error(ErrorKind::Internal, "gpu_driven_draw.wgsl: the cluster draw markers are gone");
+  source.replace(cluster_begin, cluster_stop + cluster_end.size() - cluster_begin,
+                 gpu_driven::ClusterCulling::wgsl(2));
   return source;
 }
 
