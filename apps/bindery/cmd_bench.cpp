@@ -47,7 +47,7 @@ struct BenchCli {
   int64_t warmup_frames = 3;  ///< frames before each probe's measured ones (1..1000)
   double probe_ms = 200;      ///< measured time per probe at least (0..60000; 0: --frames frames)
   bool quiet = false;         ///< no header or progress lines on stderr
-  double moving = 0.1;             ///< --scene city: share of cars
+  double moving = 0.1;        ///< --scene city: share of cars
   std::vector<std::string> given;  ///< the scene options on the command line
 };
 
@@ -114,8 +114,8 @@ struct BenchPlan {
 void check_repeat_options(const BenchCli& o) {
   if (o.repeat < 1 || o.repeat > int64_t(kMaxBenchRepeats))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("bench: --repeat {} is outside 1..{} (searches per strategy)",
-                            o.repeat, kMaxBenchRepeats));
+                fmt::format("bench: --repeat {} is outside 1..{} (searches per strategy)", o.repeat,
+                            kMaxBenchRepeats));
   if (o.warmup_frames < 1 || o.warmup_frames > 1000)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: --warmup-frames {} is outside 1..1000 (the first frame of a "
@@ -137,10 +137,9 @@ BenchPlan check_bench_options(const BenchCli& o) {
                             o.strategies));
   const RenderOptions ro = to_render_options(o.run, kRules);
   if (o.start < 1 || o.max > kMaxObjects || o.max < o.start)
-    throw Error(
-        ErrorKind::InvalidArgument,
-        fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= {}", o.start,
-                    o.max, kMaxObjects));
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= {}",
+                            o.start, o.max, kMaxObjects));
   check_repeat_options(o);
   // --encode-threads: a strategy named in --strategies that does not encode its draws on the CPU
   // is refused, one that came with "all" is skipped (a row says so).
@@ -248,25 +247,25 @@ Spread ratio_spread(const RawFloorResult& floor) {
 // Why a probe's CPU time and frame interval disagree (empty: they agree).
 std::string steadiness_note(const BudgetProbe& p) {
   if (cpu_fits_interval(p, kCpuIntervalFactor)) return "";
-  return fmt::format("  (cpu + math {:.2f} ms > {:g} x frame {:.2f} ms over {} frames{}: not "
-                     "steady, the host or the driver held it up)",
-                     p.cpu_ms + p.math_ms, kCpuIntervalFactor, p.frame_ms, p.frames,
-                     p.frames >= kMaxProbeFrames ? ", the most a probe takes" : "");
+  return fmt::format(
+      "  (cpu + math {:.2f} ms > {:g} x frame {:.2f} ms over {} frames{}: not "
+      "steady, the host or the driver held it up)",
+      p.cpu_ms + p.math_ms, kCpuIntervalFactor, p.frame_ms, p.frames,
+      p.frames >= kMaxProbeFrames ? ", the most a probe takes" : "");
 }
 
 void print_table_header(const BenchCli& o) {
-  fmt::print("{:<20}{:>12}{:>18}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy",
-             "max objects", "range", "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms",
-             "cpu ns/obj", "drawn",
-             o.raw_floor ? fmt::format("{:>12}{:>10}{:>7}{:>13}", "bindery ns", "raw ns", "ratio",
-                                       "ratio range")
-                         : "");
+  fmt::print(
+      "{:<20}{:>12}{:>18}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
+      "range", "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
+      o.raw_floor
+          ? fmt::format("{:>12}{:>10}{:>7}{:>13}", "bindery ns", "raw ns", "ratio", "ratio range")
+          : "");
 }
 
 // The strategy's row of the table: the median of the repeats' max objects with their range, the
 // other figures those of the median repeat's probe at its max.
-void print_strategy_row(const BenchCli& o, const std::string& name,
-                        const StrategyMeasurement& m) {
+void print_strategy_row(const BenchCli& o, const std::string& name, const StrategyMeasurement& m) {
   const Spread spread = m.spread();
   const RepeatMeasurement& med = m.median();
   const BudgetSearchResult& r = med.search;
@@ -307,18 +306,18 @@ void print_strategy_row(const BenchCli& o, const std::string& name,
 nlohmann::ordered_json probes_json(const BudgetSearchResult& r) {
   nlohmann::ordered_json probes = nlohmann::ordered_json::array();
   for (const BudgetProbe& p : r.probes) {
-    nlohmann::ordered_json pj = {{"objects", p.objects},
-                                 {"frame_ms", std::isfinite(p.frame_ms)
-                                                  ? nlohmann::ordered_json(p.frame_ms)
-                                                  : nlohmann::ordered_json(nullptr)},
-                                 {"cpu_ms", p.cpu_ms},
-                                 {"math_ms", p.math_ms},
-                                 {"gpu_ms", p.gpu_ms},
-                                 {"latency_ms", p.latency_ms},
-                                 {"frames", p.frames},
-                                 {"measured_ms", p.measured_ms},
-                                 {"cpu_fits_interval", cpu_fits_interval(p, kCpuIntervalFactor)},
-                                 {"moving_objects", p.moving_objects}};
+    nlohmann::ordered_json pj = {
+        {"objects", p.objects},
+        {"frame_ms", std::isfinite(p.frame_ms) ? nlohmann::ordered_json(p.frame_ms)
+                                               : nlohmann::ordered_json(nullptr)},
+        {"cpu_ms", p.cpu_ms},
+        {"math_ms", p.math_ms},
+        {"gpu_ms", p.gpu_ms},
+        {"latency_ms", p.latency_ms},
+        {"frames", p.frames},
+        {"measured_ms", p.measured_ms},
+        {"cpu_fits_interval", cpu_fits_interval(p, kCpuIntervalFactor)},
+        {"moving_objects", p.moving_objects}};
     if (p.cpu_ns_per_moved_object) pj["cpu_ns_per_moved_object"] = *p.cpu_ns_per_moved_object;
     if (p.culling)
       pj["culling"] = {{"afterFrustum", p.culling->after_frustum},
@@ -457,13 +456,13 @@ int run_bench(const BenchCli& o) {
     print_strategy_row(o, name, m);
     results.push_back(strategy_json(name, m));
   }
-  fmt::print("max objects: the median of {} search{} per strategy (range: the smallest and "
-             "largest), strategies interleaved round-robin; the other columns: the median "
-             "search's probe at its max{}\n",
-             o.repeat, o.repeat == 1 ? "" : "es",
-             o.raw_floor ? fmt::format("; ratio: the median of {} rounds (range: theirs)",
-                                       kRawFloorRounds)
-                         : "");
+  fmt::print(
+      "max objects: the median of {} search{} per strategy (range: the smallest and "
+      "largest), strategies interleaved round-robin; the other columns: the median "
+      "search's probe at its max{}\n",
+      o.repeat, o.repeat == 1 ? "" : "es",
+      o.raw_floor ? fmt::format("; ratio: the median of {} rounds (range: theirs)", kRawFloorRounds)
+                  : "");
   nlohmann::ordered_json j;
   j["budget_ms"] = o.budget_ms;
   j["scene"] = probe_scene.name;
@@ -479,8 +478,8 @@ int run_bench(const BenchCli& o) {
   j["warmup_frames"] = o.warmup_frames;
   j["frames_per_probe"] = o.run.frames;  // at least; each probe's "frames" says how many
   j["probe_ms"] = o.probe_ms;
-  j["max_frames_per_probe"] = o.probe_ms > 0 ? std::max<int64_t>(o.run.frames, kMaxProbeFrames)
-                                             : o.run.frames;
+  j["max_frames_per_probe"] =
+      o.probe_ms > 0 ? std::max<int64_t>(o.run.frames, kMaxProbeFrames) : o.run.frames;
   j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());

@@ -178,8 +178,8 @@ constexpr double kVaryFactor = 2.0;
 // How much the steady frames differ: frames 1 .. n - k (not the first, which uploads everything;
 // not the last frames_in_flight, drained with no CPU work between them).
 struct Variation {
-  size_t first = 0, frames = 0;            ///< the frames judged: first .. first + frames - 1
-  double interval = 0, cpu = 0;            ///< max / min of their interval_ms and cpu_ms
+  size_t first = 0, frames = 0;  ///< the frames judged: first .. first + frames - 1
+  double interval = 0, cpu = 0;  ///< max / min of their interval_ms and cpu_ms
   bool varies() const { return frames >= 2 && (interval > kVaryFactor || cpu > kVaryFactor); }
 };
 
@@ -212,8 +212,8 @@ TimingTable print_timing_table(const RenderReport& r) {
     interval.push_back(t.interval_ms);
     if (t.gpu_ms) gpu.push_back(*t.gpu_ms);
   }
-  TimingTable tt{summarize(math), summarize(cpu),  summarize(frame),    summarize(interval),
-                 summarize(gpu),  !gpu.empty(), {}, frame_variation(r)};
+  TimingTable tt{summarize(math), summarize(cpu), summarize(frame), summarize(interval),
+                 summarize(gpu),  !gpu.empty(),   {},               frame_variation(r)};
   auto fmt_gpu = [&](double Summary::*field) {
     return tt.has_gpu ? fmt::format("{:10.3f}", tt.gpu.*field) : fmt::format("{:>10}", "n/a");
   };
@@ -245,10 +245,11 @@ TimingTable print_timing_table(const RenderReport& r) {
   fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
              tt.interval.median, tt.interval.max);
   if (tt.variation.varies())
-    fmt::print("frames vary: interval max/min {:.1f}, cpu max/min {:.1f} over frames {}..{} (more "
-               "than {:g}x): the medians of one run may not hold for the next\n",
-               tt.variation.interval, tt.variation.cpu, tt.variation.first,
-               tt.variation.first + tt.variation.frames - 1, kVaryFactor);
+    fmt::print(
+        "frames vary: interval max/min {:.1f}, cpu max/min {:.1f} over frames {}..{} (more "
+        "than {:g}x): the medians of one run may not hold for the next\n",
+        tt.variation.interval, tt.variation.cpu, tt.variation.first,
+        tt.variation.first + tt.variation.frames - 1, kVaryFactor);
   fmt::print(
       "throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
       r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s", r.threads,

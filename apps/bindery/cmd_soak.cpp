@@ -245,11 +245,11 @@ int run_soak(const SoakCli& o) {
                             o.run.size, max_dim));
   if (!o.quiet)
     fmt::print(stderr,
-             "bindery soak: {} objects ({} scene), {}x{}, {} frames per strategy, a sample every "
-             "{} after {} warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
-             scene.objects.size(), scene.name, size.first, size.second, o.run.frames, o.check_every, o.warmup,
-             o.tolerance * 100, device.adapter().name, device.adapter().backend,
-             device.adapter().implementation);
+               "bindery soak: {} objects ({} scene), {}x{}, {} frames per strategy, a sample "
+               "every {} after {} warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
+               scene.objects.size(), scene.name, size.first, size.second, o.run.frames,
+               o.check_every, o.warmup, o.tolerance * 100, device.adapter().name,
+               device.adapter().backend, device.adapter().implementation);
 
   fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames", "floor MiB",
              "floor change", "objects", "implementation", "fps", "flat");

@@ -80,7 +80,8 @@ BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const S
   const uint32_t warmup = std::max(1u, o.warmup_frames);
   ProbeLength length;
   length.min_frames = std::max(1u, o.render.frames);
-  length.max_frames = o.probe_ms > 0 ? std::max(length.min_frames, o.max_frames) : length.min_frames;
+  length.max_frames =
+      o.probe_ms > 0 ? std::max(length.min_frames, o.max_frames) : length.min_frames;
   length.min_ms = o.probe_ms;
   RenderOptions ro;
   ro.moving = scene.moving_share();
@@ -121,8 +122,8 @@ BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const S
     math.push_back(t.math_ms);
     latency.push_back(t.frame_ms);
   }
-  BudgetProbe p{objects,          median_of(interval), median_of(cpu), median_of(gpu),
-                median_of(math),  median_of(latency),  std::nullopt};
+  BudgetProbe p{objects,         median_of(interval), median_of(cpu), median_of(gpu),
+                median_of(math), median_of(latency),  std::nullopt};
   if (!measured.empty()) p.culling = measured.back().culling;
   p.moving_objects = report.moving_objects;
   p.cpu_ns_per_moved_object = report.cpu_ns_per_moved_object;
@@ -141,8 +142,8 @@ Spread spread_of(const std::vector<double>& values) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
   const double median = values[order[(order.size() - 1) / 2]];
-  const size_t first = static_cast<size_t>(
-      std::find(values.begin(), values.end(), median) - values.begin());
+  const size_t first =
+      static_cast<size_t>(std::find(values.begin(), values.end(), median) - values.begin());
   return {median, values[order.front()], values[order.back()], first};
 }
 
