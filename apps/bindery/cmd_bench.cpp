@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -440,8 +441,11 @@ int run_bench(const BenchCli& o) {
     why[i] = not_measured(device, probe_scene, ro, plan.names[i]);
     if (!why[i]) measured.push_back(i);
   }
+  const auto t0 = std::chrono::steady_clock::now();
   const std::vector<StrategyMeasurement> ms =
       measure_interleaved(o, device, plan, scene_for, measured);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   print_table_header(o);
@@ -480,6 +484,7 @@ int run_bench(const BenchCli& o) {
   j["probe_ms"] = o.probe_ms;
   j["max_frames_per_probe"] =
       o.probe_ms > 0 ? std::max<int64_t>(o.run.frames, kMaxProbeFrames) : o.run.frames;
+  j["wall_s"] = wall_s;  // the searches and the raw floor
   j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
