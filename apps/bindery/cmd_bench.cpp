@@ -192,6 +192,8 @@ BudgetProbe probe_scene(const Device& device, const MeasureOptions& options,
                    : measure_cubes(device, options, n);
 }
 
+// One search of mo.render.strategy (a progress line per probe unless --quiet) and, with more than
+// one frame in flight, its serial figure at the count found.
 RepeatMeasurement search_once(const BenchCli& o, const Device& device, const MeasureOptions& mo,
                               const BudgetSearchOptions& so,
                               const std::function<Scene(uint32_t)>& scene_for) {

@@ -124,8 +124,8 @@ struct Spread {
   size_t median_index = 0;  ///< where the median is in the values given (the first such)
 };
 
-/// The Spread of `values` (all 0 when empty). The median is always one of the values, so the
-/// other figures of the run it came from can be printed beside it.
+/// The Spread of `values` (none NaN; all 0 when empty). The median is always one of the values, so
+/// the other figures of the run it came from can be printed beside it.
 Spread spread_of(const std::vector<double>& values);
 
 /// max / min of `values` (0 when there are fewer than 2 or the smallest is not positive).
