@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `bindery bench`: for each strategy, the most cubes drawn within a frame budget (bench.hpp),
-// with a progress line per probe, a table, and one JSON object as the last line.
+// searched --repeat times with the strategies interleaved round-robin (issue 31), with a progress
+// line per probe, a table of medians and ranges, and one JSON object (every repeat) as the last
+// line.
 #include "command.hpp"
 #include "options.hpp"
 
@@ -12,13 +14,23 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
 
 namespace bindery::cli {
 namespace {
 
-constexpr RunCliRules kRules{"bench", 1000, "measured frames per probe (after one warm-up)"};
+constexpr RunCliRules kRules{"bench", 1000,
+                             "measured frames per probe at least (after the warm-up; more until "
+                             "they add up to --probe-ms)"};
+
+// The most frames a probe measures when --probe-ms asks for more than --frames.
+constexpr uint32_t kMaxProbeFrames = 1000;
+// A probe whose CPU work (math + cpu) exceeds its frame interval by more than this was not steady:
+// its row says so.
+constexpr double kCpuIntervalFactor = 1.25;
 
 struct BenchCli {
   RunCliOptions run = [] {  // --size, --frames, --scene, --seed, ... (options.hpp)
@@ -32,7 +44,11 @@ struct BenchCli {
   int64_t max = 1'000'000;
   double precision = 0.05;
   bool raw_floor = false;
-  double moving = 0.1;             ///< --scene city: share of cars
+  int64_t repeat = 3;         ///< searches per strategy, interleaved (1..kMaxBenchRepeats)
+  int64_t warmup_frames = 3;  ///< frames before each probe's measured ones (1..1000)
+  double probe_ms = 200;      ///< measured time per probe at least (0..60000; 0: --frames frames)
+  bool quiet = false;         ///< no header or progress lines on stderr
+  double moving = 0.1;        ///< --scene city: share of cars
   std::vector<std::string> given;  ///< the scene options on the command line
 };
 
@@ -95,6 +111,22 @@ struct BenchPlan {
   BudgetSearchOptions so;
 };
 
+// --repeat, --warmup-frames and --probe-ms against their ranges (InvalidArgument naming the flag).
+void check_repeat_options(const BenchCli& o) {
+  if (o.repeat < 1 || o.repeat > int64_t(kMaxBenchRepeats))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --repeat {} is outside 1..{} (searches per strategy)", o.repeat,
+                            kMaxBenchRepeats));
+  if (o.warmup_frames < 1 || o.warmup_frames > 1000)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --warmup-frames {} is outside 1..1000 (the first frame of a "
+                            "probe uploads everything, so at least 1)",
+                            o.warmup_frames));
+  if (!(o.probe_ms >= 0 && o.probe_ms <= 60000))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --probe-ms {} is outside 0..60000", o.probe_ms));
+}
+
 // Every option is checked before the device is created.
 BenchPlan check_bench_options(const BenchCli& o) {
   const std::vector<std::string> names = parse_strategy_list(o.strategies, "bench");
@@ -106,18 +138,10 @@ BenchPlan check_bench_options(const BenchCli& o) {
                             o.strategies));
   const RenderOptions ro = to_render_options(o.run, kRules);
   if (o.start < 1 || o.max > kMaxObjects || o.max < o.start)
-    throw Error(
-        ErrorKind::InvalidArgument,
-        fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= {}", o.start,
-                    o.max, kMaxObjects));
-  if (o.run.frames_in_flight > 1 && o.run.frames < o.run.frames_in_flight + 1)
-    throw Error(
-        ErrorKind::InvalidArgument,
-        fmt::format("bench: --frames {} with --frames-in-flight {}: the last {} frames "
-                    "finish with no CPU work between them, so their intervals undercount "
-                    "the frame; measure at least --frames-in-flight + 1 = {} frames",
-                    o.run.frames, o.run.frames_in_flight, o.run.frames_in_flight,
-                    o.run.frames_in_flight + 1));
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: --start {} / --max {} must satisfy 1 <= start <= max <= {}",
+                            o.start, o.max, kMaxObjects));
+  check_repeat_options(o);
   // --encode-threads: a strategy named in --strategies that does not encode its draws on the CPU
   // is refused, one that came with "all" is skipped (a row says so).
   if (o.strategies != "all")
@@ -126,6 +150,9 @@ BenchPlan check_bench_options(const BenchCli& o) {
   mo.render = ro;
   mo.spread = static_cast<float>(o.run.spread);
   mo.seed = o.run.scene.seed;
+  mo.warmup_frames = static_cast<uint32_t>(o.warmup_frames);
+  mo.probe_ms = o.probe_ms;
+  mo.max_frames = kMaxProbeFrames;
   BudgetSearchOptions so;
   so.budget_ms = o.budget_ms;
   so.start_objects = static_cast<uint32_t>(o.start);
@@ -137,95 +164,163 @@ BenchPlan check_bench_options(const BenchCli& o) {
   return {names, mo, so};
 }
 
-// One strategy's budget search, its serial figure and (--raw-floor) the raw-floor comparison.
-struct StrategyMeasurement {
+// One budget search of one strategy (one repeat) and its serial figure.
+struct RepeatMeasurement {
+  uint32_t order = 0;  ///< position of this search in the run (interleaved_schedule)
   BudgetSearchResult search;
   std::optional<BudgetProbe> best;  ///< the probe at search.max_objects (none: none within)
   std::optional<BudgetProbe> serial;
-  std::optional<RawFloorResult> floor;
 };
 
-StrategyMeasurement measure_strategy(const BenchCli& o, const Device& device,
-                                     const MeasureOptions& mo, const BudgetSearchOptions& so,
-                                     const std::function<Scene(uint32_t)>& scene_for) {
+// A measured strategy: its repeats (in repeat order) and, with --raw-floor, the floor.
+struct StrategyMeasurement {
+  std::vector<RepeatMeasurement> repeats;
+  std::optional<RawFloorResult> floor;
+  /// The spread of the repeats' max objects; median_index is the repeat the row prints.
+  Spread spread() const {
+    std::vector<double> v;
+    for (const RepeatMeasurement& r : repeats) v.push_back(r.search.max_objects);
+    return spread_of(v);
+  }
+  const RepeatMeasurement& median() const { return repeats[spread().median_index]; }
+};
+
+// Measures n objects of the scene `scene_for` makes (nullptr: the cube scene).
+BudgetProbe probe_scene(const Device& device, const MeasureOptions& options,
+                        const std::function<Scene(uint32_t)>& scene_for, uint32_t n) {
+  return scene_for ? measure_scene(device, options, scene_for(n))
+                   : measure_cubes(device, options, n);
+}
+
+// One search of mo.render.strategy (a progress line per probe unless --quiet) and, with more than
+// one frame in flight, its serial figure at the count found.
+RepeatMeasurement search_once(const BenchCli& o, const Device& device, const MeasureOptions& mo,
+                              const BudgetSearchOptions& so,
+                              const std::function<Scene(uint32_t)>& scene_for) {
   const std::string& name = mo.render.strategy;
-  // The cube scene through measure_cubes, any other through measure_scene.
-  auto probe = [&](const MeasureOptions& options, uint32_t n) {
-    return scene_for ? measure_scene(device, options, scene_for(n))
-                     : measure_cubes(device, options, n);
-  };
   auto measure = [&](uint32_t n) {
     try {
-      BudgetProbe p = probe(mo, n);
-      fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({})\n", name, n, p.frame_ms,
-                 p.frame_ms <= o.budget_ms ? "within budget" : "over budget");
+      BudgetProbe p = probe_scene(device, mo, scene_for, n);
+      if (!o.quiet)
+        fmt::print(stderr, "  {}: {} objects -> {:.2f} ms per frame ({}, {} frames)\n", name, n,
+                   p.frame_ms, p.frame_ms <= o.budget_ms ? "within budget" : "over budget",
+                   p.frames);
       return p;
     } catch (const Error& e) {
       if (!is_capacity_limit(e.kind()) && e.kind() != ErrorKind::StrategyUnavailable) throw;
-      fmt::print(stderr, "  {}: {} objects -> not possible here ({}): counted as over budget\n",
-                 name, n, e.what());
+      if (!o.quiet)
+        fmt::print(stderr, "  {}: {} objects -> not possible here ({}): counted as over budget\n",
+                   name, n, e.what());
       return BudgetProbe{n, std::numeric_limits<double>::infinity()};
     }
   };
-  StrategyMeasurement m{find_max_within_budget(measure, so)};
+  RepeatMeasurement m{0, find_max_within_budget(measure, so)};
   for (const BudgetProbe& p : m.search.probes)
     if (p.objects == m.search.max_objects) m.best = p;
   // The serial figure: the same count with one frame in flight (CPU and GPU one after another).
   if (m.best && mo.render.frames_in_flight > 1) {
     MeasureOptions serial_options = mo;
     serial_options.render.frames_in_flight = 1;
-    m.serial = probe(serial_options, m.best->objects);
-  }
-  // --raw-floor: dynamic-offsets at its largest count within budget (or --start when even that
-  // was over) against the raw webgpu.h loop, alternating rounds.
-  if (o.raw_floor && name == "dynamic-offsets") {
-    const uint32_t n = m.best ? m.best->objects : m.search.probes.front().objects;
-    fmt::print(stderr,
-               "  raw floor: {} objects, {} alternating rounds of bindery and raw webgpu.h\n", n,
-               kRawFloorRounds);
-    m.floor = compare_raw_floor(device, mo, n, kRawFloorRounds);
+    m.serial = probe_scene(device, serial_options, scene_for, m.best->objects);
   }
   return m;
 }
 
-// The strategy's row of the table.
-void print_strategy_row(const BenchCli& o, const std::string& name,
-                        const StrategyMeasurement& m) {
-  const BudgetSearchResult& r = m.search;
-  const BudgetProbe* best = m.best ? &*m.best : nullptr;
-  const std::optional<RawFloorResult>& floor = m.floor;
-  const double ns_per_object = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
-  const std::string floor_columns =
-      !o.raw_floor ? ""
-      : floor      ? fmt::format("{:>12.0f}{:>10.0f}{:>7.2f}", floor->bindery_ns_per_draw,
-                                 floor->raw_ns_per_draw, floor->ratio)
-                   : fmt::format("{:>12}{:>10}{:>7}", "-", "-", "-");
-  if (!best) {
-    // Even the first count was over budget: say so with what it measured.
-    const BudgetProbe& first = r.probes.front();
-    fmt::print(
-        "{:<20}{:>12}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
-        "at --start {}: lower it)\n",
-        name, fmt::format("< {}", first.objects), first.frame_ms, "-", first.cpu_ms,
-        first.math_ms, first.gpu_ms, "-", "-", floor_columns, first.objects);
-  } else {
-    fmt::print("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}\n",
-               name, r.max_objects, best->frame_ms, m.serial ? m.serial->frame_ms : best->frame_ms,
-               best->cpu_ms, best->math_ms, best->gpu_ms, ns_per_object,
-               best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
-               r.capped ? "  (capped by --max)" : "");
-  }
+// --raw-floor: dynamic-offsets at the median repeat's largest count within budget (or --start
+// when even that was over) against the raw webgpu.h loop, alternating rounds.
+RawFloorResult raw_floor(const BenchCli& o, const Device& device, MeasureOptions mo,
+                         const StrategyMeasurement& m) {
+  const RepeatMeasurement& r = m.median();
+  const uint32_t n = r.best ? r.best->objects : r.search.probes.front().objects;
+  if (!o.quiet)
+    fmt::print(stderr,
+               "  raw floor: {} objects, {} alternating rounds of bindery and raw webgpu.h\n", n,
+               kRawFloorRounds);
+  mo.render.strategy = "dynamic-offsets";
+  return compare_raw_floor(device, mo, n, kRawFloorRounds);
 }
 
-// The strategy's entry of the JSON line's "results".
-nlohmann::ordered_json strategy_json(const std::string& name, const StrategyMeasurement& m) {
-  const BudgetSearchResult& r = m.search;
+// The spread of the floor's rounds' ratios.
+Spread ratio_spread(const RawFloorResult& floor) {
+  std::vector<double> v;
+  for (const RawFloorRound& round : floor.rounds) v.push_back(round.ratio());
+  return spread_of(v);
+}
+
+// Why a probe's CPU time and frame interval disagree (empty: they agree).
+std::string steadiness_note(const BudgetProbe& p) {
+  if (cpu_fits_interval(p, kCpuIntervalFactor)) return "";
+  return fmt::format(
+      "  (cpu + math {:.2f} ms > {:g} x frame {:.2f} ms over {} frames{}: not "
+      "steady, the host or the driver held it up)",
+      p.cpu_ms + p.math_ms, kCpuIntervalFactor, p.frame_ms, p.frames,
+      p.frames >= kMaxProbeFrames ? ", the most a probe takes" : "");
+}
+
+void print_table_header(const BenchCli& o) {
+  fmt::print(
+      "{:<20}{:>12}{:>18}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
+      "range", "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
+      o.raw_floor
+          ? fmt::format("{:>12}{:>10}{:>7}{:>13}", "bindery ns", "raw ns", "ratio", "ratio range")
+          : "");
+}
+
+// The strategy's row of the table: the median of the repeats' max objects with their range, the
+// other figures those of the median repeat's probe at its max.
+void print_strategy_row(const BenchCli& o, const std::string& name, const StrategyMeasurement& m) {
+  const Spread spread = m.spread();
+  const RepeatMeasurement& med = m.median();
+  const BudgetSearchResult& r = med.search;
+  const BudgetProbe* best = med.best ? &*med.best : nullptr;
+  const std::optional<RawFloorResult>& floor = m.floor;
+  const double ns_per_object = best && best->objects ? best->cpu_ms * 1e6 / best->objects : 0.0;
+  const std::string range = fmt::format("{:.0f}..{:.0f}", spread.min, spread.max);
+  std::string floor_columns;
+  if (o.raw_floor && floor) {
+    const Spread ratios = ratio_spread(*floor);
+    floor_columns = fmt::format("{:>12.0f}{:>10.0f}{:>7.2f}{:>13}", floor->bindery_ns_per_draw,
+                                floor->raw_ns_per_draw, floor->ratio,
+                                fmt::format("{:.2f}..{:.2f}", ratios.min, ratios.max));
+  } else if (o.raw_floor) {
+    floor_columns = fmt::format("{:>12}{:>10}{:>7}{:>13}", "-", "-", "-", "-");
+  }
+  if (!best) {
+    // Even the first count was over budget in the median repeat: say so with what it measured.
+    const BudgetProbe& first = r.probes.front();
+    fmt::print(
+        "{:<20}{:>12}{:>18}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
+        "at --start {}: lower it){}\n",
+        name, fmt::format("< {}", first.objects), range, first.frame_ms, "-", first.cpu_ms,
+        first.math_ms, first.gpu_ms, "-", "-", floor_columns, first.objects,
+        steadiness_note(first));
+    return;
+  }
+  bool capped = false;
+  for (const RepeatMeasurement& rep : m.repeats) capped = capped || rep.search.capped;
+  fmt::print("{:<20}{:>12}{:>18}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}{}\n",
+             name, r.max_objects, range, best->frame_ms,
+             med.serial ? med.serial->frame_ms : best->frame_ms, best->cpu_ms, best->math_ms,
+             best->gpu_ms, ns_per_object,
+             best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
+             capped ? "  (capped by --max)" : "", steadiness_note(*best));
+}
+
+nlohmann::ordered_json probes_json(const BudgetSearchResult& r) {
   nlohmann::ordered_json probes = nlohmann::ordered_json::array();
   for (const BudgetProbe& p : r.probes) {
-    nlohmann::ordered_json pj = {{"objects", p.objects}, {"frame_ms", p.frame_ms},
-                                 {"cpu_ms", p.cpu_ms},   {"math_ms", p.math_ms},
-                                 {"gpu_ms", p.gpu_ms},   {"latency_ms", p.latency_ms},
-                                 {"moving_objects", p.moving_objects}};
+    nlohmann::ordered_json pj = {
+        {"objects", p.objects},
+        {"frame_ms", std::isfinite(p.frame_ms) ? nlohmann::ordered_json(p.frame_ms)
+                                               : nlohmann::ordered_json(nullptr)},
+        {"cpu_ms", p.cpu_ms},
+        {"math_ms", p.math_ms},
+        {"gpu_ms", p.gpu_ms},
+        {"latency_ms", p.latency_ms},
+        {"frames", p.frames},
+        {"measured_ms", p.measured_ms},
+        {"cpu_fits_interval", cpu_fits_interval(p, kCpuIntervalFactor)},
+        {"moving_objects", p.moving_objects}};
     if (p.cpu_ns_per_moved_object) pj["cpu_ns_per_moved_object"] = *p.cpu_ns_per_moved_object;
     if (p.culling)
       pj["culling"] = {{"afterFrustum", p.culling->after_frustum},
@@ -233,66 +328,147 @@ nlohmann::ordered_json strategy_json(const std::string& name, const StrategyMeas
                        {"drawn", p.culling->drawn}};
     probes.push_back(pj);
   }
-  nlohmann::ordered_json rj = {
-      {"strategy", name}, {"max_objects", r.max_objects}, {"capped", r.capped}};
-  if (m.serial) rj["serial_frame_ms"] = m.serial->frame_ms;
-  rj["probes"] = probes;
-  if (const std::optional<RawFloorResult>& floor = m.floor) {
-    nlohmann::ordered_json rounds = nlohmann::ordered_json::array();
-    for (const RawFloorRound& round : floor->rounds)
-      rounds.push_back({{"bindery_ns_per_draw", round.bindery_ns_per_draw},
-                        {"raw_ns_per_draw", round.raw_ns_per_draw},
-                        {"ratio", round.ratio()}});
-    rj["raw_floor"] = {{"objects", floor->objects},
-                       {"frames_per_round", floor->frames},
-                       {"bindery_ns_per_draw", floor->bindery_ns_per_draw},
-                       {"raw_ns_per_draw", floor->raw_ns_per_draw},
-                       {"ratio", floor->ratio},
-                       {"rounds", rounds},
-                       {"bindery_calls_per_frame", calls_json(floor->bindery_per_frame)},
-                       {"raw_calls_per_frame", calls_json(floor->raw_per_frame)}};
+  return probes;
+}
+
+nlohmann::ordered_json raw_floor_json(const RawFloorResult& floor) {
+  nlohmann::ordered_json rounds = nlohmann::ordered_json::array();
+  for (const RawFloorRound& round : floor.rounds)
+    rounds.push_back({{"bindery_ns_per_draw", round.bindery_ns_per_draw},
+                      {"raw_ns_per_draw", round.raw_ns_per_draw},
+                      {"ratio", round.ratio()}});
+  const Spread ratios = ratio_spread(floor);
+  return {{"objects", floor.objects},
+          {"frames_per_round", floor.frames},
+          {"bindery_ns_per_draw", floor.bindery_ns_per_draw},
+          {"raw_ns_per_draw", floor.raw_ns_per_draw},
+          {"ratio", floor.ratio},
+          {"ratio_min", ratios.min},
+          {"ratio_max", ratios.max},
+          {"rounds", rounds},
+          {"bindery_calls_per_frame", calls_json(floor.bindery_per_frame)},
+          {"raw_calls_per_frame", calls_json(floor.raw_per_frame)}};
+}
+
+// The strategy's entry of the JSON line's "results": the median and range of max objects, the
+// median repeat's figures and probes (as before --repeat), and every repeat.
+nlohmann::ordered_json strategy_json(const std::string& name, const StrategyMeasurement& m) {
+  const Spread spread = m.spread();
+  const RepeatMeasurement& med = m.median();
+  nlohmann::ordered_json repeats = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < m.repeats.size(); ++i) {
+    const RepeatMeasurement& r = m.repeats[i];
+    nlohmann::ordered_json rj = {{"repeat", i},
+                                 {"order", r.order},
+                                 {"max_objects", r.search.max_objects},
+                                 {"capped", r.search.capped}};
+    if (r.serial) rj["serial_frame_ms"] = r.serial->frame_ms;
+    rj["probes"] = probes_json(r.search);
+    repeats.push_back(rj);
   }
+  nlohmann::ordered_json rj = {{"strategy", name},
+                               {"max_objects", med.search.max_objects},
+                               {"max_objects_min", static_cast<uint32_t>(spread.min)},
+                               {"max_objects_max", static_cast<uint32_t>(spread.max)},
+                               {"median_repeat", spread.median_index},
+                               {"capped", med.search.capped}};
+  if (med.serial) rj["serial_frame_ms"] = med.serial->frame_ms;
+  rj["probes"] = probes_json(med.search);
+  rj["repeats"] = repeats;
+  if (m.floor) rj["raw_floor"] = raw_floor_json(*m.floor);
   return rj;
+}
+
+// Why `name` is not measured here (skipped or unavailable; the row and JSON say which), or
+// nullopt.
+std::optional<std::pair<std::string, std::string>> not_measured(const Device& device,
+                                                                const Scene& probe_scene,
+                                                                const RenderOptions& ro,
+                                                                const std::string& name) {
+  if (ro.encode_threads > 1 && !strategy_encodes_in_parallel(name))
+    return std::pair<std::string, std::string>{
+        "skipped",
+        fmt::format("--encode-threads {} does not apply (draws not encoded on the CPU each frame)",
+                    ro.encode_threads)};
+  if (std::optional<std::string> why = strategy_unavailable(device, probe_scene, name))
+    return std::pair<std::string, std::string>{"unavailable", *why};
+  return std::nullopt;
+}
+
+// Every repeat of every measured strategy, in the interleaved order; `measured` indexes `names`.
+std::vector<StrategyMeasurement> measure_interleaved(
+    const BenchCli& o, const Device& device, BenchPlan& plan,
+    const std::function<Scene(uint32_t)>& scene_for, const std::vector<size_t>& measured) {
+  const uint32_t repeats = static_cast<uint32_t>(o.repeat);
+  std::vector<StrategyMeasurement> out(measured.size());
+  for (StrategyMeasurement& m : out) m.repeats.resize(repeats);
+  const std::vector<BenchSlot> schedule =
+      interleaved_schedule(static_cast<uint32_t>(measured.size()), repeats);
+  for (size_t step = 0; step < schedule.size(); ++step) {
+    const BenchSlot& slot = schedule[step];
+    plan.mo.render.strategy = plan.names[measured[slot.strategy]];
+    if (!o.quiet)
+      fmt::print(stderr, "repeat {}/{}: {}\n", slot.repeat + 1, repeats, plan.mo.render.strategy);
+    RepeatMeasurement r = search_once(o, device, plan.mo, plan.so, scene_for);
+    r.order = static_cast<uint32_t>(step);
+    out[slot.strategy].repeats[slot.repeat] = std::move(r);
+  }
+  if (o.raw_floor)
+    for (size_t i = 0; i < measured.size(); ++i)
+      if (plan.names[measured[i]] == "dynamic-offsets")
+        out[i].floor = raw_floor(o, device, plan.mo, out[i]);
+  return out;
 }
 
 int run_bench(const BenchCli& o) {
   BenchPlan plan = check_bench_options(o);
   const std::function<Scene(uint32_t)> scene_for = bench_scenes(o);
-  MeasureOptions& mo = plan.mo;
-  const RenderOptions& ro = mo.render;
+  const RenderOptions ro = plan.mo.render;
   Device device = Device::create(to_device_options(o.run.device));
-  fmt::print(stderr,
-             "bindery bench: budget {:.2f} ms (throughput, {} frame{} in flight), {}x{}, spread "
-             "{}, {} frame{} per probe, {} encoding thread{}, on {} ({}, {})\n",
-             o.budget_ms, ro.frames_in_flight, ro.frames_in_flight == 1 ? "" : "s", ro.width,
-             ro.height, o.run.spread, ro.frames, ro.frames == 1 ? "" : "s", ro.encode_threads,
-             ro.encode_threads == 1 ? "" : "s", device.adapter().name, device.adapter().backend,
-             device.adapter().implementation);
+  if (!o.quiet)
+    fmt::print(stderr,
+               "bindery bench: budget {:.2f} ms (throughput, {} frame{} in flight), {}x{}, spread "
+               "{}, {} repeat{} interleaved, {} warm-up frame{} then at least {} frame{} and "
+               "{:g} ms per probe, {} encoding thread{}, on {} ({}, {})\n",
+               o.budget_ms, ro.frames_in_flight, ro.frames_in_flight == 1 ? "" : "s", ro.width,
+               ro.height, o.run.spread, o.repeat, o.repeat == 1 ? "" : "s", o.warmup_frames,
+               o.warmup_frames == 1 ? "" : "s", ro.frames, ro.frames == 1 ? "" : "s", o.probe_ms,
+               ro.encode_threads, ro.encode_threads == 1 ? "" : "s", device.adapter().name,
+               device.adapter().backend, device.adapter().implementation);
+
+  const Scene probe_scene = scene_for ? scene_for(1) : make_cube_scene({.objects = 1});
+  std::vector<std::optional<std::pair<std::string, std::string>>> why(plan.names.size());
+  std::vector<size_t> measured;
+  for (size_t i = 0; i < plan.names.size(); ++i) {
+    why[i] = not_measured(device, probe_scene, ro, plan.names[i]);
+    if (!why[i]) measured.push_back(i);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<StrategyMeasurement> ms =
+      measure_interleaved(o, device, plan, scene_for, measured);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
-             "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
-             o.raw_floor ? fmt::format("{:>12}{:>10}{:>7}", "bindery ns", "raw ns", "ratio") : "");
-  const Scene probe_scene = scene_for ? scene_for(1) : make_cube_scene({.objects = 1});
-  for (const std::string& name : plan.names) {
-    mo.render.strategy = name;
-    if (ro.encode_threads > 1 && !strategy_encodes_in_parallel(name)) {
-      const std::string why = fmt::format(
-          "--encode-threads {} does not apply (draws not encoded on the CPU each frame)",
-          ro.encode_threads);
-      fmt::print("{:<20}  skipped: {}\n", name, why);
-      results.push_back({{"strategy", name}, {"skipped", why}});
+  print_table_header(o);
+  for (size_t i = 0, next = 0; i < plan.names.size(); ++i) {
+    const std::string& name = plan.names[i];
+    if (why[i]) {
+      fmt::print("{:<20}  {}: {}\n", name, why[i]->first, why[i]->second);
+      results.push_back({{"strategy", name}, {why[i]->first, why[i]->second}});
       continue;
     }
-    if (std::optional<std::string> why = strategy_unavailable(device, probe_scene, name)) {
-      fmt::print("{:<20}  unavailable: {}\n", name, *why);
-      results.push_back({{"strategy", name}, {"unavailable", *why}});
-      continue;
-    }
-    const StrategyMeasurement m = measure_strategy(o, device, mo, plan.so, scene_for);
+    const StrategyMeasurement& m = ms[next++];
     print_strategy_row(o, name, m);
     results.push_back(strategy_json(name, m));
   }
+  fmt::print(
+      "max objects: the median of {} search{} per strategy (range: the smallest and "
+      "largest), strategies interleaved round-robin; the other columns: the median "
+      "search's probe at its max{}\n",
+      o.repeat, o.repeat == 1 ? "" : "es",
+      o.raw_floor ? fmt::format("; ratio: the median of {} rounds (range: theirs)", kRawFloorRounds)
+                  : "");
   nlohmann::ordered_json j;
   j["budget_ms"] = o.budget_ms;
   j["scene"] = probe_scene.name;
@@ -304,7 +480,13 @@ int run_bench(const BenchCli& o) {
   j["frames_in_flight"] = ro.frames_in_flight;
   j["encode_threads"] = ro.encode_threads;
   j["occlusion"] = ro.occlusion;
-  j["frames_per_probe"] = o.run.frames;
+  j["repeat"] = o.repeat;
+  j["warmup_frames"] = o.warmup_frames;
+  j["frames_per_probe"] = o.run.frames;  // at least; each probe's "frames" says how many
+  j["probe_ms"] = o.probe_ms;
+  j["max_frames_per_probe"] =
+      o.probe_ms > 0 ? std::max<int64_t>(o.run.frames, kMaxProbeFrames) : o.run.frames;
+  j["wall_s"] = wall_s;  // the searches and the raw floor
   j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
@@ -316,7 +498,7 @@ int run_bench(const BenchCli& o) {
 Registration reg{
     "bench",
     "find the most objects (cubes, city objects or glTF copies) each strategy draws within a "
-    "frame budget",
+    "frame budget, repeated and interleaved",
     [](CLI::App& sub) -> Runner {
       auto o = std::make_shared<BenchCli>();
       sub.add_option("--strategies", o->strategies,
@@ -328,11 +510,26 @@ Registration reg{
       sub.add_option("--max", o->max, "largest object count to try")->capture_default_str();
       sub.add_option("--precision", o->precision, "stop bisecting at this relative gap")
           ->capture_default_str();
+      sub.add_option("--repeat", o->repeat,
+                     fmt::format("searches per strategy, 1..{}, the strategies interleaved "
+                                 "round-robin; the table prints the median and the range",
+                                 kMaxBenchRepeats))
+          ->capture_default_str();
+      sub.add_option("--warmup-frames", o->warmup_frames,
+                     "frames rendered before each probe's measured frames, 1..1000")
+          ->capture_default_str();
+      sub.add_option("--probe-ms", o->probe_ms,
+                     fmt::format("measure each probe until its frames add up to this many ms "
+                                 "(at least --frames, at most {} frames; 0: exactly --frames)",
+                                 kMaxProbeFrames))
+          ->capture_default_str();
       sub.add_flag("--raw-floor", o->raw_floor,
                    "also time dynamic-offsets' calls issued straight on webgpu.h (5 alternating "
-                   "rounds at its max objects): bindery and raw CPU ns per draw, their ratio");
+                   "rounds at its median max objects): bindery and raw CPU ns per draw, their "
+                   "ratio and its range");
       sub.add_option("--moving", o->moving, "--scene city: share of objects that are moving cars")
           ->capture_default_str();
+      add_quiet_flag(sub, o->quiet);
       add_run_options(sub, o->run, kRules);
       CLI::App* app = &sub;
       return [o, app] {

@@ -8,6 +8,7 @@
 
 #include <bindery/core/io.hpp>
 #include <bindery/core/limits.hpp>
+#include <bindery/render/bench.hpp>
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
@@ -170,11 +171,35 @@ void add_progress(const RenderCli& o, const Device& device, const Scene& scene,
   };
 }
 
+// The stated factor (issue 31): a run whose steady frames' intervals or CPU times differ by more
+// than this, slowest over fastest, is marked in the table.
+constexpr double kVaryFactor = 2.0;
+
+// How much the steady frames differ: frames 1 .. n - k (not the first, which uploads everything;
+// not the last frames_in_flight, drained with no CPU work between them).
+struct Variation {
+  size_t first = 0, frames = 0;  ///< the frames judged: first .. first + frames - 1
+  double interval = 0, cpu = 0;  ///< max / min of their interval_ms and cpu_ms
+  bool varies() const { return frames >= 2 && (interval > kVaryFactor || cpu > kVaryFactor); }
+};
+
+Variation frame_variation(const RenderReport& r) {
+  const size_t n = r.frames.size(), k = r.frames_in_flight;
+  if (n < k + 3) return {};  // fewer than 2 steady frames: nothing to judge
+  std::vector<double> interval, cpu;
+  for (size_t i = 1; i < n - k; ++i) {
+    interval.push_back(r.frames[i].interval_ms);
+    cpu.push_back(r.frames[i].cpu_ms);
+  }
+  return {1, interval.size(), max_over_min(interval), max_over_min(cpu)};
+}
+
 // The timing summaries the table prints and the JSON reports.
 struct TimingTable {
   Summary math, cpu, frame, interval, gpu;
   bool has_gpu = false;  ///< timestamp queries available
   nlohmann::ordered_json spans;  ///< median per named GPU span (when there is more than "render")
+  Variation variation;           ///< how much the steady frames differ
 };
 
 // Prints the timing table (min / median / max per frame) and the throughput and culling lines.
@@ -188,7 +213,7 @@ TimingTable print_timing_table(const RenderReport& r) {
     if (t.gpu_ms) gpu.push_back(*t.gpu_ms);
   }
   TimingTable tt{summarize(math), summarize(cpu), summarize(frame), summarize(interval),
-                 summarize(gpu), !gpu.empty(), {}};
+                 summarize(gpu),  !gpu.empty(),   {},               frame_variation(r)};
   auto fmt_gpu = [&](double Summary::*field) {
     return tt.has_gpu ? fmt::format("{:10.3f}", tt.gpu.*field) : fmt::format("{:>10}", "n/a");
   };
@@ -219,6 +244,12 @@ TimingTable print_timing_table(const RenderReport& r) {
              tt.frame.max);
   fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
              tt.interval.median, tt.interval.max);
+  if (tt.variation.varies())
+    fmt::print(
+        "frames vary: interval max/min {:.1f}, cpu max/min {:.1f} over frames {}..{} (more "
+        "than {:g}x): the medians of one run may not hold for the next\n",
+        tt.variation.interval, tt.variation.cpu, tt.variation.first,
+        tt.variation.first + tt.variation.frames - 1, kVaryFactor);
   fmt::print(
       "throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
       r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s", r.threads,
@@ -289,6 +320,11 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
   timing["interval_median"] = tt.interval.median;
   if (!tt.spans.empty()) timing["gpu_spans_median"] = tt.spans;
   j["timing_ms"] = timing;
+  j["frameVariation"] = {{"factor", kVaryFactor},
+                         {"frames", tt.variation.frames},
+                         {"intervalMaxOverMin", tt.variation.interval},
+                         {"cpuMaxOverMin", tt.variation.cpu},
+                         {"varies", tt.variation.varies()}};
   j["init"] = counters_json(r.init);
   j["perFrame"] = counters_json(r.per_frame);
   return j;
@@ -336,7 +372,7 @@ Registration reg{
       sub.add_option("--geometry-budget-mib", o->geometry_budget_mib,
                      "decoded bytes (accessors and meshes) a glTF model's geometry may take, MiB")
           ->capture_default_str();
-      sub.add_flag("--quiet", o->quiet, "no progress output");
+      add_quiet_flag(sub, o->quiet);
       add_run_options(sub, o->run, kRules);
       CLI::App* app = &sub;
       return [o, app] {

@@ -35,6 +35,7 @@ struct SoakCli {
   int64_t memory_window = 4;
   int64_t instances = 1;           ///< --scene gltf: copies of the model
   double moving = 0.1;             ///< --scene city: share of cars
+  bool quiet = false;              ///< --quiet: no header or sample lines on stderr
   std::vector<std::string> given;  ///< the scene options on the command line
 };
 
@@ -208,6 +209,7 @@ std::optional<SoakReport> soak_strategy(const SoakCli& o, const Device& device, 
                                         SoakOptions& so, nlohmann::ordered_json& results) {
   const std::string& name = so.render.strategy;
   so.on_sample = [&](const SoakSample& s) {
+    if (o.quiet) return;
     fmt::print(stderr, "  {}: frame {}/{}: RSS {:.1f} MiB, {} bindery objects{}, {} draws\n", name,
                s.frames_done, o.run.frames, mib(double(s.resident_bytes)), total(s.live_objects),
                s.implementation_objects
@@ -241,12 +243,13 @@ int run_soak(const SoakCli& o) {
                 fmt::format("soak: --size {} is outside 1..{} (maxTextureDimension2D) in each "
                             "dimension",
                             o.run.size, max_dim));
-  fmt::print(stderr,
-             "bindery soak: {} objects ({} scene), {}x{}, {} frames per strategy, a sample every "
-             "{} after {} warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
-             scene.objects.size(), scene.name, size.first, size.second, o.run.frames, o.check_every, o.warmup,
-             o.tolerance * 100, device.adapter().name, device.adapter().backend,
-             device.adapter().implementation);
+  if (!o.quiet)
+    fmt::print(stderr,
+               "bindery soak: {} objects ({} scene), {}x{}, {} frames per strategy, a sample "
+               "every {} after {} warm-up frames, tolerance {:g}%, on {} ({}, {})\n",
+               scene.objects.size(), scene.name, size.first, size.second, o.run.frames,
+               o.check_every, o.warmup, o.tolerance * 100, device.adapter().name,
+               device.adapter().backend, device.adapter().implementation);
 
   fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames", "floor MiB",
              "floor change", "objects", "implementation", "fps", "flat");
@@ -335,6 +338,7 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--moving", o->moving, "--scene city: share of objects that are moving cars")
           ->capture_default_str();
+      add_quiet_flag(sub, o->quiet);
       add_run_options(sub, o->run, kRules);
       CLI::App* app = &sub;
       return [o, app] {

@@ -219,7 +219,7 @@ Registration reg{
       sub.add_option("--geometry-budget-mib", o->geometry_budget_mib,
                      "decoded bytes a glTF model's geometry may take, MiB")
           ->capture_default_str();
-      sub.add_flag("--quiet", o->quiet, "no summary line");
+      add_quiet_flag(sub, o->quiet);
       CLI::App* app = &sub;
       return [o, app] { return with_flag_names([&] { return run(*o, *app); }); };
     }};

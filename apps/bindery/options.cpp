@@ -397,4 +397,10 @@ int with_flag_names(const std::function<int()>& run) {
   }
 }
 
+void add_quiet_flag(CLI::App& sub, bool& quiet) {
+  sub.add_flag("--quiet", quiet,
+               "no progress or status lines on stderr (warnings and errors still print); stdout "
+               "(the table, the JSON line) unchanged");
+}
+
 }  // namespace bindery::cli

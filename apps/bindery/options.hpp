@@ -144,6 +144,10 @@ void check_moving(double moving, std::string_view command);
 /// two-phase occlusion culling). `command` starts the message.
 void check_gpu_driven_options(const std::vector<std::string>& strategies, const RunCliOptions& o,
                               std::string_view command);
+/// Adds --quiet to `sub` with the meaning it has in render, bench, soak and view (issue 31): no
+/// progress or status lines on stderr (warnings and errors still print there); what the command
+/// writes on stdout, its table and its JSON line, stays as it is.
+void add_quiet_flag(CLI::App& sub, bool& quiet);
 /// Runs a command, rewriting bindery's field names in an error message into the CLI's flags
 /// ("RenderOptions::frames_in_flight = 9, valid 1..8" -> "--frames-in-flight 9, valid 1..8");
 /// the kind stays.

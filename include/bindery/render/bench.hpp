@@ -6,8 +6,10 @@
 /// `start_objects`) until the median frame time exceeds the budget, then bisects between the last
 /// count within budget and the first over it until the two are within `precision` of each other.
 /// Frame time is the whole frame (math + uploads + encoding + submit + waiting for the GPU), the
-/// median of `frames` frames after one warm-up frame. The search itself (find_max_within_budget)
-/// takes any measuring function, so it is tested without a device.
+/// median of the measured frames after the warm-up frames (MeasureOptions). The search itself
+/// (find_max_within_budget) takes any measuring function, so it is tested without a device; so do
+/// the order of repeated searches (interleaved_schedule), their summary (spread_of) and the probe
+/// length (probe_long_enough), which `bindery bench --repeat` uses (issue 31).
 #pragma once
 
 #include "bindery/core/device.hpp"
@@ -34,6 +36,8 @@ struct BudgetProbe {
   uint32_t moving_objects = 0;  ///< objects recomputed and uploaded per frame (RenderReport)
   /// RenderReport::cpu_ns_per_moved_object of the probe's run.
   std::optional<double> cpu_ns_per_moved_object;
+  uint32_t frames = 0;     ///< frames measured (after the warm-up; 0: not measured)
+  double measured_ms = 0;  ///< the measured frames' intervals added up
 };
 
 /// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
@@ -57,33 +61,92 @@ struct BudgetSearchResult {
 BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
                                           const BudgetSearchOptions& options);
 
+/// How many frames a probe measures: at least `min_frames`, and more until their intervals add
+/// up to `min_ms`, at most `max_frames` (issue 31: a probe chosen from the measured frame time,
+/// long enough that CPU time and frame interval agree, rather than a fixed count).
+struct ProbeLength {
+  uint32_t min_frames = 5;  ///< measured frames at least (>= 1)
+  uint32_t max_frames = 5;  ///< measured frames at most (>= min_frames)
+  double min_ms = 0;        ///< measured time to reach (0: exactly min_frames frames)
+};
+
+/// Whether a probe that has measured `frames` frames taking `measured_ms` in all is done: it has
+/// max_frames, or at least min_frames whose intervals add up to min_ms or more.
+bool probe_long_enough(const ProbeLength& length, uint32_t frames, double measured_ms);
+
 /// What measure_cubes() renders besides the object count.
 struct MeasureOptions {
   /// What render() runs, as SoakOptions does: strategy, width and height, frames_in_flight,
   /// occlusion, draw_path, threads, encode_threads (1..kMaxEncodeThreads; compare_raw_floor()
   /// splits both of its sides' draws the same way, one command encoder per range, one task
-  /// each). `frames` is the number of MEASURED frames (default 5): the measurements render one
-  /// warm-up frame more. keep_last_frame, time_s, moving and the callbacks are the
-  /// measurements' own.
+  /// each). `frames` is the number of MEASURED frames (default 5; measure_scene: the least,
+  /// see probe_ms): the measurements render warm-up frames before them. keep_last_frame,
+  /// time_s, moving and the callbacks are the measurements' own.
   RenderOptions render = [] {
     RenderOptions r;
     r.frames = 5;
     return r;
   }();
+  /// measure_scene: frames rendered before the measured ones (the first uploads everything), at
+  /// least 1. compare_raw_floor renders one.
+  uint32_t warmup_frames = 1;
+  /// measure_scene: measure frames until their intervals add up to this many ms (at least
+  /// render.frames frames, at most max_frames); 0: exactly render.frames frames.
+  double probe_ms = 0;
+  /// measure_scene: the most frames measured when probe_ms > 0 (below render.frames: that).
+  uint32_t max_frames = 1000;
   /// CubeSceneOptions::seed: with one seed, the n cubes of a probe are the first n of every larger
   /// probe, so the probes of a search differ only in object count.
   uint64_t seed = 1;
   float spread = 1.0f;  ///< CubeSceneOptions::spread
 };
 
-/// Measures the cube scene (animated) at `objects` objects: renders 1 + frames frames and returns
-/// the medians of the last `frames`.
+/// Measures the cube scene (animated) at `objects` objects, as measure_scene().
 BudgetProbe measure_cubes(const Device& device, const MeasureOptions& options, uint32_t objects);
 
-/// Measures any scene the same way (the options' seed and spread unused): renders 1 + frames
-/// frames, recomputing Scene::moving_share() of the objects each frame (every cube, the city's
-/// cars, no glTF object), and returns the medians of the last `frames`.
+/// Measures any scene (the options' seed and spread unused), recomputing Scene::moving_share()
+/// of the objects each frame (every cube, the city's cars, no glTF object): renders
+/// warmup_frames frames, then measures frames until probe_long_enough() (ProbeLength
+/// {render.frames, max_frames, probe_ms}), and returns the medians of the measured frames. A
+/// frame counts once it is done on the GPU while the CPU still records the frames after it, so
+/// the last frames_in_flight frames, drained with no CPU work between them, are never measured.
 BudgetProbe measure_scene(const Device& device, const MeasureOptions& options, const Scene& scene);
+
+/// Whether a probe's CPU work per frame (math_ms + cpu_ms, medians) fits its frame interval
+/// (frame_ms) within `factor`: in a steady run the interval holds the CPU work, so a probe where
+/// it does not was not steady (too few frames, or the host was busy).
+bool cpu_fits_interval(const BudgetProbe& probe, double factor = 1.25);
+
+/// Repeated measurements summed up: the median, the smallest and the largest value.
+struct Spread {
+  double median = 0;        ///< the lower median: for an even count the smaller middle value
+  double min = 0, max = 0;  ///< the extremes
+  size_t median_index = 0;  ///< where the median is in the values given (the first such)
+};
+
+/// The Spread of `values` (none NaN; all 0 when empty). The median is always one of the values, so
+/// the other figures of the run it came from can be printed beside it.
+Spread spread_of(const std::vector<double>& values);
+
+/// max / min of `values` (0 when there are fewer than 2 or the smallest is not positive).
+double max_over_min(const std::vector<double>& values);
+
+/// One step of a repeated bench: repeat `repeat` of strategy `strategy` (an index into the list).
+struct BenchSlot {
+  uint32_t repeat = 0;    ///< 0-based repeat
+  uint32_t strategy = 0;  ///< index into the strategies measured
+  bool operator==(const BenchSlot&) const = default;
+};
+
+/// The most repeats `bindery bench --repeat` takes.
+inline constexpr uint32_t kMaxBenchRepeats = 100;
+
+/// The order of `bindery bench --repeat`: repeats one after another, each measuring every
+/// strategy once, round-robin, so that a drift of the host falls on all of them; repeat r starts
+/// at strategy r % strategies and goes on in list order (wrapping), so that no strategy is always
+/// the first after the device was created. strategies * repeats slots (none for 0 strategies).
+/// Throws InvalidArgument for repeats outside 1..kMaxBenchRepeats.
+std::vector<BenchSlot> interleaved_schedule(uint32_t strategies, uint32_t repeats);
 
 /// One round of compare_raw_floor(): the median CPU time per draw of each side's measured frames.
 struct RawFloorRound {

@@ -62,39 +62,106 @@ BudgetProbe measure_cubes(const Device& device, const MeasureOptions& o, uint32_
                        make_cube_scene({.objects = objects, .seed = o.seed, .spread = o.spread}));
 }
 
+bool probe_long_enough(const ProbeLength& length, uint32_t frames, double measured_ms) {
+  if (frames >= length.max_frames) return true;
+  return frames >= length.min_frames && measured_ms >= length.min_ms;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  return spread_of(v).median;
+}
+
+}  // namespace
+
 BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const Scene& scene) {
   const uint32_t objects = static_cast<uint32_t>(scene.objects.size());
+  const uint32_t warmup = std::max(1u, o.warmup_frames);
+  ProbeLength length;
+  length.min_frames = std::max(1u, o.render.frames);
+  length.max_frames =
+      o.probe_ms > 0 ? std::max(length.min_frames, o.max_frames) : length.min_frames;
+  length.min_ms = o.probe_ms;
   RenderOptions ro;
   ro.moving = scene.moving_share();
   ro.strategy = o.render.strategy;
   ro.width = o.render.width;
   ro.height = o.render.height;
-  ro.frames = o.render.frames + 1;  // the first frame uploads everything and warms caches
-  ro.keep_last_frame = false;
+  // Enough frames for the warm-up, the most measured and the frames in flight drained after them.
   ro.frames_in_flight = o.render.frames_in_flight;
+  ro.frames = warmup + length.max_frames + ro.frames_in_flight;
+  ro.keep_last_frame = false;
+  ro.keep_frame_timings = false;
   ro.occlusion = o.render.occlusion;
   ro.threads = o.render.threads;
   ro.encode_threads = o.render.encode_threads;
   ro.draw_path = o.render.draw_path;
+  // A frame is measured when it is done on the GPU before the probe has enough: frame f is done
+  // before frame f + frames_in_flight is recorded, so each measured interval holds CPU work.
+  std::vector<FrameTiming> measured;
+  double measured_ms = 0;
+  bool enough = false;
+  ro.on_frame_done = [&](uint32_t f, const FrameTiming& t, const Counters&) {
+    if (enough || f < warmup) return;
+    measured.push_back(t);
+    measured_ms += t.interval_ms;
+  };
+  ro.after_submit = [&](uint32_t f, WGPUTexture) {
+    if (!enough)
+      enough = probe_long_enough(length, static_cast<uint32_t>(measured.size()), measured_ms) ||
+               f + 1 == ro.frames;
+    return !enough;
+  };
   const RenderReport report = render(device, scene, ro);
   std::vector<double> interval, cpu, gpu, math, latency;
-  for (size_t i = 1; i < report.frames.size(); ++i) {
-    interval.push_back(report.frames[i].interval_ms);
-    cpu.push_back(report.frames[i].cpu_ms);
-    gpu.push_back(report.frames[i].gpu_ms.value_or(0.0));
-    math.push_back(report.frames[i].math_ms);
-    latency.push_back(report.frames[i].frame_ms);
+  for (const FrameTiming& t : measured) {
+    interval.push_back(t.interval_ms);
+    cpu.push_back(t.cpu_ms);
+    gpu.push_back(t.gpu_ms.value_or(0.0));
+    math.push_back(t.math_ms);
+    latency.push_back(t.frame_ms);
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-  };
-  BudgetProbe p{objects,      median(interval), median(cpu), median(gpu),
-                median(math), median(latency),  std::nullopt};
-  if (!report.frames.empty()) p.culling = report.frames.back().culling;
+  BudgetProbe p{objects,         median_of(interval), median_of(cpu), median_of(gpu),
+                median_of(math), median_of(latency),  std::nullopt};
+  if (!measured.empty()) p.culling = measured.back().culling;
   p.moving_objects = report.moving_objects;
   p.cpu_ns_per_moved_object = report.cpu_ns_per_moved_object;
+  p.frames = static_cast<uint32_t>(measured.size());
+  p.measured_ms = measured_ms;
   return p;
+}
+
+bool cpu_fits_interval(const BudgetProbe& p, double factor) {
+  return p.math_ms + p.cpu_ms <= p.frame_ms * factor;
+}
+
+Spread spread_of(const std::vector<double>& values) {
+  if (values.empty()) return {};
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  const double median = values[order[(order.size() - 1) / 2]];
+  const size_t first =
+      static_cast<size_t>(std::find(values.begin(), values.end(), median) - values.begin());
+  return {median, values[order.front()], values[order.back()], first};
+}
+
+double max_over_min(const std::vector<double>& values) {
+  if (values.size() < 2) return 0;
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  return *lo > 0 ? *hi / *lo : 0;
+}
+
+std::vector<BenchSlot> interleaved_schedule(uint32_t strategies, uint32_t repeats) {
+  if (repeats < 1 || repeats > kMaxBenchRepeats)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: repeat {} is outside 1..{}", repeats, kMaxBenchRepeats));
+  std::vector<BenchSlot> slots;
+  slots.reserve(size_t(strategies) * repeats);
+  for (uint32_t r = 0; r < repeats; ++r)
+    for (uint32_t i = 0; i < strategies; ++i) slots.push_back({r, (r + i) % strategies});
+  return slots;
 }
 
 }  // namespace bindery
