@@ -366,6 +366,102 @@ TEST(OwnDevice, RenderRunsOnAnAdoptedDeviceAndMatchesACreatedOne) {
   EXPECT_EQ(app.round_trip({5, 6, 7, 8}), (std::vector<uint32_t>{5, 6, 7, 8}));
 }
 
+// The application's own recording: a render pass whose one setBindGroup has dynamic offset 4,
+// not a multiple of minUniformBufferOffsetAlignment (at least 16 on every adapter, WebGPU §3.6.2;
+// §17.2.1 setBindGroup: a validation error of the encoder). Plain webgpu.h on bindery's objects.
+struct MisalignedPass {
+  DynamicUniformBuffer draws;
+  OffscreenTarget target;
+  gpu::CommandEncoder encoder;
+  explicit MisalignedPass(const Device& device)
+      : draws(device, {.element_size = 32, .slot_count = 4}),
+        target(device, {.width = 8, .height = 8, .depth_format = {}}),
+        encoder(gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), {}))) {
+    draws.flush();
+    gpu::RenderPassEncoder pass = target.begin_render_pass(encoder.get(), {0, 0, 0, 1});
+    const uint32_t offset = 4;
+    wgpuRenderPassEncoderSetBindGroup(pass.get(), 0, draws.bind_group(0), 1, &offset);
+    wgpuRenderPassEncoderEnd(pass.get());
+  }
+};
+
+void wait_for_errors(AppDevice& app, int count) {
+  for (int i = 0; i < 1000 && app.errors.count < count; ++i)
+    wgpuInstanceProcessEvents(app.instance);
+}
+
+TEST(OwnDevice, BinderyCallsLeaveTheApplicationsErrorsToItsCallback) {
+  AppDevice app(false);
+  ASSERT_NE(app.device, nullptr);
+  {
+    const Device device = Device::adopt(app.instance, app.adapter, app.device,
+                                        {.errors = ErrorCapture::bindery_calls});
+    EXPECT_EQ(device.error_capture(), ErrorCapture::bindery_calls);
+    // bindery's own error is bindery's, thrown where it happened ...
+    EXPECT_KIND(device.create_shader_module("broken", "fn f() -> f32 { return nope; }"),
+                WebGPUValidation);
+    expect_quadrants(draw_quadrants(device));
+    EXPECT_EQ(app.errors.count, 0);
+    // ... and the application's own invalid call (WebGPU §5.1.2: MAP_READ with UNIFORM) is its
+    // callback's, not bindery's.
+    WGPUBufferDescriptor bd = WGPU_BUFFER_DESCRIPTOR_INIT;
+    bd.size = 64;
+    bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_Uniform;
+    WGPUBuffer buffer = wgpuDeviceCreateBuffer(app.device, &bd);
+    wait_for_errors(app, 1);
+    EXPECT_EQ(app.errors.count, 1);
+    EXPECT_NO_THROW(device.check());
+    if (buffer) wgpuBufferRelease(buffer);
+    // The application finishes its invalid pass itself: the error is its callback's (so it knows
+    // not to submit: wgpu-native would abort the process), and bindery does not throw it.
+    {
+      MisalignedPass own(device);
+      const int before = app.errors.count;
+      auto commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(own.encoder.get(), {}));
+      wait_for_errors(app, before + 1);
+      EXPECT_EQ(app.errors.count, before + 1);
+      EXPECT_NO_THROW(device.check());
+    }
+    // The same pass through the checked finish: thrown before any submit.
+    {
+      MisalignedPass own(device);
+      EXPECT_KIND(device.finish(own.encoder.get(), "misaligned"), WebGPUValidation);
+    }
+    // The application submits a valid command buffer itself; bindery goes on.
+    const std::vector<uint32_t> words = {3, 1, 4, 1, 5, 9, 2, 6};
+    EXPECT_EQ(app.round_trip(words), words);
+    const int seen = app.errors.count;
+    expect_quadrants(draw_quadrants(device));
+    EXPECT_NO_THROW(device.check());
+    EXPECT_EQ(app.errors.count, seen);
+  }
+}
+
+TEST(OwnDevice, CheckedFinishThrowsAnInvalidCommandBufferInEveryMode) {
+  for (ErrorCapture mode :
+       {ErrorCapture::error_scopes, ErrorCapture::bindery_calls, ErrorCapture::forwarded}) {
+    AppDevice app(false);
+    ASSERT_NE(app.device, nullptr);
+    {
+      const Device device = Device::adopt(app.instance, app.adapter, app.device, {.errors = mode});
+      MisalignedPass own(device);
+      EXPECT_KIND(device.finish(own.encoder.get(), "misaligned"), WebGPUValidation);
+      EXPECT_NO_THROW(device.check());  // thrown once, by finish
+      // A valid encoder finishes, and the application submits it itself.
+      auto encoder = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(app.device, {}));
+      const gpu::CommandBuffer commands = device.finish(encoder.get(), "empty");
+      const WGPUCommandBuffer raw = commands.get();
+      wgpuQueueSubmit(device.queue(), 1, &raw);
+      EXPECT_NO_THROW(device.check());
+    }
+  }
+  // On a device bindery created, too.
+  const Device device = Device::create();
+  MisalignedPass own(device);
+  EXPECT_KIND(device.finish(own.encoder.get(), "misaligned"), WebGPUValidation);
+  EXPECT_KIND(device.finish(nullptr), InvalidArgument);
+}
+
 TEST(OwnDevice, NullHandlesAreRefused) {
   EXPECT_KIND(Device::adopt(nullptr, nullptr, nullptr), InvalidArgument);
 }

@@ -38,6 +38,7 @@ void check_chunk(uint32_t chunk, size_t count, const char* call) {
 // createBindGroupLayout with the arena's single buffer entry, validated first.
 gpu::BindGroupLayout create_single_entry_layout(const Device& device, const std::string& label,
                                                 const BindingLayoutEntry& entry) {
+  const CallScope scope(device);
   validate_bind_group_layout({label, {entry}}, device.limits());
   WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
   e.binding = entry.binding;

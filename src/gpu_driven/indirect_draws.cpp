@@ -77,6 +77,7 @@ DrawPath best_draw_path(const Device& device) {
 IndirectDraws::IndirectDraws(const Device& device, const ObjectTable& objects,
                              const MeshPool& meshes, const IndirectDrawsDesc& desc)
     : device_(device), objects_(objects), meshes_(meshes), desc_(desc), pipelines_(desc.pipelines) {
+  const CallScope scope(device);
   using namespace detail;
   if (desc.pipelines == 0 || desc.pipelines > 256)
     throw Error(ErrorKind::InvalidArgument,
@@ -253,6 +254,7 @@ void IndirectDraws::draw(WGPURenderPassEncoder pass, uint32_t pipeline, const Dr
 }
 
 void IndirectDraws::record_bundle(uint32_t pipeline, const DrawState& state) {
+  const CallScope scope(device_);
   WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
   d.label = gpu::sv(desc_.label);
   d.colorFormatCount = 1;

@@ -253,6 +253,7 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
       backend_(desc.backend),
       material_count_(static_cast<uint32_t>(materials.size())),
       texture_count_(static_cast<uint32_t>(textures.size())) {
+  const CallScope scope(device);
   const Limits& limits = device.limits();
   for (size_t i = 0; i < textures.size(); ++i) check_texture(textures[i], i, limits);
   const uint32_t max_layers = desc.max_array_layers == 0
@@ -326,6 +327,7 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
 
 void MaterialTable::upload_textures(const Device& device, std::span<const TextureData> textures,
                                     const MaterialTableDesc& desc) {
+  const CallScope scope(device);
   for (size_t a = 0; a < plan_.classes.size(); ++a) {
     const TextureClass& c = plan_.classes[a];
     const std::string label = fmt::format("{} array {} ({}x{}, {} levels)", desc.label, a,

@@ -142,6 +142,7 @@ void MeshPool::write(WGPUBuffer buffer, uint64_t offset, const void* data, uint6
 
 void MeshPool::replace_buffer(gpu::Buffer& buffer, const std::string& label, uint64_t old_bytes,
                               uint64_t new_bytes, WGPUBufferUsage usage) {
+  const CallScope scope(*device_);
   gpu::Buffer grown = device_->create_buffer(label, new_bytes, usage);
   gpu::CommandEncoder encoder =
       gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device_->get(), nullptr));

@@ -149,6 +149,7 @@ struct ObjectTable::State {
 };
 
 void ObjectTable::State::create_pipeline() {
+  const CallScope scope(*device);
   const Reflection reflection = reflect_wgsl(shaders::object_scatter);
   reflection.throw_if_errors();
   check_struct_matches<ObjectRecord>(reflection.struct_layout("ObjectRecord"));
@@ -387,6 +388,7 @@ uint32_t ObjectTable::id_end() const { return s_->id_end; }
 uint32_t ObjectTable::capacity() const { return s_->capacity; }
 
 FlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
+  const CallScope scope(*s_->device);
   State& s = *s_;
   FlushStats st;
   const bool grow = s.records.size() > s.capacity;

@@ -86,6 +86,7 @@ OffscreenTarget::OffscreenTarget(const Device& device, const OffscreenTargetDesc
       height_(desc.height),
       color_format_(desc.color_format),
       depth_format_(desc.depth_format) {
+  const CallScope scope(device);
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (desc.width == 0 || desc.height == 0 || desc.width > max_dim || desc.height > max_dim)
     throw Error(ErrorKind::TextureSizeOutOfRange,
@@ -221,15 +222,16 @@ Image TextureReadback::read() const {
 }
 
 Image read_back(const Device& device, WGPUTexture texture) {
+  const CallScope scope(device);
   TextureReadback readback(device, texture);
   gpu::CommandEncoder encoder =
       gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
   readback.record_copy(encoder.get());
-  gpu::CommandBuffer commands =
-      gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-  WGPUCommandBuffer raw = commands.get();
-  wgpuQueueSubmit(device.queue(), 1, &raw);
-  with_context("read_back: copying the texture", [&] { device.check(); });
+  with_context("read_back: copying the texture", [&] {
+    const gpu::CommandBuffer commands = device.finish(encoder.get(), "read_back");
+    const WGPUCommandBuffer raw = commands.get();
+    device.submit({&raw, 1});
+  });
   return readback.read();
 }
 
