@@ -74,6 +74,10 @@ namespace bindery {
   /* windows (bindery view) */                                                                  \
   X(NoDisplay, "no window system to open a window on (DISPLAY unset, or it refused the connection)") \
   X(PresentModeUnsupported, "the window's surface does not offer the requested present mode")  \
+  /* adopting the parts (issue 26) */                                                            \
+  X(MeshBounds, "a mesh's given bounds do not contain its vertices (or are not a box)")       \
+  X(FrameProtocol, "a part's per-frame calls are out of order (e.g. flush without after_submit)") \
+  X(FeatureNotRequested, "the device was created without a feature the adapter offers")       \
   /* the last resort */                                                                         \
   X(Internal, "an unexpected fault inside bindery or a library it uses (a bug: please report)")
 
