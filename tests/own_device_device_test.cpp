@@ -7,6 +7,10 @@
 // alive and usable.
 #include <bindery/device.hpp>
 #include <bindery/dynamic_uniform_buffer.hpp>
+#include <bindery/core/features.hpp>
+#include <bindery/gpu_driven/indirect_draws.hpp>
+#include <bindery/gpu_driven/mesh_pool.hpp>
+#include <bindery/gpu_driven/object_table.hpp>
 #include <bindery/draw_list.hpp>
 #include <bindery/image.hpp>
 #include <bindery/layout_builder.hpp>
@@ -18,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <optional>
@@ -49,8 +54,10 @@ struct AppDevice {
   AppErrors errors;
   WGPULimits adapter_limits = WGPU_LIMITS_INIT;
 
-  // `required` limits (null: none, the spec defaults); `features` required where offered.
-  explicit AppDevice(bool require_adapter_alignment) {
+  // `required` limits (null: none, the spec defaults); timestamp-query required where offered,
+  // or exactly `features` when given.
+  explicit AppDevice(bool require_adapter_alignment,
+                     std::optional<std::vector<WGPUFeatureName>> features = std::nullopt) {
     instance = wgpuCreateInstance(nullptr);
     Reply<WGPUAdapter> a;
     WGPURequestAdapterCallbackInfo acb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
@@ -72,7 +79,10 @@ struct AppDevice {
     WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
     desc.requiredLimits = &required;
     const WGPUFeatureName timestamp = WGPUFeatureName_TimestampQuery;
-    if (wgpuAdapterHasFeature(adapter, timestamp)) {
+    if (features) {
+      desc.requiredFeatureCount = features->size();
+      desc.requiredFeatures = features->data();
+    } else if (wgpuAdapterHasFeature(adapter, timestamp)) {
       desc.requiredFeatureCount = 1;
       desc.requiredFeatures = &timestamp;
     }
@@ -460,6 +470,52 @@ TEST(OwnDevice, CheckedFinishThrowsAnInvalidCommandBufferInEveryMode) {
   MisalignedPass own(device);
   EXPECT_KIND(device.finish(own.encoder.get(), "misaligned"), WebGPUValidation);
   EXPECT_KIND(device.finish(nullptr), InvalidArgument);
+}
+
+// Issue 26: a device created without indirect-first-instance was told "llvmpipe does not offer
+// it" although the adapter does; now the part says the device was created without it, with a
+// kind of its own, and best_features() lists what to request.
+TEST(OwnDevice, FeaturesThePartsNeedAreData) {
+  AppDevice app(false);  // requires timestamp-query only
+  ASSERT_NE(app.device, nullptr);
+  const bool offers = wgpuAdapterHasFeature(app.adapter, WGPUFeatureName_IndirectFirstInstance);
+  const std::vector<WGPUFeatureName> best = best_features(app.adapter);
+  const std::vector<FeatureNeed> needs = feature_needs();
+  bool listed = false;
+  for (const FeatureNeed& n : needs) {
+    const bool in_best = std::find(best.begin(), best.end(), n.feature) != best.end();
+    EXPECT_EQ(in_best, bool(wgpuAdapterHasFeature(app.adapter, n.feature))) << n.name;
+    EXPECT_FALSE(n.used_by.empty()) << n.name;
+    if (n.feature == WGPUFeatureName_IndirectFirstInstance) listed = n.required;
+  }
+  EXPECT_TRUE(listed) << "indirect-first-instance is not listed as required";
+  EXPECT_KIND(best_features(nullptr), InvalidArgument);
+  {
+    const Device device = Device::adopt(app.instance, app.adapter, app.device);
+    gpu_driven::MeshPool meshes(device);
+    gpu_driven::ObjectTable objects(device);
+    try {
+      gpu_driven::IndirectDraws draws(device, objects, meshes);
+      ADD_FAILURE() << "IndirectDraws without indirect-first-instance was built";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), offers ? ErrorKind::FeatureNotRequested : ErrorKind::StrategyUnavailable)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("created without indirect-first-instance"),
+                std::string::npos)
+          << e.what();
+      if (offers) EXPECT_NE(std::string(e.what()).find("offers it"), std::string::npos);
+    }
+  }
+  if (!offers) GTEST_SKIP() << "the adapter lacks indirect-first-instance";
+  // Requested as best_features() says: the same best draw path as on bindery's own device.
+  AppDevice full(false, best);
+  ASSERT_NE(full.device, nullptr);
+  const Device device = Device::adopt(full.instance, full.adapter, full.device);
+  for (WGPUFeatureName f : best) EXPECT_TRUE(device.has_feature(f)) << f;
+  gpu_driven::MeshPool meshes(device);
+  gpu_driven::ObjectTable objects(device);
+  const gpu_driven::IndirectDraws draws(device, objects, meshes);
+  EXPECT_EQ(draws.path(), gpu_driven::best_draw_path(Device::create()));
 }
 
 TEST(OwnDevice, NullHandlesAreRefused) {

@@ -3,6 +3,7 @@
 // textures by size class, materials in one storage array, and the WGSL that reads them.
 #include "bindery/gpu_driven/material_table.hpp"
 
+#include "bindery/core/features.hpp"
 #include "bindery/wgsl/struct_view.hpp"
 #include "core/implementation.hpp"
 
@@ -261,8 +262,18 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
                                   : std::min(desc.max_array_layers, limits.maxTextureArrayLayers);
   if (backend_ == MaterialBackend::binding_array) {
     if (std::optional<std::string> why = material_backend_unavailable(
-            device, backend_, static_cast<uint32_t>(textures.size())))
-      throw Error(ErrorKind::StrategyUnavailable, *why);
+            device, backend_, static_cast<uint32_t>(textures.size()))) {
+      // The feature is missing from the device but the adapter has it: not requested.
+      bool adapter_offers = false;
+      for (const FeatureNeed& n : implementation::native_feature_needs())
+        if (n.used_by.find("binding_array") != std::string::npos && !device.has_feature(n.feature))
+          adapter_offers = adapter_offers ||
+                           describe_missing_feature(device, n.feature, n.name).adapter_offers;
+      throw Error(adapter_offers ? ErrorKind::FeatureNotRequested : ErrorKind::StrategyUnavailable,
+                  adapter_offers ? *why + " (the adapter offers the feature: the device was "
+                                          "created without it; see bindery::best_features())"
+                                 : *why);
+    }
     plan_ = one_class_per_texture(textures);
   } else {
     plan_ = plan_texture_classes(textures, max_layers);
