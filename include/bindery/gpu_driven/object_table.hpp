@@ -196,7 +196,9 @@ class ObjectTable {
 
   /// WGSL declaration of struct ObjectRecord, the flag constants (kObjectLive,
   /// kObjectPipelineShift, kObjectPipelineMask) and helpers object_is_live(), object_pipeline(),
-  /// object_world(), for shaders to include (shaders/object_record.wgsl).
+  /// object_world() (the 4x4 world matrix), object_transform() (an object-space point to world
+  /// space, without building the matrix) and object_max_scale() (the largest column norm: how
+  /// much a radius grows), for shaders to include (shaders/object_record.wgsl).
   static std::string_view wgsl();
 
   struct State;  ///< opaque implementation state
