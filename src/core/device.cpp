@@ -570,11 +570,15 @@ ErrorCapture Device::error_capture() const {
   return s_->capture;
 }
 
+// Only the outermost CallScope of a thread's nest pushes and pops: the inner ones' calls are
+// inside its scopes already (and a check() inside cycles them), so a loop of bindery calls (a
+// flush's writeBuffer per chunk) costs no pop each.
 CallScope::CallScope(const Device& device) {
   const Device::State& s = *device.s_;
   if (!s.brackets_calls()) return;
   std::lock_guard<std::mutex> lock(s.scope_mutex);
-  s.push_scopes();
+  pushed_ = s.call_scopes == 0;
+  if (pushed_) s.push_scopes();
   s.call_scopes++;
   device_ = &device;
 }
@@ -583,7 +587,8 @@ CallScope::~CallScope() {
   if (!device_) return;
   const Device::State& s = *device_->s_;
   std::lock_guard<std::mutex> lock(s.scope_mutex);
-  s.close_scopes(s.lost);  // recorded for the next check(); nothing to learn from a lost device
+  // Recorded for the next check(); nothing to learn from a lost device.
+  if (pushed_) s.close_scopes(s.lost);
   s.call_scopes--;
 }
 

@@ -121,6 +121,7 @@ WGPUBindGroupEntry BufferArena::bind_group_entry(uint32_t chunk) const {
 }
 
 FlushStats BufferArena::flush() {
+  const CallScope scope(*device_);  // one pair of error scopes for every write below
   FlushStats stats;
   const std::byte* base = shadow_.bytes().data();
   for (const UploadRange& r : shadow_.take_upload_ranges(kind_.flush_policy)) {

@@ -138,7 +138,9 @@ enum class ErrorCapture {
   /// (the renderer's parallel encoders, Dawn), encoding calls bindery makes into the
   /// application's passes (RenderPassState, the GPU-driven draws), whose errors WebGPU reports
   /// at the application's finish, and the submit of a command buffer the application finished
-  /// with a plain wgpuCommandEncoderFinish (finish with Device::finish() instead).
+  /// with a plain wgpuCommandEncoderFinish (finish with Device::finish() instead). The other way
+  /// round, the application's calls inside a callback bindery makes while its scopes are open
+  /// (render()'s RenderOptions::after_submit and camera) are bindery's.
   bindery_calls,
   /// bindery pushes nothing. The application forwards to bindery from its own callbacks:
   /// Device::report_error() from its uncaptured-error callback, Device::report_device_lost() from
@@ -300,9 +302,11 @@ class Device {
 /// that adopted the device, pushes the device's two error scopes (validation, out-of-memory) and,
 /// when it goes out of scope, pops them and records what they caught (thrown by the next check());
 /// a check() while it is open pops, records and pushes again, as under error_scopes. For every
-/// other mode, and on other threads, it does nothing. Scopes nest; bindery's parts open one in
-/// each function that calls WebGPU. An application may open one around calls whose errors it
-/// wants bindery to throw. Not copyable or movable.
+/// other mode, and on other threads, it does nothing. CallScopes nest: only the outermost one of
+/// a thread pushes and pops (the inner ones' calls are inside its scopes). bindery's parts open
+/// one in each function that calls WebGPU; an application may open one around a run of bindery
+/// calls (a frame) to pay one push and pop for all of them, or around calls of its own whose
+/// errors it wants bindery to throw. Not copyable or movable.
 class CallScope {
  public:
   /// Opens the scopes (see the class comment); `device` must outlive this object.
@@ -312,7 +316,8 @@ class CallScope {
   CallScope& operator=(const CallScope&) = delete;
 
  private:
-  const Device* device_ = nullptr;  // null when nothing was pushed
+  const Device* device_ = nullptr;  // null when the device's mode brackets nothing here
+  bool pushed_ = false;             // the outermost of the nest: pushed, pops in ~CallScope
 };
 
 /// Converts a webgpu.h WGPULimits into bindery's Limits.
