@@ -442,6 +442,13 @@ TEST(OwnDevice, BinderyCallsLeaveTheApplicationsErrorsToItsCallback) {
     EXPECT_EQ(app.round_trip(words), words);
     const int seen = app.errors.count;
     expect_quadrants(draw_quadrants(device));
+    // The whole renderer too: render() brackets its frames, and none of its calls is the
+    // application's callback's.
+    RenderOptions o;
+    o.width = 64;
+    o.height = 48;
+    o.frames = 2;
+    EXPECT_EQ(render(device, make_cube_scene({.objects = 50, .seed = 5}), o).draws_per_frame, 50u);
     EXPECT_NO_THROW(device.check());
     EXPECT_EQ(app.errors.count, seen);
   }
