@@ -61,7 +61,8 @@ enum class LimitsRequest {
 /// check(); an application that wants them itself wraps its calls in wgpuDevicePushErrorScope /
 /// wgpuDevicePopErrorScope (an error caught by a scope never reaches the uncaptured-error
 /// callback). An application that needs its own callbacks creates the device itself and uses
-/// Device::adopt().
+/// Device::adopt() with ErrorCapture::bindery_calls (its callback then keeps the errors of its
+/// own calls; best_features() in bindery/core/features.hpp says which features to request).
 struct DeviceOptions {
   Backend backend = Backend::any;                      ///< which backend the implementation may use
   LimitsRequest limits = LimitsRequest::adapter_best;  ///< which limits to require
