@@ -93,7 +93,7 @@ void BM_MoveAndFlush(benchmark::State& state, bool whole) {
     const double start = thread_cpu_seconds();
     for (uint32_t i = 0; i < moved; ++i)
       table.set_transform(ids[i], worlds[i & 4095]);
-    const bindery::gpu_driven::FlushStats st = table.flush(enc.get());
+    const bindery::gpu_driven::ObjectFlushStats st = table.flush(enc.get());
     const double s = thread_cpu_seconds() - start;
     state.SetIterationTime(s);
     timed += s;

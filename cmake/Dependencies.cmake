@@ -13,8 +13,10 @@ find_package(PkgConfig REQUIRED)
 find_package(glm REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json REQUIRED)
-find_package(TBB REQUIRED)  # oneTBB (libtbb-dev): per-object matrices on every core
-find_package(TinyGLTF REQUIRED)  # Debian's libtinygltf-dev: TinyGLTF::TinyGLTF
+if(BINDERY_BUILD_RENDERER)  # the renderer's own (bindery::render); the parts need neither
+  find_package(TBB REQUIRED)  # oneTBB (libtbb-dev): per-object matrices on every core
+  find_package(TinyGLTF REQUIRED)  # Debian's libtinygltf-dev: TinyGLTF::TinyGLTF
+endif()
 # libmeshoptimizer-dev: meshlets and simplification for the cluster hierarchy (bindery::bindery)
 find_package(meshoptimizer REQUIRED)
 pkg_check_modules(bindery_spng REQUIRED IMPORTED_TARGET spng)  # PkgConfig::bindery_spng
@@ -48,9 +50,9 @@ endif()
 # (stbi_info_from_memory) to refuse oversized images before they are decoded.
 # An imported target (not the library's path) so that the exported bindery::render names no path
 # of the build machine; the installed binderyConfig.cmake defines it the same way.
-find_path(STB_INCLUDE_DIR stb/stb_image.h REQUIRED)
-find_library(STB_LIBRARY stb REQUIRED)
-if(NOT TARGET bindery::stb)
+if(BINDERY_BUILD_RENDERER AND NOT TARGET bindery::stb)
+  find_path(STB_INCLUDE_DIR stb/stb_image.h REQUIRED)
+  find_library(STB_LIBRARY stb REQUIRED)
   add_library(bindery::stb UNKNOWN IMPORTED GLOBAL)
   set_target_properties(bindery::stb PROPERTIES IMPORTED_LOCATION ${STB_LIBRARY}
                                                 INTERFACE_INCLUDE_DIRECTORIES ${STB_INCLUDE_DIR})

@@ -2,7 +2,8 @@
 # `cmake --install BUILD --prefix PREFIX` puts:
 #   PREFIX/include/bindery/<layer>/*.hpp             the public headers (and the 0.2 forwarding
 #                                                    headers in include/bindery/)
-#   PREFIX/lib/libbindery.a, libbindery_render.a     (or .so with -DBUILD_SHARED_LIBS=ON)
+#   PREFIX/lib/libbindery.a, libbindery_render.a     (or .so with -DBUILD_SHARED_LIBS=ON; no
+#                                                    renderer with -DBINDERY_BUILD_RENDERER=OFF)
 #   PREFIX/lib/libwgpu_native.so, PREFIX/include/webgpu/{webgpu,wgpu}.h
 #                                                    the wgpu-native bindery was built against
 #                                                    (wgpu-native builds that found it in a folder)
@@ -17,12 +18,22 @@ include(CMakePackageConfigHelpers)
 
 set(BINDERY_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/bindery)
 
-install(TARGETS bindery bindery_render EXPORT binderyTargets
+# With -DBINDERY_BUILD_RENDERER=OFF the parts alone: libbindery, its headers (not
+# include/bindery/render/ nor the renderer's forwarding headers), bindery.pc and a package whose
+# config asks for none of the renderer's dependencies.
+install(TARGETS ${BINDERY_LIBRARIES} EXPORT binderyTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set(_bindery_header_excludes "")
+if(NOT BINDERY_BUILD_RENDERER)
+  set(_bindery_header_excludes PATTERN "render" EXCLUDE)
+  foreach(forward bench render renderer scene soak)
+    list(APPEND _bindery_header_excludes PATTERN "${forward}.hpp" EXCLUDE)
+  endforeach()
+endif()
 install(DIRECTORY include/bindery DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.hpp")
+        FILES_MATCHING PATTERN "*.hpp" ${_bindery_header_excludes})
 install(EXPORT binderyTargets NAMESPACE bindery:: DESTINATION ${BINDERY_CMAKE_DIR})
 
 if(BUILD_SHARED_LIBS)
@@ -96,14 +107,20 @@ foreach(kind LIBDIR INCLUDEDIR)
   endif()
 endforeach()
 # The prefix is written at install time (cmake --install --prefix may differ from the configured
-# CMAKE_INSTALL_PREFIX): everything else is filled in now, the prefix by an install(CODE) step.
+# CMAKE_INSTALL_PREFIX): everything else is filled in now, the prefix by an install(CODE) step
+# that writes the .pc file straight into the prefix (nothing is written into the build folder at
+# install time but CMake's own install_manifest.txt, which lists the installed files).
 set(BINDERY_PC_PREFIX "@CMAKE_INSTALL_PREFIX@")
-foreach(pc bindery bindery-render)
+set(_bindery_pcs bindery)
+if(BINDERY_BUILD_RENDERER)
+  list(APPEND _bindery_pcs bindery-render)
+endif()
+foreach(pc ${_bindery_pcs})
   configure_file(cmake/${pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc.stage @ONLY)
   install(CODE "
-    configure_file(\"${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc.stage\"
-                   \"${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc\" @ONLY)
-    file(INSTALL \"${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc\"
-         DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
+    set(_bindery_pc \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/${pc}.pc\")
+    message(STATUS \"Installing: \${_bindery_pc}\")
+    configure_file(\"${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc.stage\" \"\${_bindery_pc}\" @ONLY)
+    list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${_bindery_pc}\")
   ")
 endforeach()

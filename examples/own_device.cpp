@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // examples/own_device.cpp — bindery's parts on a device the application made with plain webgpu.h
 // (callbacks run by wgpuInstanceProcessEvents: wgpu-native and Dawn alike), borrowed through
-// Device::adopt; the application keeps its uncaptured-error callback. Four triangles' data through
+// Device::adopt with ErrorCapture::bindery_calls: bindery's error scopes bracket only bindery's
+// own calls, so the application's uncaptured-error callback keeps the errors of its own. Four triangles' data through
 // DynamicUniformBuffer + StructView, drawn with RenderPassState into an OffscreenTarget; prints
 // each quadrant centre's colour. Run: example_own_device [out.png]
 #include <bindery/bindery.hpp>
@@ -48,7 +49,8 @@ int main(int argc, char** argv) try {
   if (!device.value) return fmt::print(stderr, "own_device: no device\n"), 1;
   {  // 2. bindery borrows them (AddRef now, Release when `gpu` goes): the parts work as usual.
     using namespace bindery;
-    const Device gpu = Device::adopt(instance, adapter.value, device.value);
+    const Device gpu = Device::adopt(instance, adapter.value, device.value,
+                                     {.errors = ErrorCapture::bindery_calls});
     const StructLayout layout = reflect_wgsl(kShader).struct_layout("Draw");
     DynamicUniformBuffer draws(gpu, {.element_size = layout.size, .slot_count = 4});
     for (uint32_t i = 0; i < 4; ++i) {
@@ -82,9 +84,11 @@ int main(int argc, char** argv) try {
       }
       wgpuRenderPassEncoderEnd(pass.get());
     }
-    auto commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+    // The checked finish: an invalid command buffer is thrown here, before any submit (wgpu-native
+    // aborts the process on the submit of one); wgpuQueueSubmit of your own would do as well.
+    const gpu::CommandBuffer commands = gpu.finish(encoder.get(), "own_device frame");
     const WGPUCommandBuffer raw = commands.get();
-    gpu.submit({&raw, 1});  // checks bindery's error scopes before and after
+    gpu.submit({&raw, 1});
     const Image frame = read_back(gpu, target);
     if (argc > 1) write_png(argv[1], frame);
     for (const auto& [x, y] : {std::pair{16, 16}, {48, 16}, {16, 48}, {48, 48}})

@@ -19,8 +19,19 @@
 #   - Dawn, only when the Dawn build is asked for (BINDERY_CMAKE_ARGS holds -DBINDERY_WEBGPU=dawn,
 #     or BINDERY_SETUP_DAWN=1): scripts/setup_dawn.sh, Debian forky's packages in a private sysroot.
 #
+# `bash scripts/setup.sh --parts`: only what the parts alone need to build
+# (-DBINDERY_BUILD_RENDERER=OFF): toolchain, cmake, ninja, pkg-config, glm, fmt, libspng,
+# nlohmann-json and the Vulkan loader, and wgpu-native; no Vulkan driver (your GPU's, or
+# mesa-vulkan-drivers >= 25 for lavapipe) and nothing of the renderer, CLI, tests or benchmarks.
+#
 # A failure stops with one line that says what to install or what went wrong.
 set -euo pipefail
+parts_only=0
+case "${1:-}" in
+  --parts) parts_only=1 ;;
+  "") ;;
+  *) echo "setup: unknown argument '$1' (the only one is --parts)" >&2; exit 2 ;;
+esac
 
 WGPU_PY_VERSION=0.32.0
 WGPU_WHEEL=wgpu-${WGPU_PY_VERSION}-py3-none-manylinux_2_28_x86_64.whl
@@ -42,6 +53,10 @@ packages=(build-essential cmake ninja-build pkg-config git unzip python3
           libglfw3-dev libimgui-dev libx11-dev libxrandr-dev xvfb xauth
           libmeshoptimizer-dev)
 backports_packages=(mesa-vulkan-drivers)
+if [ $parts_only = 1 ]; then
+  packages=(build-essential cmake ninja-build pkg-config unzip python3
+            libglm-dev libfmt-dev libspng-dev nlohmann-json3-dev libvulkan1)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -50,6 +65,7 @@ done
 mesa_ok=0
 mesa_version=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
 case "$mesa_version" in 2[5-9].*|[3-9][0-9].*) mesa_ok=1 ;; esac
+[ $parts_only = 1 ] && mesa_ok=1  # no driver for the parts alone (see above)
 
 if [ ${#missing[@]} -gt 0 ] || [ $mesa_ok -eq 0 ]; then
   command -v apt-get >/dev/null || die "apt-get not found: install ${missing[*]} mesa-vulkan-drivers(>=25) by other means"
@@ -59,7 +75,7 @@ if [ ${#missing[@]} -gt 0 ] || [ $mesa_ok -eq 0 ]; then
     sudo="sudo"
   fi
   list=/etc/apt/sources.list.d/bindery-bookworm-backports.list
-  if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  if [ $parts_only = 0 ] && ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
     say "adding bookworm-backports (for Mesa lavapipe 25)"
     echo "deb http://deb.debian.org/debian bookworm-backports main" | $sudo tee "$list" >/dev/null
   fi
@@ -68,11 +84,13 @@ if [ ${#missing[@]} -gt 0 ] || [ $mesa_ok -eq 0 ]; then
   $sudo apt-get update -q >/dev/null || die "apt-get update failed"
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
     || die "apt-get install failed for: ${missing[*]}"
-  $sudo apt-get install -y -q --no-install-recommends -t bookworm-backports \
-    "${backports_packages[@]}" >/dev/null \
-    || die "apt-get install -t bookworm-backports mesa-vulkan-drivers failed (need Mesa >= 25)"
-  mesa_version=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers)
-  case "$mesa_version" in 2[5-9].*|[3-9][0-9].*) ;; *) die "mesa-vulkan-drivers is $mesa_version; >= 25 from bookworm-backports is required" ;; esac
+  if [ $parts_only = 0 ]; then
+    $sudo apt-get install -y -q --no-install-recommends -t bookworm-backports \
+      "${backports_packages[@]}" >/dev/null \
+      || die "apt-get install -t bookworm-backports mesa-vulkan-drivers failed (need Mesa >= 25)"
+    mesa_version=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers)
+    case "$mesa_version" in 2[5-9].*|[3-9][0-9].*) ;; *) die "mesa-vulkan-drivers is $mesa_version; >= 25 from bookworm-backports is required" ;; esac
+  fi
 fi
 
 # --- wgpu-native from the PyPI wheel ---------------------------------------------------------

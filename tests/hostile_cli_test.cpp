@@ -143,6 +143,38 @@ TEST_F(HostileCli, UnknownSubcommandsAndOptionsAreNamedWithTheNearestOne) {
   EXPECT_EQ(one_error_kind(run_cli("plan --jsn x.json").err), "InvalidArgument");
 }
 
+// Issue 26: a misspelt --strategy got no suggestion (a misspelt subcommand did). Every option
+// whose values are a list: the strategies bindery looks up itself (exit 1), the sets CLI11 checks
+// (exit 2); a value far from every name gets no suggestion.
+TEST_F(HostileCli, MisspeltValuesOfEnumeratedOptionsAreNamedWithTheNearestOne) {
+  const test::CliResult strategy = run_cli("render --strategy dynamic-ofsets");
+  EXPECT_EQ(strategy.exit_code, 1) << strategy.err;
+  EXPECT_EQ(one_error_kind(strategy.err), "InvalidArgument");
+  EXPECT_NE(strategy.err.find("did you mean 'dynamic-offsets'"), std::string::npos)
+      << strategy.err;
+  const test::CliResult listed = run_cli("bench --strategies naive,gpu-drivn");
+  EXPECT_EQ(one_error_kind(listed.err), "InvalidArgument");
+  EXPECT_NE(listed.err.find("did you mean 'gpu-driven'"), std::string::npos) << listed.err;
+  const struct {
+    const char* args;
+    const char* suggestion;
+  } sets[] = {{"render --backend vulkn", "did you mean 'vulkan'"},
+              {"render --limits adaptr", "did you mean 'adapter'"},
+              {"render --scene citty", "did you mean 'city'"},
+              {"render --draw-path bundel", "did you mean 'bundle'"},
+              {"render --material-backend binding-arrays", "did you mean 'binding-array'"},
+              {"render --occlusion offf", "did you mean 'off'"}};
+  for (const auto& c : sets) {
+    const test::CliResult r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
+    EXPECT_EQ(one_error_kind(r.err), "InvalidArgument") << c.args;
+    EXPECT_NE(r.err.find(c.suggestion), std::string::npos) << c.args << ": " << r.err;
+  }
+  const test::CliResult far = run_cli("render --strategy zzzzzzzzzzzzzzzz");
+  EXPECT_EQ(one_error_kind(far.err), "InvalidArgument");
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
 TEST_F(HostileCli, IntegerOptionsNameWhatWasTyped) {
   const test::CliResult neg = run_cli("render --seed -1");
   EXPECT_EQ(neg.exit_code, 2);

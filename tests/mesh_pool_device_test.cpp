@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -359,6 +360,59 @@ TEST_F(MeshPoolDevice, AddMeshUsesItsBoxAndTheVertexLayout) {
   EXPECT_EQ(std::memcmp(vb.data(), mesh.vertices.data(), 3 * 36), 0);
   MeshPool other(dev(), {.vertex_stride = 20});
   EXPECT_KIND(other.add(mesh), InvalidArgument);
+}
+
+// Issue 26: a Mesh left with Mesh's default bounds (both corners 0) was culled with a box of
+// zero size, so visible objects vanished; now the box of its positions is used.
+TEST_F(MeshPoolDevice, AddMeshComputesBoundsThatAreNotSet) {
+  Mesh mesh;
+  mesh.name = "tri";
+  mesh.vertices.resize(4);
+  mesh.vertices[0].position = {-2, 0.5f, 1};
+  mesh.vertices[1].position = {1, -3, 1};
+  mesh.vertices[2].position = {0, 4, -5};
+  mesh.vertices[3].position = {0.25f, 0, 2};
+  mesh.indices = {0, 1, 2, 0, 2, 3};
+  MeshPool pool(dev());
+  const MeshRange& r = pool.range(pool.add(mesh));
+  // Per axis, the smallest and largest coordinate of the four positions above.
+  EXPECT_EQ(r.bounds.box_min, glm::vec3(-2, -3, -5));
+  EXPECT_EQ(r.bounds.box_max, glm::vec3(1, 4, 2));
+  EXPECT_EQ(glm::vec3(r.bounds.sphere), glm::vec3(-0.5f, 0.5f, -1.5f));  // the box's center
+  EXPECT_NEAR(r.bounds.sphere.w, std::sqrt(9.0 + 49.0 + 49.0) / 2.0, 1e-5);  // |(3, 7, 7)| / 2
+}
+
+TEST_F(MeshPoolDevice, AddMeshRefusesBoundsThatMissAVertex) {
+  Mesh mesh;
+  mesh.name = "crate";
+  mesh.vertices.resize(3);
+  mesh.vertices[0].position = {0, 0, 0};
+  mesh.vertices[1].position = {1, 0, 0};
+  mesh.vertices[2].position = {0, 1, 0.5f};
+  mesh.indices = {0, 1, 2};
+  MeshPool pool(dev());
+  mesh.bounds_min = {0, 0, 0};
+  mesh.bounds_max = {1, 1, 0.25f};  // vertex 2's z = 0.5 is outside
+  try {
+    pool.add(mesh);
+    ADD_FAILURE() << "bounds that miss vertex 2 were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::MeshBounds);
+    EXPECT_NE(std::string(e.what()).find("'crate'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("vertex 2"), std::string::npos) << e.what();
+  }
+  mesh.bounds_min = {0, 0, 0.5f};  // min > max on z
+  mesh.bounds_max = {1, 1, 0.25f};
+  EXPECT_KIND(pool.add(mesh), MeshBounds);
+  mesh.bounds_min = {0, -std::numeric_limits<float>::infinity(), 0};
+  mesh.bounds_max = {1, 1, 1};
+  EXPECT_KIND(pool.add(mesh), MeshBounds);
+  EXPECT_EQ(pool.stats().meshes, 0u);  // nothing added by the refused calls
+  // Within the tolerance (1e-5 x (1 + largest extent 1)): accepted as given.
+  mesh.bounds_min = {0, 0, 0};
+  mesh.bounds_max = {1, 1, 0.5f - 1e-6f};
+  const MeshRange& r = pool.range(pool.add(mesh));
+  EXPECT_EQ(r.bounds.box_max, glm::vec3(1, 1, 0.5f - 1e-6f));
 }
 
 TEST_F(MeshPoolDevice, RejectsBadArguments) {

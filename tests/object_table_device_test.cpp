@@ -205,7 +205,7 @@ TEST_F(ObjectTableDevice, RandomizedFramesInFlightMatchTheModel) {
     for (const auto& [id, o] : model) ASSERT_TRUE(table.contains(id));
 
     gpu::CommandEncoder enc = encoder();
-    const FlushStats st = table.flush(enc.get());
+    const ObjectFlushStats st = table.flush(enc.get());
     whole += st.whole_copy;
     scattered += st.scatter_dispatches;
     grew += st.grew;
@@ -254,7 +254,7 @@ TEST_F(ObjectTableDevice, NothingMovedUploadsNothingWhateverTheCount) {
     for (int frame = 0; frame < 3; ++frame) {
       const Counters before = device().counters();
       gpu::CommandEncoder enc = encoder();
-      const FlushStats st = table.flush(enc.get());
+      const ObjectFlushStats st = table.flush(enc.get());
       const Counters d = device().counters() - before;
       EXPECT_EQ(st.records_uploaded, 0u) << n;
       EXPECT_EQ(st.bytes, 0u) << n;
@@ -283,7 +283,7 @@ TEST_F(ObjectTableDevice, FMovedObjectsUploadFRecords) {
       table.set_transform(i * 3, m);  // twice: still one record
     }
     gpu::CommandEncoder enc = encoder();
-    const FlushStats st = table.flush(enc.get());
+    const ObjectFlushStats st = table.flush(enc.get());
     const Counters d = device().counters() - before;
     EXPECT_EQ(st.records_uploaded, f);
     EXPECT_EQ(st.bytes, uint64_t(f) * 64);
@@ -312,7 +312,7 @@ TEST_F(ObjectTableDevice, MostMovedIsOneWholeCopy) {
     table.set_transform(i, glm::translate(glm::mat4(1.0f), glm::vec3(0, 0, -float(i))));
   const Counters before = device().counters();
   gpu::CommandEncoder enc = encoder();
-  const FlushStats st = table.flush(enc.get());
+  const ObjectFlushStats st = table.flush(enc.get());
   const Counters d = device().counters() - before;
   EXPECT_TRUE(st.whole_copy);
   EXPECT_EQ(st.records_uploaded, 1000u);
@@ -346,7 +346,7 @@ TEST_F(ObjectTableDevice, GrowthKeepsUnchangedRecordsAndBumpsTheGeneration) {
   EXPECT_EQ(fifth, 4u);
   EXPECT_EQ(table.capacity(), 4u);  // the buffer grows at the flush
   gpu::CommandEncoder enc = encoder();
-  const FlushStats st = table.flush(enc.get());
+  const ObjectFlushStats st = table.flush(enc.get());
   EXPECT_TRUE(st.grew);
   EXPECT_EQ(st.records_uploaded, 1u);
   EXPECT_EQ(table.capacity(), 8u);
@@ -390,6 +390,44 @@ TEST_F(ObjectTableDevice, IdsOfRemovedObjectsAreReused) {
   EXPECT_EQ(table.add(glm::mat4(1.0f), 1, 1), a);
   EXPECT_EQ(table.size(), 2u);
   EXPECT_EQ(table.id_end(), b + 1);
+}
+
+// Issue 26: a frame loop that never called after_submit() held a new staging block per frame,
+// silently. With at most 3 uploading flushes between after_submit() calls, the 4th is refused.
+TEST_F(ObjectTableDevice, FlushWithoutAfterSubmitIsRefusedAfterTheAllowedCount) {
+  ObjectTableDesc desc;
+  desc.max_flushes_without_after_submit = 3;
+  ObjectTable table(device(), desc);
+  const ObjectId id = table.add(glm::mat4(1.0f), 0, 0);
+  auto frame = [&](float x) {
+    table.set_transform(id, glm::translate(glm::mat4(1.0f), glm::vec3(x, 0, 0)));
+    gpu::CommandEncoder enc = encoder();
+    table.flush(enc.get());
+    submit(enc);
+  };
+  for (int f = 0; f < 3; ++f) frame(float(f));  // flushes 1..3, no after_submit()
+  try {
+    frame(3.0f);
+    ADD_FAILURE() << "a 4th flush without after_submit() was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::FrameProtocol);
+    EXPECT_NE(std::string(e.what()).find("after_submit()"), std::string::npos) << e.what();
+  }
+  table.after_submit();  // the protocol again: any number of frames
+  for (int f = 0; f < 10; ++f) {
+    frame(float(f));
+    table.after_submit();
+  }
+  // A flush with nothing to upload holds no staging block: not counted, never refused.
+  for (int f = 0; f < 5; ++f) {
+    gpu::CommandEncoder idle = encoder();
+    EXPECT_EQ(table.flush(idle.get()).records_uploaded, 0u);
+  }
+  device().poll(true);
+  EXPECT_EQ(read_table(device(), table)[id].world_rows[0].w, 9.0f);  // translation x of frame 9
+  ObjectTableDesc zero;
+  zero.max_flushes_without_after_submit = 0;
+  EXPECT_KIND(ObjectTable(device(), zero), InvalidArgument);
 }
 
 TEST_F(ObjectTableDevice, BadCallsThrowByKind) {

@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
+#include <cstring>
 
 namespace bindery {
 namespace {
@@ -230,6 +232,58 @@ TEST(OffscreenDevice, ReadBackRefusesTexturesItCannotCopy) {
   EXPECT_KIND(read_back(d, target.depth()), InvalidArgument);  // no COPY_SRC, not a colour format
   EXPECT_KIND(read_back(d, nullptr), InvalidArgument);
   d.check();  // nothing reached the implementation
+}
+
+}  // namespace
+}  // namespace bindery
+
+namespace bindery {
+namespace {
+
+// Issue 26: reading the culling counts back took 12 lines of MapAsync and polling.
+TEST(BufferReadbackDevice, ReadsWhatWasWrittenAtAnOffset) {
+  const Device device = Device::create();
+  gpu::Buffer source =
+      device.create_buffer("source", 64, WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+  std::vector<uint32_t> words(16);
+  for (uint32_t i = 0; i < 16; ++i) words[i] = 0x01010101u * i + 7;
+  device.write_buffer(source.get(), 0, words.data(), 64);
+  // Words 4..7 (bytes 16..31): 0x01010101 * i + 7 for i = 4..7.
+  const std::vector<std::byte> bytes = read_back_buffer(device, source.get(), 16, 16);
+  ASSERT_EQ(bytes.size(), 16u);
+  uint32_t got[4];
+  std::memcpy(got, bytes.data(), 16);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(got[i], 0x01010101u * (i + 4) + 7) << i;
+  // Two steps, into the caller's encoder, read twice with a new write between.
+  BufferReadback readback(device, 8);
+  for (uint32_t round = 0; round < 2; ++round) {
+    const uint32_t pair[2] = {100 + round, 200 + round};
+    device.write_buffer(source.get(), 56, pair, 8);
+    auto encoder = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), {}));
+    readback.record_copy(encoder.get(), source.get(), 56);
+    const gpu::CommandBuffer commands = device.finish(encoder.get(), "readback");
+    const WGPUCommandBuffer raw = commands.get();
+    device.submit({&raw, 1});
+    const std::vector<std::byte> two = readback.read();
+    uint32_t back[2];
+    std::memcpy(back, two.data(), 8);
+    EXPECT_EQ(back[0], 100 + round);
+    EXPECT_EQ(back[1], 200 + round);
+  }
+}
+
+TEST(BufferReadbackDevice, RefusesCopiesWebGPUWouldRefuse) {
+  const Device device = Device::create();
+  EXPECT_KIND(BufferReadback(device, 0), InvalidArgument);
+  EXPECT_KIND(BufferReadback(device, 6), InvalidArgument);
+  gpu::Buffer source =
+      device.create_buffer("source", 32, WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+  gpu::Buffer no_copy = device.create_buffer("uniform", 32, WGPUBufferUsage_Uniform);
+  EXPECT_KIND(read_back_buffer(device, source.get(), 2, 8), InvalidArgument);    // offset % 4
+  EXPECT_KIND(read_back_buffer(device, source.get(), 28, 8), InvalidArgument);   // past the end
+  EXPECT_KIND(read_back_buffer(device, no_copy.get(), 0, 8), InvalidArgument);   // no COPY_SRC
+  EXPECT_KIND(read_back_buffer(device, nullptr, 0, 8), InvalidArgument);
+  EXPECT_NO_THROW(device.check());  // refused before WebGPU saw anything
 }
 
 }  // namespace

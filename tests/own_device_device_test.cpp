@@ -7,6 +7,10 @@
 // alive and usable.
 #include <bindery/device.hpp>
 #include <bindery/dynamic_uniform_buffer.hpp>
+#include <bindery/core/features.hpp>
+#include <bindery/gpu_driven/indirect_draws.hpp>
+#include <bindery/gpu_driven/mesh_pool.hpp>
+#include <bindery/gpu_driven/object_table.hpp>
 #include <bindery/draw_list.hpp>
 #include <bindery/image.hpp>
 #include <bindery/layout_builder.hpp>
@@ -18,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <optional>
@@ -49,8 +54,10 @@ struct AppDevice {
   AppErrors errors;
   WGPULimits adapter_limits = WGPU_LIMITS_INIT;
 
-  // `required` limits (null: none, the spec defaults); `features` required where offered.
-  explicit AppDevice(bool require_adapter_alignment) {
+  // `required` limits (null: none, the spec defaults); timestamp-query required where offered,
+  // or exactly `features` when given.
+  explicit AppDevice(bool require_adapter_alignment,
+                     std::optional<std::vector<WGPUFeatureName>> features = std::nullopt) {
     instance = wgpuCreateInstance(nullptr);
     Reply<WGPUAdapter> a;
     WGPURequestAdapterCallbackInfo acb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
@@ -72,7 +79,10 @@ struct AppDevice {
     WGPUDeviceDescriptor desc = WGPU_DEVICE_DESCRIPTOR_INIT;
     desc.requiredLimits = &required;
     const WGPUFeatureName timestamp = WGPUFeatureName_TimestampQuery;
-    if (wgpuAdapterHasFeature(adapter, timestamp)) {
+    if (features) {
+      desc.requiredFeatureCount = features->size();
+      desc.requiredFeatures = features->data();
+    } else if (wgpuAdapterHasFeature(adapter, timestamp)) {
       desc.requiredFeatureCount = 1;
       desc.requiredFeatures = &timestamp;
     }
@@ -364,6 +374,155 @@ TEST(OwnDevice, RenderRunsOnAnAdoptedDeviceAndMatchesACreatedOne) {
   EXPECT_EQ(count_differing_pixels(*created.last_frame, *adopted.last_frame, 1), 0u);
   EXPECT_EQ(app.errors.count, 0);
   EXPECT_EQ(app.round_trip({5, 6, 7, 8}), (std::vector<uint32_t>{5, 6, 7, 8}));
+}
+
+// The application's own recording: a render pass whose one setBindGroup has dynamic offset 4,
+// not a multiple of minUniformBufferOffsetAlignment (at least 16 on every adapter, WebGPU §3.6.2;
+// §17.2.1 setBindGroup: a validation error of the encoder). Plain webgpu.h on bindery's objects.
+struct MisalignedPass {
+  DynamicUniformBuffer draws;
+  OffscreenTarget target;
+  gpu::CommandEncoder encoder;
+  explicit MisalignedPass(const Device& device)
+      : draws(device, {.element_size = 32, .slot_count = 4}),
+        target(device, {.width = 8, .height = 8, .depth_format = {}}),
+        encoder(gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), {}))) {
+    draws.flush();
+    gpu::RenderPassEncoder pass = target.begin_render_pass(encoder.get(), {0, 0, 0, 1});
+    const uint32_t offset = 4;
+    wgpuRenderPassEncoderSetBindGroup(pass.get(), 0, draws.bind_group(0), 1, &offset);
+    wgpuRenderPassEncoderEnd(pass.get());
+  }
+};
+
+void wait_for_errors(AppDevice& app, int count) {
+  for (int i = 0; i < 1000 && app.errors.count < count; ++i)
+    wgpuInstanceProcessEvents(app.instance);
+}
+
+TEST(OwnDevice, BinderyCallsLeaveTheApplicationsErrorsToItsCallback) {
+  AppDevice app(false);
+  ASSERT_NE(app.device, nullptr);
+  {
+    const Device device = Device::adopt(app.instance, app.adapter, app.device,
+                                        {.errors = ErrorCapture::bindery_calls});
+    EXPECT_EQ(device.error_capture(), ErrorCapture::bindery_calls);
+    // bindery's own error is bindery's, thrown where it happened ...
+    EXPECT_KIND(device.create_shader_module("broken", "fn f() -> f32 { return nope; }"),
+                WebGPUValidation);
+    expect_quadrants(draw_quadrants(device));
+    EXPECT_EQ(app.errors.count, 0);
+    // ... and the application's own invalid call (WebGPU §5.1.2: MAP_READ with UNIFORM) is its
+    // callback's, not bindery's.
+    WGPUBufferDescriptor bd = WGPU_BUFFER_DESCRIPTOR_INIT;
+    bd.size = 64;
+    bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_Uniform;
+    WGPUBuffer buffer = wgpuDeviceCreateBuffer(app.device, &bd);
+    wait_for_errors(app, 1);
+    EXPECT_EQ(app.errors.count, 1);
+    EXPECT_NO_THROW(device.check());
+    if (buffer) wgpuBufferRelease(buffer);
+    // The application finishes its invalid pass itself: the error is its callback's (so it knows
+    // not to submit: wgpu-native would abort the process), and bindery does not throw it.
+    {
+      MisalignedPass own(device);
+      const int before = app.errors.count;
+      auto commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(own.encoder.get(), {}));
+      wait_for_errors(app, before + 1);
+      EXPECT_EQ(app.errors.count, before + 1);
+      EXPECT_NO_THROW(device.check());
+    }
+    // The same pass through the checked finish: thrown before any submit.
+    {
+      MisalignedPass own(device);
+      EXPECT_KIND(device.finish(own.encoder.get(), "misaligned"), WebGPUValidation);
+    }
+    // The application submits a valid command buffer itself; bindery goes on.
+    const std::vector<uint32_t> words = {3, 1, 4, 1, 5, 9, 2, 6};
+    EXPECT_EQ(app.round_trip(words), words);
+    const int seen = app.errors.count;
+    expect_quadrants(draw_quadrants(device));
+    // The whole renderer too: render() brackets its frames, and none of its calls is the
+    // application's callback's.
+    RenderOptions o;
+    o.width = 64;
+    o.height = 48;
+    o.frames = 2;
+    EXPECT_EQ(render(device, make_cube_scene({.objects = 50, .seed = 5}), o).draws_per_frame, 50u);
+    EXPECT_NO_THROW(device.check());
+    EXPECT_EQ(app.errors.count, seen);
+  }
+}
+
+TEST(OwnDevice, CheckedFinishThrowsAnInvalidCommandBufferInEveryMode) {
+  for (ErrorCapture mode :
+       {ErrorCapture::error_scopes, ErrorCapture::bindery_calls, ErrorCapture::forwarded}) {
+    AppDevice app(false);
+    ASSERT_NE(app.device, nullptr);
+    {
+      const Device device = Device::adopt(app.instance, app.adapter, app.device, {.errors = mode});
+      MisalignedPass own(device);
+      EXPECT_KIND(device.finish(own.encoder.get(), "misaligned"), WebGPUValidation);
+      EXPECT_NO_THROW(device.check());  // thrown once, by finish
+      // A valid encoder finishes, and the application submits it itself.
+      auto encoder = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(app.device, {}));
+      const gpu::CommandBuffer commands = device.finish(encoder.get(), "empty");
+      const WGPUCommandBuffer raw = commands.get();
+      wgpuQueueSubmit(device.queue(), 1, &raw);
+      EXPECT_NO_THROW(device.check());
+    }
+  }
+  // On a device bindery created, too.
+  const Device device = Device::create();
+  MisalignedPass own(device);
+  EXPECT_KIND(device.finish(own.encoder.get(), "misaligned"), WebGPUValidation);
+  EXPECT_KIND(device.finish(nullptr), InvalidArgument);
+}
+
+// Issue 26: a device created without indirect-first-instance was told "llvmpipe does not offer
+// it" although the adapter does; now the part says the device was created without it, with a
+// kind of its own, and best_features() lists what to request.
+TEST(OwnDevice, FeaturesThePartsNeedAreData) {
+  AppDevice app(false);  // requires timestamp-query only
+  ASSERT_NE(app.device, nullptr);
+  const bool offers = wgpuAdapterHasFeature(app.adapter, WGPUFeatureName_IndirectFirstInstance);
+  const std::vector<WGPUFeatureName> best = best_features(app.adapter);
+  const std::vector<FeatureNeed> needs = feature_needs();
+  bool listed = false;
+  for (const FeatureNeed& n : needs) {
+    const bool in_best = std::find(best.begin(), best.end(), n.feature) != best.end();
+    EXPECT_EQ(in_best, bool(wgpuAdapterHasFeature(app.adapter, n.feature))) << n.name;
+    EXPECT_FALSE(n.used_by.empty()) << n.name;
+    if (n.feature == WGPUFeatureName_IndirectFirstInstance) listed = n.required;
+  }
+  EXPECT_TRUE(listed) << "indirect-first-instance is not listed as required";
+  EXPECT_KIND(best_features(nullptr), InvalidArgument);
+  {
+    const Device device = Device::adopt(app.instance, app.adapter, app.device);
+    gpu_driven::MeshPool meshes(device);
+    gpu_driven::ObjectTable objects(device);
+    try {
+      gpu_driven::IndirectDraws draws(device, objects, meshes);
+      ADD_FAILURE() << "IndirectDraws without indirect-first-instance was built";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), offers ? ErrorKind::FeatureNotRequested : ErrorKind::StrategyUnavailable)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("created without indirect-first-instance"),
+                std::string::npos)
+          << e.what();
+      if (offers) EXPECT_NE(std::string(e.what()).find("offers it"), std::string::npos);
+    }
+  }
+  if (!offers) GTEST_SKIP() << "the adapter lacks indirect-first-instance";
+  // Requested as best_features() says: the same best draw path as on bindery's own device.
+  AppDevice full(false, best);
+  ASSERT_NE(full.device, nullptr);
+  const Device device = Device::adopt(full.instance, full.adapter, full.device);
+  for (WGPUFeatureName f : best) EXPECT_TRUE(device.has_feature(f)) << f;
+  gpu_driven::MeshPool meshes(device);
+  gpu_driven::ObjectTable objects(device);
+  const gpu_driven::IndirectDraws draws(device, objects, meshes);
+  EXPECT_EQ(draws.path(), gpu_driven::best_draw_path(Device::create()));
 }
 
 TEST(OwnDevice, NullHandlesAreRefused) {

@@ -256,7 +256,8 @@ TimingTable print_timing_table(const RenderReport& r) {
       r.threads == 1 ? "" : "s", r.encode_threads);
   if (const std::optional<CullingCounts> culling = r.frames.back().culling)
     fmt::print(
-        "culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
+        "culling: {} objects, {} after frustum, {} after occlusion, {} drawn over both phases "
+        "(phase 1: those visible last frame; phase 2: the newly visible), {} sub-draws\n",
         culling->objects, culling->after_frustum, culling->after_occlusion, culling->drawn,
         culling->sub_draws);
   if (const std::optional<CullingCounts> culling = r.frames.back().culling;

@@ -40,31 +40,9 @@ void print_error(std::string_view kind, std::string_view message) {
 
 namespace {
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 /// " (did you mean 'X'?)" for the candidate nearest to `typed`, when it is near enough.
 std::string nearest(std::string_view typed, const std::vector<std::string>& candidates) {
-  const std::string* best = nullptr;
-  size_t best_d = SIZE_MAX;
-  for (const std::string& c : candidates) {
-    const size_t d = edit_distance(typed, c);
-    if (d < best_d) best = &c, best_d = d;
-  }
-  if (!best || best_d > std::max<size_t>(2, typed.size() / 3)) return {};
-  return fmt::format(" (did you mean '{}'?)", *best);
+  return did_you_mean(typed, candidates);
 }
 
 std::vector<std::string> option_names(const CLI::App& sub) {
@@ -147,9 +125,18 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
                            escape_for_message(ov->second), type);
       // CLI::IsMember's words end in the set: "VALUE not in {a,b}".
       const size_t set = what.rfind(" not in {");
-      if (set != std::string::npos && what.back() == '}')
-        return fmt::format("{} '{}' is not one of {}", ov->first, escape_for_message(ov->second),
-                           what.substr(set + 8));
+      if (set != std::string::npos && what.back() == '}') {
+        std::vector<std::string> values;
+        const std::string inside = what.substr(set + 9, what.size() - set - 10);
+        for (size_t start = 0; start <= inside.size();) {
+          const size_t comma = std::min(inside.find(',', start), inside.size());
+          values.push_back(inside.substr(start, comma - start));
+          start = comma + 1;
+        }
+        return fmt::format("{} '{}' is not one of {}{}", ov->first,
+                           escape_for_message(ov->second), what.substr(set + 8),
+                           nearest(ov->second, values));
+      }
       return fmt::format("{} '{}' is not one of the option's values", ov->first,
                          escape_for_message(ov->second));
     }

@@ -13,6 +13,7 @@
 #include "bindery/core/device.hpp"
 #include "bindery/core/device_checks.hpp"
 #include "bindery/core/error.hpp"
+#include "bindery/core/features.hpp"
 #include "bindery/core/gpu.hpp"
 #include "bindery/core/io.hpp"
 #include "bindery/core/limits.hpp"

@@ -106,9 +106,12 @@ struct Device::State {
   std::vector<WGPUFeatureName> features;  // the device's, from wgpuDeviceGetFeatures
   mutable Counters counters;
   // ErrorCapture::error_scopes: whether bindery's scopes are open, on which thread (check()
-  // cycles them only there).
+  // cycles them only there). ErrorCapture::bindery_calls: how many CallScopes are open on that
+  // thread (check() cycles the innermost pair while one is).
+  ErrorCapture capture = ErrorCapture::forwarded;
   bool scopes_open = false;
   std::thread::id scope_thread;
+  mutable int call_scopes = 0;
   mutable std::mutex scope_mutex;
 
   // First uncaptured error / loss, reported by check(). Callbacks may come from any thread.
@@ -220,9 +223,13 @@ struct Device::State {
                                                       WGPUErrorFilter_OutOfMemory};
 
   void open_scopes() {
-    for (WGPUErrorFilter filter : kScopeFilters) wgpuDevicePushErrorScope(device.get(), filter);
+    push_scopes();
     scopes_open = true;
     scope_thread = std::this_thread::get_id();
+  }
+
+  void push_scopes() const {
+    for (WGPUErrorFilter filter : kScopeFilters) wgpuDevicePushErrorScope(device.get(), filter);
   }
 
   // Pops bindery's scopes (innermost first) and records what they caught unless `discard`.
@@ -253,11 +260,19 @@ struct Device::State {
   }
 
   // check() on the adopting thread: what the scopes caught so far, then fresh scopes.
+  // Under bindery_calls only while a CallScope is open (its pair is the innermost).
   void cycle_scopes() const {
-    if (!scopes_open || std::this_thread::get_id() != scope_thread) return;
+    if (std::this_thread::get_id() != scope_thread) return;
+    if (!scopes_open && !(capture == ErrorCapture::bindery_calls && call_scopes > 0)) return;
     std::lock_guard<std::mutex> lock(scope_mutex);
     close_scopes(false);
-    for (WGPUErrorFilter filter : kScopeFilters) wgpuDevicePushErrorScope(device.get(), filter);
+    push_scopes();
+  }
+
+  // CallScope: whether this thread brackets bindery's calls on this device.
+  bool brackets_calls() const {
+    return capture == ErrorCapture::bindery_calls && !lost &&
+           std::this_thread::get_id() == scope_thread;
   }
 };
 
@@ -481,6 +496,8 @@ Device Device::adopt(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice devi
     s->description.implementation_revision = implementation::revision();
     s->adapter_limits = s->limits;
   }
+  s->capture = options.errors;
+  s->scope_thread = std::this_thread::get_id();
   if (options.errors == ErrorCapture::error_scopes) s->open_scopes();
   return Device(std::move(s));
 }
@@ -549,6 +566,47 @@ void Device::report_device_lost(WGPUDeviceLostReason reason, std::string_view me
   s_->record_lost(reason, message);
 }
 
+ErrorCapture Device::error_capture() const {
+  return s_->capture;
+}
+
+// Only the outermost CallScope of a thread's nest pushes and pops: the inner ones' calls are
+// inside its scopes already (and a check() inside cycles them), so a loop of bindery calls (a
+// flush's writeBuffer per chunk) costs no pop each.
+CallScope::CallScope(const Device& device) {
+  const Device::State& s = *device.s_;
+  if (!s.brackets_calls()) return;
+  std::lock_guard<std::mutex> lock(s.scope_mutex);
+  pushed_ = s.call_scopes == 0;
+  if (pushed_) s.push_scopes();
+  s.call_scopes++;
+  device_ = &device;
+}
+
+CallScope::~CallScope() {
+  if (!device_) return;
+  const Device::State& s = *device_->s_;
+  std::lock_guard<std::mutex> lock(s.scope_mutex);
+  // Recorded for the next check(); nothing to learn from a lost device.
+  if (pushed_) s.close_scopes(s.lost);
+  s.call_scopes--;
+}
+
+gpu::CommandBuffer Device::finish(WGPUCommandEncoder encoder, std::string_view label) const {
+  s_->throw_if_lost("finish");
+  if (encoder == nullptr)
+    throw Error(ErrorKind::InvalidArgument, "Device::finish: the encoder must not be null");
+  std::unique_lock<std::mutex> lock(s_->scope_mutex);
+  s_->push_scopes();
+  WGPUCommandBufferDescriptor desc = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  desc.label = gpu::sv(label);
+  auto commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder, &desc));
+  s_->close_scopes(false);
+  lock.unlock();
+  with_context(fmt::format("finishing command encoder '{}'", label), [&] { check(); });
+  return commands;
+}
+
 void Device::check() const {
   s_->cycle_scopes();
   s_->throw_if_lost("check");
@@ -573,6 +631,7 @@ bool Device::is_lost() const {
 gpu::BindGroup Device::create_bind_group(const WGPUBindGroupDescriptor& desc) const {
   s_->throw_if_lost("createBindGroup");
   s_->counters.bind_groups_created++;
+  const CallScope scope(*this);
   auto group = gpu::BindGroup::acquire(wgpuDeviceCreateBindGroup(s_->device.get(), &desc));
   s_->throw_if_lost("createBindGroup");
   return group;
@@ -580,6 +639,7 @@ gpu::BindGroup Device::create_bind_group(const WGPUBindGroupDescriptor& desc) co
 
 void Device::submit(std::span<const WGPUCommandBuffer> commands) const {
   // Errors first: wgpu-native aborts the process when a submit meets a lost device.
+  const CallScope scope(*this);
   check();
   wgpuQueueSubmit(s_->queue.get(), commands.size(), commands.data());
   check();
@@ -627,6 +687,7 @@ gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBuf
   desc.mappedAtCreation = mapped_at_creation;
   s_->counters.buffers_created++;
   s_->counters.buffer_bytes_created += size;
+  const CallScope scope(*this);
   auto buffer = gpu::Buffer::acquire(wgpuDeviceCreateBuffer(s_->device.get(), &desc));
   check();
   return buffer;
@@ -640,6 +701,7 @@ gpu::ShaderModule Device::create_shader_module(std::string_view label,
   WGPUShaderModuleDescriptor desc = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
   desc.label = gpu::sv(label);
   desc.nextInChain = &source.chain;
+  const CallScope scope(*this);
   auto module = gpu::ShaderModule::acquire(wgpuDeviceCreateShaderModule(s_->device.get(), &desc));
   with_context(fmt::format("creating shader module '{}'", label), [&] { check(); });
   return module;
@@ -655,6 +717,7 @@ void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data,
     throw Error(ErrorKind::InvalidArgument,
                 "writeBuffer: the destination buffer was not created with COPY_DST usage");
   validate_write_buffer(offset, size, wgpuBufferGetSize(buffer));
+  const CallScope scope(*this);
   wgpuQueueWriteBuffer(s_->queue.get(), buffer, offset, data, size);
   s_->counters.write_buffer_calls++;
   s_->counters.bytes_uploaded += size;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "bindery/core/error.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace bindery {
 
 std::string_view to_string(ErrorKind kind) noexcept {
@@ -76,6 +79,36 @@ std::string escape_controls(std::string_view text) { return escape(text, false);
 
 void rethrow_with_context(const Error& e, std::string_view context) {
   throw Error(e.kind(), "while " + std::string(context) + ": " + e.what());
+}
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string* best = nullptr;
+  size_t best_d = SIZE_MAX;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(typed, c);
+    if (d < best_d) best = &c, best_d = d;
+  }
+  if (!best || best_d > std::max<size_t>(2, typed.size() / 3)) return {};
+  return " (did you mean '" + escape_for_message(*best) + "'?)";
 }
 
 }  // namespace bindery

@@ -20,6 +20,7 @@
 
 #include "bindery/core/backend.hpp"
 #include "bindery/core/counters.hpp"
+#include "bindery/core/features.hpp"
 #include "bindery/core/gpu.hpp"
 #include "bindery/core/limits.hpp"
 
@@ -51,6 +52,10 @@ gpu::Instance create_instance(const BackendTry& attempt);
 /// Fills the implementation-specific parts of the adapter request for `attempt`.
 void adapter_options(const BackendTry& attempt, WGPURequestAdapterOptions& options);
 
+/// The implementation's own features among feature_needs() (bindery/core/features.hpp), the
+/// ones optional_features() requests: wgpu-native's native features (wgpu.h), Dawn's
+/// ImplicitDeviceSynchronization.
+std::vector<FeatureNeed> native_feature_needs();
 /// Optional features bindery requests where the adapter has them: the implementation's
 /// multi-draw-indirect-count and immediates features (added to `features` when offered).
 void optional_features(WGPUAdapter adapter, std::vector<WGPUFeatureName>& features);

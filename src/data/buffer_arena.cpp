@@ -38,6 +38,7 @@ void check_chunk(uint32_t chunk, size_t count, const char* call) {
 // createBindGroupLayout with the arena's single buffer entry, validated first.
 gpu::BindGroupLayout create_single_entry_layout(const Device& device, const std::string& label,
                                                 const BindingLayoutEntry& entry) {
+  const CallScope scope(device);
   validate_bind_group_layout({label, {entry}}, device.limits());
   WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
   e.binding = entry.binding;
@@ -120,6 +121,7 @@ WGPUBindGroupEntry BufferArena::bind_group_entry(uint32_t chunk) const {
 }
 
 FlushStats BufferArena::flush() {
+  const CallScope scope(*device_);  // one pair of error scopes for every write below
   FlushStats stats;
   const std::byte* base = shadow_.bytes().data();
   for (const UploadRange& r : shadow_.take_upload_ranges(kind_.flush_policy)) {

@@ -9,6 +9,7 @@ namespace bindery {
 
 gpu::BindGroupLayout create_bind_group_layout(const Device& device,
                                               const BindGroupLayoutDesc& desc) {
+  const CallScope scope(device);
   std::vector<WGPUBindGroupLayoutEntry> entries;
   for (const BindingLayoutEntry& e : desc.entries) {
     WGPUBindGroupLayoutEntry w = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
@@ -50,6 +51,7 @@ gpu::BindGroupLayout create_bind_group_layout(const Device& device,
 gpu::PipelineLayout create_pipeline_layout(const Device& device,
                                            std::span<const WGPUBindGroupLayout> layouts,
                                            std::string_view label, uint32_t immediate_size) {
+  const CallScope scope(device);
   if (immediate_size % 4 != 0)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("pipeline layout '{}': immediateSize {} is not a multiple of 4", label,

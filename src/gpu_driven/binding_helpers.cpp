@@ -52,6 +52,7 @@ WGPUBindGroupEntry texture_binding(uint32_t binding, WGPUTextureView view) {
 
 gpu::BindGroupLayout make_layout(const Device& device, const char* label,
                                  std::span<const WGPUBindGroupLayoutEntry> entries) {
+  const CallScope scope(device);
   WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
   d.label = gpu::sv(label);
   d.entryCount = entries.size();
@@ -71,6 +72,7 @@ gpu::BindGroup make_group(const Device& device, const char* label, WGPUBindGroup
 
 gpu::ComputePipeline make_compute(const Device& device, WGPUShaderModule module,
                                   WGPUPipelineLayout layout, const char* entry) {
+  const CallScope scope(device);
   WGPUComputePipelineDescriptor d = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
   d.label = gpu::sv(entry);
   d.layout = layout;

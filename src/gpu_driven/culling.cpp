@@ -43,6 +43,7 @@ Culling::Culling(const Device& device, const ObjectTable& objects, const MeshPoo
       draws_(draws),
       pyramid_(pyramid),
       desc_(desc) {
+  const CallScope scope(device);
   using namespace detail;
   if (desc.occlusion && !pyramid)
     throw Error(ErrorKind::InvalidArgument,

@@ -25,6 +25,7 @@ uint32_t DepthPyramid::levels_for(uint32_t width, uint32_t height) {
 DepthPyramid::DepthPyramid(const Device& device, WGPUTexture depth, uint32_t width,
                            uint32_t height)
     : width_(width), height_(height), levels_(levels_for(width, height)) {
+  const CallScope scope(device);
   using namespace detail;
   if (width == 0 || height == 0)
     throw Error(ErrorKind::InvalidArgument,

@@ -44,28 +44,46 @@ std::optional<DrawPath> parse_draw_path(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<std::string> draw_path_unavailable(const Device& device, DrawPath path) {
-  if (!device.has_indirect_first_instance())
-    return "needs the indirect-first-instance feature (each bin's instances start at its "
-           "firstInstance), which " + device.adapter().name + " does not offer";
+namespace {
+
+// Why `path` cannot run on `device` and whether the adapter would have allowed it (the feature
+// was not requested), or nullopt.
+std::optional<MissingFeature> draw_path_missing(const Device& device, DrawPath path) {
+  if (!device.has_indirect_first_instance()) {
+    MissingFeature m = describe_missing_feature(device, WGPUFeatureName_IndirectFirstInstance,
+                                                "indirect-first-instance");
+    m.message = "each bin's instances start at its firstInstance: " + m.message;
+    return m;
+  }
   switch (path) {
     case DrawPath::multi_draw_indirect_count:
-      if (!device.has_multi_draw_indirect_count())
-        return std::string(implementation::name()) +
-               " on this adapter offers no multi-draw-indirect-count (wgpu-native's "
-               "MultiDrawIndirectCount feature)";
+      if (!device.has_multi_draw_indirect_count()) {
+        // The implementation's feature for it (wgpu-native's MultiDrawIndirectCount), if any.
+        for (const FeatureNeed& n : implementation::native_feature_needs())
+          if (n.used_by.find("multi_draw_indirect_count") != std::string::npos)
+            return describe_missing_feature(device, n.feature, n.name);
+        return MissingFeature{false, std::string(implementation::name()) +
+                                         " offers no multi-draw-indirect-count"};
+      }
       return std::nullopt;
     case DrawPath::multi_draw_indirect:
       if (!implementation::has_multi_draw_indirect(device.get()))
-        return std::string(implementation::name()) +
-               " offers multi-draw-indirect only behind unsafe APIs, which bindery does not "
-               "enable";
+        return MissingFeature{false, std::string(implementation::name()) +
+                                         " offers multi-draw-indirect only behind unsafe APIs, "
+                                         "which bindery does not enable"};
       return std::nullopt;
     case DrawPath::bundle:
     case DrawPath::loop:
       return std::nullopt;
   }
-  return "unknown draw path";
+  return MissingFeature{false, "unknown draw path"};
+}
+
+}  // namespace
+
+std::optional<std::string> draw_path_unavailable(const Device& device, DrawPath path) {
+  if (std::optional<MissingFeature> m = draw_path_missing(device, path)) return m->message;
+  return std::nullopt;
 }
 
 DrawPath best_draw_path(const Device& device) {
@@ -77,6 +95,7 @@ DrawPath best_draw_path(const Device& device) {
 IndirectDraws::IndirectDraws(const Device& device, const ObjectTable& objects,
                              const MeshPool& meshes, const IndirectDrawsDesc& desc)
     : device_(device), objects_(objects), meshes_(meshes), desc_(desc), pipelines_(desc.pipelines) {
+  const CallScope scope(device);
   using namespace detail;
   if (desc.pipelines == 0 || desc.pipelines > 256)
     throw Error(ErrorKind::InvalidArgument,
@@ -84,9 +103,10 @@ IndirectDraws::IndirectDraws(const Device& device, const ObjectTable& objects,
                             "bits 8..15)",
                             desc.pipelines));
   path_ = desc.path ? *desc.path : best_draw_path(device);
-  if (std::optional<std::string> why = draw_path_unavailable(device, path_))
-    throw Error(ErrorKind::StrategyUnavailable,
-                fmt::format("draw path {}: {}", to_string(path_), *why));
+  if (std::optional<MissingFeature> why = draw_path_missing(device, path_))
+    throw Error(why->adapter_offers ? ErrorKind::FeatureNotRequested
+                                    : ErrorKind::StrategyUnavailable,
+                fmt::format("IndirectDraws: draw path {}: {}", to_string(path_), why->message));
   const WGPUShaderStage cs = WGPUShaderStage_Compute;
   const WGPUBindGroupLayoutEntry entries[] = {
       buffer_entry(0, WGPUBufferBindingType_Uniform, cs),
@@ -253,6 +273,7 @@ void IndirectDraws::draw(WGPURenderPassEncoder pass, uint32_t pipeline, const Dr
 }
 
 void IndirectDraws::record_bundle(uint32_t pipeline, const DrawState& state) {
+  const CallScope scope(device_);
   WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
   d.label = gpu::sv(desc_.label);
   d.colorFormatCount = 1;

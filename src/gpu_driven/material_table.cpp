@@ -3,6 +3,7 @@
 // textures by size class, materials in one storage array, and the WGSL that reads them.
 #include "bindery/gpu_driven/material_table.hpp"
 
+#include "bindery/core/features.hpp"
 #include "bindery/wgsl/struct_view.hpp"
 #include "core/implementation.hpp"
 
@@ -253,6 +254,7 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
       backend_(desc.backend),
       material_count_(static_cast<uint32_t>(materials.size())),
       texture_count_(static_cast<uint32_t>(textures.size())) {
+  const CallScope scope(device);
   const Limits& limits = device.limits();
   for (size_t i = 0; i < textures.size(); ++i) check_texture(textures[i], i, limits);
   const uint32_t max_layers = desc.max_array_layers == 0
@@ -260,8 +262,18 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
                                   : std::min(desc.max_array_layers, limits.maxTextureArrayLayers);
   if (backend_ == MaterialBackend::binding_array) {
     if (std::optional<std::string> why = material_backend_unavailable(
-            device, backend_, static_cast<uint32_t>(textures.size())))
-      throw Error(ErrorKind::StrategyUnavailable, *why);
+            device, backend_, static_cast<uint32_t>(textures.size()))) {
+      // The feature is missing from the device but the adapter has it: not requested.
+      bool adapter_offers = false;
+      for (const FeatureNeed& n : implementation::native_feature_needs())
+        if (n.used_by.find("binding_array") != std::string::npos && !device.has_feature(n.feature))
+          adapter_offers = adapter_offers ||
+                           describe_missing_feature(device, n.feature, n.name).adapter_offers;
+      throw Error(adapter_offers ? ErrorKind::FeatureNotRequested : ErrorKind::StrategyUnavailable,
+                  adapter_offers ? *why + " (the adapter offers the feature: the device was "
+                                          "created without it; see bindery::best_features())"
+                                 : *why);
+    }
     plan_ = one_class_per_texture(textures);
   } else {
     plan_ = plan_texture_classes(textures, max_layers);
@@ -326,6 +338,7 @@ MaterialTable::MaterialTable(const Device& device, std::span<const Material> mat
 
 void MaterialTable::upload_textures(const Device& device, std::span<const TextureData> textures,
                                     const MaterialTableDesc& desc) {
+  const CallScope scope(device);
   for (size_t a = 0; a < plan_.classes.size(); ++a) {
     const TextureClass& c = plan_.classes[a];
     const std::string label = fmt::format("{} array {} ({}x{}, {} levels)", desc.label, a,

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -71,6 +72,39 @@ void validate_desc(const MeshPoolDesc& desc) {
                 fmt::format("MeshPool '{}': initial_vertices ({}), initial_indices ({}) and "
                             "initial_ids ({}) must each be at least 1",
                             label, desc.initial_vertices, desc.initial_indices, desc.initial_ids));
+}
+
+}  // namespace
+
+namespace {
+
+// MeshPool::add(const Mesh&)'s rule for bounds that are set (see mesh_pool.hpp).
+void check_mesh_bounds(const Mesh& mesh, std::string_view what) {
+  const glm::vec3 lo = mesh.bounds_min, hi = mesh.bounds_max;
+  const auto box = [&] {
+    return fmt::format("({}, {}, {})..({}, {}, {})", lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
+  };
+  for (int a = 0; a < 3; ++a) {
+    if (!std::isfinite(lo[a]) || !std::isfinite(hi[a]))
+      throw Error(ErrorKind::MeshBounds,
+                  fmt::format("{}: the bounds {} have a corner that is not finite", what, box()));
+    if (lo[a] > hi[a])
+      throw Error(ErrorKind::MeshBounds,
+                  fmt::format("{}: the bounds {} have bounds_min > bounds_max on axis {}", what,
+                              box(), "xyz"[a]));
+  }
+  const glm::vec3 extent = hi - lo;
+  const float tolerance = 1e-5f * (1.0f + std::max({extent.x, extent.y, extent.z}));
+  for (size_t v = 0; v < mesh.vertices.size(); ++v) {
+    const glm::vec3 p = mesh.vertices[v].position;
+    for (int a = 0; a < 3; ++a)
+      if (!(p[a] >= lo[a] - tolerance && p[a] <= hi[a] + tolerance))
+        throw Error(ErrorKind::MeshBounds,
+                    fmt::format("{}: vertex {} at ({}, {}, {}) is outside the mesh's bounds {} "
+                                "(bounds must contain every vertex, or culling drops visible "
+                                "objects; leave both corners at 0 to have them computed)",
+                                what, v, p.x, p.y, p.z, box()));
+  }
 }
 
 }  // namespace
@@ -142,6 +176,7 @@ void MeshPool::write(WGPUBuffer buffer, uint64_t offset, const void* data, uint6
 
 void MeshPool::replace_buffer(gpu::Buffer& buffer, const std::string& label, uint64_t old_bytes,
                               uint64_t new_bytes, WGPUBufferUsage usage) {
+  const CallScope scope(*device_);
   gpu::Buffer grown = device_->create_buffer(label, new_bytes, usage);
   gpu::CommandEncoder encoder =
       gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device_->get(), nullptr));
@@ -265,6 +300,10 @@ MeshId MeshPool::add(const Mesh& mesh) {
                             sizeof(Vertex), vertex_stride_));
   const std::span<const std::byte> bytes = std::as_bytes(std::span(mesh.vertices));
   validate(bytes, mesh.indices, mesh.name);
+  const glm::vec3 zero(0.0f);
+  if (mesh.bounds_min == zero && mesh.bounds_max == zero)
+    return add(bytes, mesh.indices, mesh.name);  // not set: the box of the positions
+  check_mesh_bounds(mesh, describe_add(mesh.name));
   return with_context(describe_add(mesh.name), [&] {
     return add_checked(bytes, mesh.indices, bounds_of_box(mesh.bounds_min, mesh.bounds_max));
   });

@@ -73,6 +73,8 @@ struct ObjectTable::State {
   const Device* device = nullptr;
   std::string label;
   float whole_copy_share = 0.4f;
+  uint32_t max_flushes = 8;           // ObjectTableDesc::max_flushes_without_after_submit
+  uint32_t flushes_since_submit = 0;  // uploading flushes since the last after_submit()
   uint32_t max_records = 0;  // min(maxStorageBufferBindingSize, maxBufferSize) / 64
 
   // CPU side. records.size() is the high-water mark of ids ever handed out: every one of them
@@ -102,6 +104,7 @@ struct ObjectTable::State {
       : device(&d),
         label(desc.label),
         whole_copy_share(desc.whole_copy_share),
+        max_flushes(desc.max_flushes_without_after_submit),
         ring(d, StagingRingDesc{desc.label + " staging", 0}) {}
 
   std::string who(std::string_view call) const {
@@ -143,12 +146,13 @@ struct ObjectTable::State {
   void create_pipeline();
   void grow(WGPUCommandEncoder encoder, bool copy_old);
   void ensure_scatter_capacity(uint32_t n);
-  void whole_copy(WGPUCommandEncoder encoder, FlushStats& st);
-  void scatter(WGPUCommandEncoder encoder, FlushStats& st);
+  void whole_copy(WGPUCommandEncoder encoder, ObjectFlushStats& st);
+  void scatter(WGPUCommandEncoder encoder, ObjectFlushStats& st);
   void dispatch(WGPUCommandEncoder encoder, uint32_t n);
 };
 
 void ObjectTable::State::create_pipeline() {
+  const CallScope scope(*device);
   const Reflection reflection = reflect_wgsl(shaders::object_scatter);
   reflection.throw_if_errors();
   check_struct_matches<ObjectRecord>(reflection.struct_layout("ObjectRecord"));
@@ -212,7 +216,7 @@ void ObjectTable::State::ensure_scatter_capacity(uint32_t n) {
   group = {};
 }
 
-void ObjectTable::State::whole_copy(WGPUCommandEncoder encoder, FlushStats& st) {
+void ObjectTable::State::whole_copy(WGPUCommandEncoder encoder, ObjectFlushStats& st) {
   const uint64_t bytes = records.size() * kObjectRecordBytes;
   StagingBlock block = ring.acquire(bytes);
   std::memcpy(block.data.data(), records.data(), bytes);
@@ -223,7 +227,7 @@ void ObjectTable::State::whole_copy(WGPUCommandEncoder encoder, FlushStats& st) 
   st.whole_copy = true;
 }
 
-void ObjectTable::State::scatter(WGPUCommandEncoder encoder, FlushStats& st) {
+void ObjectTable::State::scatter(WGPUCommandEncoder encoder, ObjectFlushStats& st) {
   const uint32_t n = uint32_t(dirty_ids.size());
   ensure_scatter_capacity(n);
   const uint64_t ids_bytes = align4(kIdsHeaderBytes + 4 * uint64_t(n));
@@ -290,6 +294,9 @@ ObjectTable::ObjectTable(const Device& device, const ObjectTableDesc& desc)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: whole_copy_share {} is not a share >= 0", s.who("ObjectTable"),
                             desc.whole_copy_share));
+  if (desc.max_flushes_without_after_submit == 0)
+    throw Error(ErrorKind::InvalidArgument,
+                s.who("ObjectTable") + ": max_flushes_without_after_submit is 0 (at least 1)");
   const Limits& limits = device.limits();
   const uint64_t max_bytes = std::min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
   s.max_records = uint32_t(std::min<uint64_t>(max_bytes / kObjectRecordBytes, UINT32_MAX));
@@ -386,11 +393,21 @@ uint32_t ObjectTable::size() const { return s_->live; }
 uint32_t ObjectTable::id_end() const { return s_->id_end; }
 uint32_t ObjectTable::capacity() const { return s_->capacity; }
 
-FlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
+ObjectFlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
+  const CallScope scope(*s_->device);
   State& s = *s_;
-  FlushStats st;
+  ObjectFlushStats st;
   const bool grow = s.records.size() > s.capacity;
   if (s.dirty_ids.empty() && !grow) return st;
+  if (s.flushes_since_submit >= s.max_flushes)
+    throw Error(ErrorKind::FrameProtocol,
+                fmt::format("{}: {} flushes have uploaded since the last after_submit() (at most "
+                            "{}, ObjectTableDesc::max_flushes_without_after_submit): call "
+                            "after_submit() after each queue submit that carries flush()'s "
+                            "commands, or the staging blocks ({} held now) are never handed back",
+                            s.who("flush"), s.flushes_since_submit, s.max_flushes,
+                            s.ring.stats().blocks));
+  s.flushes_since_submit++;
   // A whole copy uploads every record ever handed out; scattering, the changed ones only.
   const bool whole = double(s.dirty_ids.size()) > double(s.whole_copy_share) * double(s.records.size());
   if (grow) {
@@ -406,6 +423,7 @@ FlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
 }
 
 void ObjectTable::after_submit() {
+  s_->flushes_since_submit = 0;
   s_->ring.after_submit();
   s_->retired.clear();
 }

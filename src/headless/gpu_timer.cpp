@@ -5,6 +5,7 @@
 namespace bindery {
 
 GpuTimer::GpuTimer(const Device& device, bool enable) {
+  const CallScope scope(device);
   if (!enable || !device.has_timestamp_query()) return;
   WGPUQuerySetDescriptor qd = WGPU_QUERY_SET_DESCRIPTOR_INIT;
   qd.label = gpu::sv("frame timestamps");

@@ -12,6 +12,7 @@ namespace bindery {
 // Blocks (polling the device) until a mapAsync issued on `buffer` completes. Bounded: a map that
 // never completes ends with a DeviceLost-style error instead of a hang.
 void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uint64_t size) {
+  const CallScope scope(device);
   struct State {
     bool done = false;
     WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;

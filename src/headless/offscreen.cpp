@@ -86,6 +86,7 @@ OffscreenTarget::OffscreenTarget(const Device& device, const OffscreenTargetDesc
       height_(desc.height),
       color_format_(desc.color_format),
       depth_format_(desc.depth_format) {
+  const CallScope scope(device);
   const uint32_t max_dim = device.limits().maxTextureDimension2D;
   if (desc.width == 0 || desc.height == 0 || desc.width > max_dim || desc.height > max_dim)
     throw Error(ErrorKind::TextureSizeOutOfRange,
@@ -220,16 +221,76 @@ Image TextureReadback::read() const {
   return image;
 }
 
+// --- BufferReadback ------------------------------------------------------------------------
+
+BufferReadback::BufferReadback(const Device& device, uint64_t size, std::string_view label)
+    : device_(&device), size_(size) {
+  if (size == 0 || size % 4 != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("BufferReadback '{}': size {} is not a non-zero multiple of 4 "
+                            "(copyBufferToBuffer copies whole 4-byte words)",
+                            label, size));
+  buffer_ = device.create_buffer(label, size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+}
+
+void BufferReadback::record_copy(WGPUCommandEncoder encoder, WGPUBuffer source,
+                                 uint64_t offset) const {
+  if (!encoder || !source)
+    throw Error(ErrorKind::InvalidArgument,
+                "BufferReadback::record_copy: the encoder and the source must not be null");
+  if (!(wgpuBufferGetUsage(source) & WGPUBufferUsage_CopySrc))
+    throw Error(ErrorKind::InvalidArgument,
+                "BufferReadback::record_copy: the source lacks WGPUBufferUsage_CopySrc "
+                "(copyBufferToBuffer needs it)");
+  const uint64_t source_size = wgpuBufferGetSize(source);
+  if (offset % 4 != 0 || offset > source_size || size_ > source_size - offset)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("BufferReadback::record_copy: bytes [{}, {}) are not inside the "
+                            "{}-byte source, or the offset is not a multiple of 4",
+                            offset, offset + size_, source_size));
+  wgpuCommandEncoderCopyBufferToBuffer(encoder, source, offset, buffer_.get(), 0, size_);
+}
+
+std::vector<std::byte> BufferReadback::read() const {
+  const CallScope scope(*device_);
+  map_and_wait(*device_, buffer_.get(), WGPUMapMode_Read, size_);
+  const void* data = wgpuBufferGetConstMappedRange(buffer_.get(), 0, size_);
+  if (!data) {
+    wgpuBufferUnmap(buffer_.get());
+    throw Error(ErrorKind::WebGPUValidation, "BufferReadback::read: getMappedRange returned null");
+  }
+  std::vector<std::byte> bytes(size_);
+  std::memcpy(bytes.data(), data, size_);
+  wgpuBufferUnmap(buffer_.get());
+  return bytes;
+}
+
+std::vector<std::byte> read_back_buffer(const Device& device, WGPUBuffer buffer, uint64_t offset,
+                                        uint64_t size) {
+  const CallScope scope(device);
+  BufferReadback readback(device, size);
+  gpu::CommandEncoder encoder =
+      gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
+  readback.record_copy(encoder.get(), buffer, offset);
+  with_context("read_back_buffer: copying the buffer", [&] {
+    const gpu::CommandBuffer commands = device.finish(encoder.get(), "read_back_buffer");
+    const WGPUCommandBuffer raw = commands.get();
+    device.submit({&raw, 1});
+  });
+  return readback.read();
+}
+
 Image read_back(const Device& device, WGPUTexture texture) {
+  const CallScope scope(device);
   TextureReadback readback(device, texture);
   gpu::CommandEncoder encoder =
       gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
   readback.record_copy(encoder.get());
-  gpu::CommandBuffer commands =
-      gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-  WGPUCommandBuffer raw = commands.get();
-  wgpuQueueSubmit(device.queue(), 1, &raw);
-  with_context("read_back: copying the texture", [&] { device.check(); });
+  with_context("read_back: copying the texture", [&] {
+    const gpu::CommandBuffer commands = device.finish(encoder.get(), "read_back");
+    const WGPUCommandBuffer raw = commands.get();
+    device.submit({&raw, 1});
+  });
   return readback.read();
 }
 

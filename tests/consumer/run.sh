@@ -14,7 +14,12 @@
 #      refused at configure time; moves the prefix and builds and runs the consumer from there;
 #   3. compiles the same programs with the flags of the installed bindery.pc / bindery-render.pc
 #      (no --define-variable) and runs them;
-#   4. configures the consumer with add_subdirectory() and with FetchContent of this clone
+#   4. configures, builds and installs the parts alone (-DBINDERY_BUILD_RENDERER=OFF, build folder
+#      BINDERY_PARTS_BUILD_DIR, default the main one's name + "-parts"): none of the renderer's
+#      dependencies looked for, none of its targets built, none of its files installed, no .pc
+#      written into the build folder, the source tree unchanged; then builds and runs `consumer`
+#      against that prefix (find_package without bindery::render, and pkg-config);
+#   5. configures the consumer with add_subdirectory() and with FetchContent of this clone
 #      (configure only: the library itself was built in 1; --full builds and runs both, and also
 #      builds, installs and consumes a shared-library build, -DBUILD_SHARED_LIBS=ON).
 # Exits non-zero on the first failure. Temporary files are removed at exit.
@@ -25,11 +30,15 @@ build=${BINDERY_BUILD_DIR:-$root/build}
 full=0
 [ "${1:-}" = --full ] && full=1
 webgpu=${BINDERY_WEBGPU_DIR:-$root/third_party/wgpu-native}
+parts_build=${BINDERY_PARTS_BUILD_DIR:-$build-parts}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 say() { echo "consumer: $*"; }
 launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if command -v ccache >/dev/null; then  # as scripts/build.sh: clones and folders share entries
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 
 # consume PREFIX DIR [cmake args...]: configures, builds and runs both consumers against the
 # package installed in PREFIX (no variable), and checks what the parts-only consumer links.
@@ -49,8 +58,9 @@ consume() {
     echo "consumer: the bindery::bindery consumer loads a library of the renderer (above)" >&2
     exit 1
   fi
-  # The check above can fail: the renderer's consumer does load oneTBB.
-  ldd "$dir/consumer_render" | grep -q libtbb
+  # The check above can fail: the renderer's consumer does load oneTBB. (grep without -q: -q
+  # stops reading at the first match, ldd then dies of SIGPIPE and pipefail fails the step.)
+  ldd "$dir/consumer_render" | grep libtbb >/dev/null
   if readelf -d "$dir/consumer" | grep -E 'R(UN)?PATH' | grep -F "$root"; then
     echo "consumer: the consumer's runpath points into the clone $root" >&2
     exit 1
@@ -96,7 +106,7 @@ if cmake -S "$root/tests/consumer" -B "$tmp/other" -G Ninja -DCMAKE_PREFIX_PATH=
   exit 1
 fi
 # CMake wraps the message: join its lines before looking for it.
-tr -s ' \n' ' ' <"$tmp/other.log" | grep -q "another version of webgpu.h" ||
+tr -s ' \n' ' ' <"$tmp/other.log" | grep "another version of webgpu.h" >/dev/null ||
   { cat "$tmp/other.log" >&2; exit 1; }
 
 say "the prefix moved: find_package(bindery 0.2) from its new place"
@@ -122,6 +132,50 @@ ${CXX:-c++} -std=c++20 "$root/tests/consumer/consumer.cpp" -o "$tmp/consumer_pc"
 ${CXX:-c++} -std=c++20 "$root/tests/consumer/consumer_render.cpp" -o "$tmp/consumer_render_pc" \
   $("${pc[@]}" --cflags --libs bindery-render)
 "$tmp/consumer_render_pc" >/dev/null
+
+say "parts only (-DBINDERY_BUILD_RENDERER=OFF, ${parts_build}): configure, build, install, consume"
+# Its own build folder (kept between runs, like the main one, so that a second run is
+# incremental). The renderer's dependencies must not even be looked for, the install must hold no
+# piece of the renderer, and neither configure, build nor install may change the source tree.
+tree_before=$(git -C "$root" status --porcelain 2>/dev/null || true)
+cmake -S "$root" -B "$parts_build" -G Ninja "${launcher[@]}" -DBINDERY_BUILD_RENDERER=OFF \
+  >"$tmp/parts-configure.log"
+if grep -E '^(TBB_DIR|TinyGLTF_DIR|CLI11_DIR|STB_LIBRARY|GTest_DIR|benchmark_DIR):' \
+     "$parts_build/CMakeCache.txt"; then
+  echo "consumer: the parts-only configure looked for a dependency of the renderer (above)" >&2
+  exit 1
+fi
+cmake --build "$parts_build" >/dev/null
+if ninja -C "$parts_build" -t targets all | grep -E '^(bindery_render|bindery_cli|[a-z_]+_test):'; then
+  echo "consumer: the parts-only build has targets of the renderer (above)" >&2
+  exit 1
+fi
+rm -f "$parts_build"/bindery.pc "$parts_build"/bindery-render.pc
+install_and_check "$parts_build" "$tmp/parts"
+if find "$tmp/parts" \( -name 'libbindery_render*' -o -name 'bindery-render.pc' \
+     -o -path '*/include/bindery/render' -o -name renderer.hpp \) | grep .; then
+  echo "consumer: the parts-only install holds a piece of the renderer (above)" >&2
+  exit 1
+fi
+if ls "$parts_build"/bindery.pc "$parts_build"/bindery-render.pc 2>/dev/null; then
+  echo "consumer: cmake --install wrote a .pc file into the build folder (above)" >&2
+  exit 1
+fi
+[ "$(git -C "$root" status --porcelain 2>/dev/null || true)" = "$tree_before" ] ||
+  { echo "consumer: the parts-only build or install changed the source tree" >&2; exit 1; }
+env -u BINDERY_WEBGPU_DIR cmake -S "$root/tests/consumer" -B "$tmp/parts-package" -G Ninja \
+  "${launcher[@]}" -DCMAKE_PREFIX_PATH="$tmp/parts" -DBINDERY_CONSUMER_EXPECT_PARTS_ONLY=ON >/dev/null
+cmake --build "$tmp/parts-package" >/dev/null
+"$tmp/parts-package/consumer" "$tmp/parts-package/consumer.png"
+if ldd "$tmp/parts-package/consumer" | grep -E 'libtinygltf|libtbb|libstb|libbindery_render'; then
+  echo "consumer: the parts-only consumer loads a library of the renderer (above)" >&2
+  exit 1
+fi
+parts_pc=(env PKG_CONFIG_PATH="$(dirname "$(find "$tmp/parts" -name bindery.pc)")" pkg-config --define-prefix)
+# shellcheck disable=SC2046
+${CXX:-c++} -std=c++20 "$root/tests/consumer/consumer.cpp" -o "$tmp/consumer_parts_pc" \
+  $("${parts_pc[@]}" --cflags --libs bindery)
+"$tmp/consumer_parts_pc"
 
 if [ $full = 1 ]; then
   say "shared libraries (-DBUILD_SHARED_LIBS=ON): build, install, consume"

@@ -274,11 +274,14 @@ WGPUPresentMode pick_present_mode(const std::string& name,
   WGPUPresentMode wanted = WGPUPresentMode_Undefined;
   for (WGPUPresentMode m : kAllModes)
     if (name == present_mode_name(m)) wanted = m;
-  if (wanted == WGPUPresentMode_Undefined)
+  if (wanted == WGPUPresentMode_Undefined) {
+    std::vector<std::string> names;
+    for (WGPUPresentMode m : kAllModes) names.push_back(present_mode_name(m));
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("view: --present-mode '{}' is not fifo, fifo-relaxed, mailbox or "
-                            "immediate",
-                            escape_for_message(name)));
+                            "immediate{}",
+                            escape_for_message(name), did_you_mean(name, names)));
+  }
   if (std::find(offered.begin(), offered.end(), wanted) == offered.end())
     throw Error(
         ErrorKind::PresentModeUnsupported,

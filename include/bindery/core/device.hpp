@@ -23,8 +23,12 @@
 /// bindery calls after creating objects and after each submit. The first error wins; the program
 /// never continues silently after one. How they are recorded: a created device's uncaptured-error
 /// and device-lost callbacks are bindery's; an adopted device keeps the application's callbacks
-/// and bindery uses error scopes (ErrorCapture::error_scopes) or the application forwards its
-/// callbacks (ErrorCapture::forwarded).
+/// and the application chooses (ErrorCapture) between bindery's error scopes open all the time
+/// (error_scopes, the default: the application's own errors become bindery's too), scopes around
+/// bindery's own calls only (bindery_calls: the application's callback keeps the errors of its
+/// own calls) and forwarding from its own callbacks (forwarded). Device::finish() is a checked
+/// wgpuCommandEncoderFinish for any mode: an invalid command buffer is thrown before a submit
+/// (wgpu-native aborts the process when a submit meets one).
 #pragma once
 
 #include "bindery/core/backend.hpp"
@@ -57,7 +61,8 @@ enum class LimitsRequest {
 /// check(); an application that wants them itself wraps its calls in wgpuDevicePushErrorScope /
 /// wgpuDevicePopErrorScope (an error caught by a scope never reaches the uncaptured-error
 /// callback). An application that needs its own callbacks creates the device itself and uses
-/// Device::adopt().
+/// Device::adopt() with ErrorCapture::bindery_calls (its callback then keeps the errors of its
+/// own calls; best_features() in bindery/core/features.hpp says which features to request).
 struct DeviceOptions {
   Backend backend = Backend::any;                      ///< which backend the implementation may use
   LimitsRequest limits = LimitsRequest::adapter_best;  ///< which limits to require
@@ -107,22 +112,41 @@ enum class Ownership {
 
 /// How errors of an adopted device reach bindery. webgpu.h sets a device's uncaptured-error and
 /// device-lost callbacks once, at creation, so bindery cannot install its own on a device it did
-/// not create; the application chooses one of these.
+/// not create; the application chooses one of these. Whichever it chooses, an application that
+/// finishes command encoders itself should finish them with Device::finish() (checked) before
+/// its own wgpuQueueSubmit: wgpu-native aborts the process on the submit of an invalid command
+/// buffer, and no error mode can turn that abort into an error afterwards.
 enum class ErrorCapture {
-  /// bindery pushes two error scopes (validation, out-of-memory) in adopt() and, in
-  /// every check() on the thread that called adopt(), pops them (an error found is thrown) and
-  /// pushes new ones; ~Device pops them. Works with any uncaptured-error callback the application
-  /// set (or none): an error inside bindery's scopes never reaches it. Rules: the application
-  /// pops only scopes it pushed (its push/pop pairs nest inside bindery's and keep their errors);
-  /// errors of the application's own calls made while bindery's scopes are open are bindery's
-  /// too (thrown by bindery's next check()). Implementations whose scope stack is per thread
-  /// (Dawn) send errors of calls on other threads (bindery's parallel encoders) to the uncaptured
-  /// callback, but an invalid command buffer also fails its submit, which bindery makes on the
-  /// adopting thread. Device loss is seen through the errors of calls on a lost device.
+  /// bindery pushes two error scopes (validation, out-of-memory) in adopt() and, in every check()
+  /// on the thread that called adopt(), pops them (an error found is thrown) and pushes new ones;
+  /// ~Device pops them. So bindery's scopes are open ALL the time, between bindery's calls too:
+  /// every validation or out-of-memory error of the device, the application's own calls' included,
+  /// is bindery's (thrown by bindery's next check()) and the application's uncaptured-error
+  /// callback never sees one while the Device lives. The gain: nothing of the device goes
+  /// unseen, and an invalid command buffer the application finished itself is thrown by the
+  /// check() of Device::submit() before it is submitted. Rules: the application pops only scopes
+  /// it pushed (its push/pop pairs nest inside bindery's and keep their errors). Implementations
+  /// whose scope stack is per thread (Dawn) send errors of calls on other threads (bindery's
+  /// parallel encoders) to the uncaptured callback, but an invalid command buffer also fails its
+  /// submit, which bindery makes on the adopting thread. Device loss is seen through the errors
+  /// of calls on a lost device.
   error_scopes,
+  /// bindery pushes its two scopes only around its own calls (a CallScope in each of bindery's
+  /// functions that calls WebGPU, on the thread that called adopt()) and pops them before it
+  /// returns: errors of the application's own calls reach the application's uncaptured-error
+  /// callback, and bindery's check() does not throw them. The cost: an error bindery did not
+  /// bracket is the application's callback's, not bindery's: calls bindery makes on other threads
+  /// (the renderer's parallel encoders, Dawn), encoding calls bindery makes into the
+  /// application's passes (RenderPassState, the GPU-driven draws), whose errors WebGPU reports
+  /// at the application's finish, and the submit of a command buffer the application finished
+  /// with a plain wgpuCommandEncoderFinish (finish with Device::finish() instead). The other way
+  /// round, the application's calls inside a callback bindery makes while its scopes are open
+  /// (render()'s RenderOptions::after_submit and camera) are bindery's.
+  bindery_calls,
   /// bindery pushes nothing. The application forwards to bindery from its own callbacks:
   /// Device::report_error() from its uncaptured-error callback, Device::report_device_lost() from
-  /// its device-lost callback. What it does not forward bindery does not see.
+  /// its device-lost callback. What it does not forward bindery does not see; what it forwards,
+  /// its own errors included, bindery's next check() throws.
   forwarded,
 };
 
@@ -236,6 +260,10 @@ class Device {
   /// device, which finishes nothing).
   void poll(bool wait) const;
 
+  /// How errors reach bindery: AdoptOptions::errors for an adopted device; for a created device,
+  /// whose callbacks are bindery's own, ErrorCapture::forwarded (bindery pushes no scope).
+  ErrorCapture error_capture() const;
+
   /// Call and byte counts of everything issued through this device (see counters.hpp).
   Counters& counters() const;
 
@@ -247,6 +275,15 @@ class Device {
   /// Creates a WGSL shader module; a compile error is thrown as WebGPUValidation with the
   /// implementation's message.
   gpu::ShaderModule create_shader_module(std::string_view label, std::string_view wgsl) const;
+  /// wgpuCommandEncoderFinish of `encoder` inside error scopes of its own (validation,
+  /// out-of-memory), in every mode: an encoder whose commands are invalid (e.g. a dynamic offset
+  /// that is not a multiple of minUniformBufferOffsetAlignment, WebGPU §17.2.1 setBindGroup) is
+  /// thrown here as WebGPUValidation naming `label` and the implementation's message, and never
+  /// reaches the application's uncaptured-error callback; what check() had recorded before is
+  /// thrown too. Call it on the thread that called adopt() (scopes are per thread on Dawn).
+  /// The returned command buffer is valid and may be submitted with Device::submit() or the
+  /// application's own wgpuQueueSubmit.
+  gpu::CommandBuffer finish(WGPUCommandEncoder encoder, std::string_view label = {}) const;
   /// queue.submit of `commands`, with check() before and after: a recorded error or device loss
   /// is thrown instead of submitting (wgpu-native aborts the process when a submit meets a lost
   /// device). Use it instead of calling wgpuQueueSubmit directly.
@@ -256,9 +293,32 @@ class Device {
   void write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size) const;
 
  private:
+  friend class CallScope;
   struct State;
   explicit Device(std::unique_ptr<State> state);
   std::unique_ptr<State> s_;
+};
+
+/// Brackets a run of bindery's own WebGPU calls for ErrorCapture::bindery_calls: on the thread
+/// that adopted the device, pushes the device's two error scopes (validation, out-of-memory) and,
+/// when it goes out of scope, pops them and records what they caught (thrown by the next check());
+/// a check() while it is open pops, records and pushes again, as under error_scopes. For every
+/// other mode, and on other threads, it does nothing. CallScopes nest: only the outermost one of
+/// a thread pushes and pops (the inner ones' calls are inside its scopes). bindery's parts open
+/// one in each function that calls WebGPU; an application may open one around a run of bindery
+/// calls (a frame) to pay one push and pop for all of them, or around calls of its own whose
+/// errors it wants bindery to throw. Not copyable or movable.
+class CallScope {
+ public:
+  /// Opens the scopes (see the class comment); `device` must outlive this object.
+  explicit CallScope(const Device& device);
+  ~CallScope();
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  const Device* device_ = nullptr;  // null when the device's mode brackets nothing here
+  bool pushed_ = false;             // the outermost of the nest: pushed, pops in ~CallScope
 };
 
 /// Converts a webgpu.h WGPULimits into bindery's Limits.

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bindery {
 
@@ -74,6 +75,10 @@ namespace bindery {
   /* windows (bindery view) */                                                                  \
   X(NoDisplay, "no window system to open a window on (DISPLAY unset, or it refused the connection)") \
   X(PresentModeUnsupported, "the window's surface does not offer the requested present mode")  \
+  /* adopting the parts (issue 26) */                                                            \
+  X(MeshBounds, "a mesh's given bounds do not contain its vertices (or are not a box)")       \
+  X(FrameProtocol, "a part's per-frame calls are out of order (e.g. flush without after_submit)") \
+  X(FeatureNotRequested, "the device was created without a feature the adapter offers")       \
   /* the last resort */                                                                         \
   X(Internal, "an unexpected fault inside bindery or a library it uses (a bug: please report)")
 
@@ -111,6 +116,12 @@ std::string escape_for_message(std::string_view text);
 /// escape_for_message() but for the backslash, which it keeps: for a message whose quoted parts
 /// are already escaped, so that nothing else in it can reach a terminal raw.
 std::string escape_controls(std::string_view text);
+
+/// " (did you mean 'X'?)" for the candidate X nearest to `typed` (Levenshtein distance: one edit
+/// per inserted, removed or replaced byte), when it is at most max(2, typed.size() / 3) edits
+/// away; empty text otherwise (and for no candidates). X is quoted through escape_for_message().
+/// For a message that names a misspelt name: a strategy, an option's value, a subcommand.
+std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates);
 
 /// Rethrows `e` with "while <context>: " in front of its message, keeping the kind.
 [[noreturn]] void rethrow_with_context(const Error& e, std::string_view context);

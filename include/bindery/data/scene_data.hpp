@@ -48,7 +48,8 @@ struct Mesh {
   /// Every index fits uint16 (at most 65,536 vertices; render() throws SceneInput for more).
   bool index16 = true;
   /// Object-space axis-aligned bounding box, corners min and max (the GPU-culling strategies
-  /// cull with it).
+  /// cull with it). Both (0, 0, 0), the default, means "not set": MeshPool::add computes the
+  /// box of the positions; set bounds must contain every position (MeshBounds otherwise).
   ///@{
   glm::vec3 bounds_min{0.0f}, bounds_max{0.0f};  ///< object-space AABB
   ///@}

@@ -5,7 +5,8 @@
 ///
 /// One part with two flags (frustum, occlusion), not two strategies with a frustum test each
 /// (Bevy's PreprocessPipelineKey). Shader: shaders/gpu_cull.wgsl. A frame:
-///   culling.set_view(view_projection);          // before recording
+///   if (culling.prepare(view_projection)) ...    // before recording; true: buffers were
+///                                                // re-created, rebuild bind groups naming them
 ///   compute pass: culling.phase1(pass)           // counts reset, bins reset, cull, build
 ///   render pass:  draws.draw(...)                // phase 1's draws
 ///   occlusion on:

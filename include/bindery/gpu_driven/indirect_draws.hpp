@@ -22,12 +22,15 @@
 ///
 /// Needs the "indirect-first-instance" feature (each bin's window starts at its firstInstance).
 /// Limits read: maxStorageBufferBindingSize and maxBufferSize (through Device::create_buffer:
-/// BufferTooLarge), maxComputeWorkgroupsPerDimension. Throws StrategyUnavailable when the feature
-/// or a forced draw path is missing.
+/// BufferTooLarge), maxComputeWorkgroupsPerDimension. When the feature or a forced draw path's
+/// feature is missing, the constructor throws FeatureNotRequested if the adapter offers it (the
+/// device was created without asking: request bindery::best_features(), bindery/core/features.hpp),
+/// StrategyUnavailable if the adapter does not offer it either.
 #pragma once
 
 #include "bindery/core/counters.hpp"
 #include "bindery/core/device.hpp"
+#include "bindery/core/features.hpp"
 #include "bindery/core/gpu.hpp"
 
 #include <cstdint>
@@ -50,7 +53,8 @@ enum class DrawPath { multi_draw_indirect_count, multi_draw_indirect, bundle, lo
 std::string_view to_string(DrawPath path);
 /// The rung named `name` (to_string()'s spelling); nullopt for any other text.
 std::optional<DrawPath> parse_draw_path(std::string_view name);
-/// Why `device` cannot take `path` (one line), or nullopt.
+/// Why `device` cannot take `path` (one line: "the device was created without X (the adapter
+/// offers it ...)" or "... which the adapter does not offer either"), or nullopt.
 std::optional<std::string> draw_path_unavailable(const Device& device, DrawPath path);
 /// The best rung `device` takes: the first of the ladder for which draw_path_unavailable() is
 /// nullopt.

@@ -134,7 +134,8 @@ struct MaterialTableDesc {
   /// splits classes sooner (tests use it); larger than the limit is clamped to it.
   uint32_t max_array_layers = 0;
   /// How textures are bound. binding_array throws StrategyUnavailable (the one line of
-  /// material_backend_unavailable()) where the device cannot take it.
+  /// material_backend_unavailable()) where the device cannot take it, FeatureNotRequested where
+  /// the device lacks a feature its adapter offers (bindery/core/features.hpp).
   MaterialBackend backend = MaterialBackend::texture_arrays;
 };
 

@@ -130,9 +130,14 @@ class MeshPool {
   /// BufferTooLarge when the pool would have to grow past the bound (naming the limit).
   MeshId add(std::span<const std::byte> vertices, std::span<const uint32_t> indices,
              std::string_view name = {});
-  /// Adds a bindery::Mesh (bindery/data/scene_data.hpp): its vertices and indices, and its own
-  /// bounds_min / bounds_max as the box (the sphere: the box's center and half diagonal). Throws
-  /// InvalidArgument when vertex_stride is not sizeof(Vertex) (36), else as add() above.
+  /// Adds a bindery::Mesh (bindery/data/scene_data.hpp): its vertices and indices, and as the box
+  /// its own bounds_min / bounds_max (the sphere: the box's center and half diagonal) when they
+  /// are set, else the box of its positions. Bounds are "not set" when both corners are (0, 0, 0),
+  /// Mesh's default. Set bounds must contain every vertex position, each coordinate within
+  /// 1e-5 x (1 + the box's largest extent) of the box (a box that misses vertices makes culling
+  /// drop visible objects): MeshBounds naming the mesh, the first vertex outside and the box, also
+  /// for a corner min > max or a non-finite corner. Throws InvalidArgument when vertex_stride is
+  /// not sizeof(Vertex) (36), else as add() above.
   MeshId add(const Mesh& mesh);
   /// Removes a mesh: its ranges become free, its record's index_count 0, its id free. Throws
   /// InvalidArgument for an id that is not live (never added, or removed).

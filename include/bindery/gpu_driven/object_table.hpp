@@ -115,10 +115,14 @@ struct ObjectTableDesc {
   /// below; at 1M the scatter stays ahead on the CPU (and it uploads ~68 bytes per moved record
   /// instead of 64 per record of the table, which favours it on the GPU side too). Hence 0.4.
   float whole_copy_share = 0.4f;
+  /// How many flush() calls that upload may follow each other without an after_submit() (>= 1):
+  /// one per frame in flight is the protocol (flush, submit, after_submit), a few per submit are
+  /// allowed; the next one throws FrameProtocol naming the table and the count.
+  uint32_t max_flushes_without_after_submit = 8;
 };
 
-/// What one flush() uploaded.
-struct FlushStats {
+/// What one ObjectTable::flush() uploaded (bindery::FlushStats is BufferArena::flush()'s).
+struct ObjectFlushStats {
   uint32_t records_uploaded = 0;  ///< records copied from staging (changed ones, or all on a whole copy)
   uint64_t bytes = 0;             ///< record bytes copied: records_uploaded * kObjectRecordBytes
   uint64_t index_bytes = 0;       ///< scatter ids copied besides (16-byte header + 4 per record)
@@ -133,7 +137,8 @@ class ObjectTable {
  public:
   /// A table of desc.initial_capacity records on `device`, every record zero (flags 0). Builds the
   /// scatter pipeline and checks ObjectRecord against the reflected WGSL struct (StructMismatch).
-  /// Throws InvalidArgument when initial_capacity is 0 or whole_copy_share is negative or NaN,
+  /// Throws InvalidArgument when initial_capacity or max_flushes_without_after_submit is 0 or
+  /// whole_copy_share is negative or NaN,
   /// BufferTooLarge when the capacity exceeds maxStorageBufferBindingSize or maxBufferSize.
   ObjectTable(const Device& device, const ObjectTableDesc& desc = {});
   ~ObjectTable();
@@ -175,7 +180,10 @@ class ObjectTable {
   /// compute dispatch; or one whole copy when more than whole_copy_share of the capacity changed.
   /// When add() went past capacity(), first a buffer of twice the capacity (repeated until the ids
   /// fit, at most the limits) with the old records copied over, and generation() bumped.
-  FlushStats flush(WGPUCommandEncoder encoder);
+  /// Throws FrameProtocol when desc.max_flushes_without_after_submit flushes have uploaded since
+  /// the last after_submit() (each one holds its staging block until after_submit() hands it
+  /// back: a forgotten after_submit() grows staging memory every frame).
+  ObjectFlushStats flush(WGPUCommandEncoder encoder);
   /// Call after the queue submit that carries flush()'s commands: starts the staging blocks' maps
   /// (they return to the ring when the GPU is done) and drops buffers replaced by growth.
   void after_submit();
@@ -188,7 +196,9 @@ class ObjectTable {
 
   /// WGSL declaration of struct ObjectRecord, the flag constants (kObjectLive,
   /// kObjectPipelineShift, kObjectPipelineMask) and helpers object_is_live(), object_pipeline(),
-  /// object_world(), for shaders to include (shaders/object_record.wgsl).
+  /// object_world() (the 4x4 world matrix), object_transform() (an object-space point to world
+  /// space, without building the matrix) and object_max_scale() (the largest column norm: how
+  /// much a radius grows), for shaders to include (shaders/object_record.wgsl).
   static std::string_view wgsl();
 
   struct State;  ///< opaque implementation state

@@ -30,6 +30,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace bindery {
 
@@ -152,6 +154,45 @@ class TextureReadback {
   bool bgra_ = false;
   gpu::Buffer buffer_;
 };
+
+/// A buffer-to-buffer copy read back in two steps, like TextureReadback: e.g. the culling counts
+/// (gpu_driven::Culling::copy_stats into buffer(), then Culling::read_stats(read().data(), n)).
+/// @code
+///   BufferReadback readback(device, 16);
+///   readback.record_copy(encoder, source, 0);  // or a part's own copy into readback.buffer()
+///   submit ...
+///   std::vector<std::byte> bytes = readback.read();  // maps (polling the device), copies, unmaps
+/// @endcode
+/// Move-only.
+class BufferReadback {
+ public:
+  /// A MAP_READ | COPY_DST buffer of `size` bytes. Throws InvalidArgument when `size` is 0 or not
+  /// a multiple of 4 (WebGPU §5.1.2 / copyBufferToBuffer sizes), BufferTooLarge beyond
+  /// maxBufferSize.
+  BufferReadback(const Device& device, uint64_t size, std::string_view label = "buffer readback");
+
+  /// Records copyBufferToBuffer(source, offset -> buffer(), 0, size()). Throws InvalidArgument
+  /// when `encoder` or `source` is null, `source` lacks COPY_SRC usage, `offset` is not a multiple
+  /// of 4, or offset + size() exceeds the source's size (WebGPU §13.3.1 copyBufferToBuffer).
+  void record_copy(WGPUCommandEncoder encoder, WGPUBuffer source, uint64_t offset = 0) const;
+  /// Maps the buffer once the submitted copy is done (polls the device), returns its size() bytes
+  /// and unmaps. Throws WebGPUValidation when the map fails, or a device error recorded meanwhile.
+  std::vector<std::byte> read() const;
+
+  /// The destination buffer (lent), for copies a part records itself.
+  WGPUBuffer buffer() const { return buffer_.get(); }
+  uint64_t size() const { return size_; }  ///< bytes
+
+ private:
+  const Device* device_;
+  uint64_t size_ = 0;
+  gpu::Buffer buffer_;
+};
+
+/// Copies bytes [offset, offset + size) of `buffer` (COPY_SRC) to the CPU: one encoder of its own,
+/// checked finish, submit, wait. Throws like BufferReadback.
+std::vector<std::byte> read_back_buffer(const Device& device, WGPUBuffer buffer, uint64_t offset,
+                                        uint64_t size);
 
 /// Copies `texture` (see TextureReadback for the formats it takes) into an Image: records the
 /// copy in an encoder of its own, submits it, waits and unpads. Throws like TextureReadback.

@@ -42,6 +42,11 @@ void adapter_options(const BackendTry& attempt, WGPURequestAdapterOptions& optio
   options.backendType = attempt.backend;
 }
 
+std::vector<FeatureNeed> native_feature_needs() {
+  return {{WGPUFeatureName_ImplicitDeviceSynchronization, "implicit-device-synchronization",
+           "command encoders recorded on several threads (render()'s encode_threads > 1)", false}};
+}
+
 void optional_features(WGPUAdapter adapter, std::vector<WGPUFeatureName>& features) {
   // Immediates are core webgpu.h in Dawn (no feature: maxImmediateSize, required with the other
   // limits, and the WGSL language feature immediate_address_space). Multi-draw-indirect

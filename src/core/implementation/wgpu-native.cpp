@@ -41,6 +41,21 @@ void adapter_options(const BackendTry&, WGPURequestAdapterOptions&) {
   // The instance already holds only the one backend (WGPUInstanceExtras.backends).
 }
 
+std::vector<FeatureNeed> native_feature_needs() {
+  const auto native = [](WGPUNativeFeature f) { return static_cast<WGPUFeatureName>(f); };
+  return {
+      {native(WGPUNativeFeature_MultiDrawIndirectCount), "wgpu-native MultiDrawIndirectCount",
+       "gpu_driven::DrawPath::multi_draw_indirect_count (the best draw path)", false},
+      {native(WGPUNativeFeature_Immediates), "wgpu-native Immediates",
+       "create_pipeline_layout with immediate data (WGSL var<immediate>)", false},
+      {native(WGPUNativeFeature_TextureBindingArray), "wgpu-native TextureBindingArray",
+       "gpu_driven::MaterialBackend::binding_array", false},
+      {native(WGPUNativeFeature_SampledTextureAndStorageBufferArrayNonUniformIndexing),
+       "wgpu-native SampledTextureAndStorageBufferArrayNonUniformIndexing",
+       "gpu_driven::MaterialBackend::binding_array", false},
+  };
+}
+
 void optional_features(WGPUAdapter adapter, std::vector<WGPUFeatureName>& features) {
   // multiDrawIndexedIndirectCount (wgpu.h): one call for every batch's indirect draw, the count
   // read from a buffer (gpu-driven strategy).

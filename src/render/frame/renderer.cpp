@@ -631,6 +631,7 @@ RenderReport RenderRun::finish(Clock::time_point loop_start) {
 }  // namespace
 
 RenderReport render(const Device& device, const Scene& scene, const RenderOptions& options) {
+  const CallScope scope(device);
   validate_options(device, scene, options);
   RenderRun run(device, scene, options);
   const uint32_t k = run.frames_in_flight();

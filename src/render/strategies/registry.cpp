@@ -33,12 +33,15 @@ std::span<const StrategyRow> strategy_rows() {
 
 const StrategyRow& find_strategy_row(std::string_view name) {
   std::string names;
+  std::vector<std::string> all;
   for (const StrategyRow& row : strategy_rows()) {
     if (row.info.name == name) return row;
     names += fmt::format("{}{}", names.empty() ? "" : ", ", row.info.name);
+    all.emplace_back(row.info.name);
   }
   throw Error(ErrorKind::InvalidArgument,
-              fmt::format("unknown strategy '{}' (valid: {})", escape_for_message(name), names));
+              fmt::format("unknown strategy '{}'{} (valid: {})", escape_for_message(name),
+                          did_you_mean(name, all), names));
 }
 
 }  // namespace bindery::strategies
