@@ -144,7 +144,7 @@ int main(int argc, char** argv) try {
   pd.depthStencil = &depth;
   auto pipeline = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &pd));
   gpu::Buffer stats = device.create_buffer("cluster stats", ClusterCulling::kStatsBytes,
-                                           WGPUBufferUsage_CopyDst | WGPUBufferUsage_MapRead);
+                                           WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc);
 
   // 5. One frame: flush, prepare, the compute stages, one draw.
   auto encoder = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
@@ -174,9 +174,8 @@ int main(int argc, char** argv) try {
   device.submit({&raw, 1});
   objects.after_submit();
   write_png(png, read_back(device, target));
-  map_and_wait(device, stats.get(), WGPUMapMode_Read, 0, ClusterCulling::kStatsBytes);
-  const ClusterStats s = ClusterCulling::read_stats(static_cast<const std::byte*>(
-      wgpuBufferGetConstMappedRange(stats.get(), 0, ClusterCulling::kStatsBytes)));
+  const ClusterStats s = ClusterCulling::read_stats(
+      read_back_buffer(device, stats.get(), 0, ClusterCulling::kStatsBytes).data());
   fmt::print("objects 400, levels {}, clusters {}, drawn {}, triangles {} of {} at full detail, "
              "draw calls {}; wrote {}\n",
              hierarchy.levels.size(), hierarchy.clusters.size(), s.visible, s.triangles_submitted,

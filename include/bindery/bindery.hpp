@@ -39,6 +39,8 @@
 #include "bindery/headless/gpu_timer.hpp"
 #include "bindery/headless/image.hpp"
 #include "bindery/headless/offscreen.hpp"
+#include "bindery/gpu_driven/cluster_culling.hpp"
+#include "bindery/gpu_driven/cluster_hierarchy.hpp"
 #include "bindery/gpu_driven/culling.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
