@@ -253,7 +253,7 @@ void ClusterCulling::create_buffers() {
   chunks_ = device_.create_buffer(desc_.label + ": chunks", max_chunks_ * 16,
                                   WGPUBufferUsage_Storage);
   slots_ = device_.create_buffer(desc_.label + ": visible clusters", max_slots_ * 16,
-                                 WGPUBufferUsage_Storage);
+                                 WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
   indices_ = device_.create_buffer(desc_.label + ": indices", max_triangles_ * 12,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_Index);
 }

@@ -163,6 +163,11 @@ class ClusterCulling {
   /// @builtin(vertex_index) into the object's id (ObjectTable) and the vertex's index in the pool
   /// (its first word at vertex * vertex_stride / 4).
   static std::string wgsl(uint32_t group);
+  /// The phase's visible clusters (STORAGE | COPY_SRC): a vec4u each, (object id, cluster index,
+  /// first output triangle, 0), the cluster index counting every mesh's clusters in the order
+  /// ClusterGeometry::add() took them; the first ClusterStats::visible of the last phase are
+  /// valid (replaced when the object table grows).
+  WGPUBuffer visible_clusters_buffer() const { return slots_.get(); }
   /// Triangles the output holds per phase.
   uint64_t max_triangles() const { return max_triangles_; }
 
