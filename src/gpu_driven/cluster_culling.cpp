@@ -20,7 +20,6 @@
 namespace bindery::gpu_driven {
 namespace {
 
-constexpr uint32_t kGroup = 64;                // chunk size and workgroup size
 constexpr uint64_t kCountsBytes = 32;          // ClusterCounts
 constexpr uint64_t kTotalsOffset = 16;         // tested, visible, submitted, dropped
 constexpr uint64_t kIndirectBytes = 68;        // ClusterIndirect
