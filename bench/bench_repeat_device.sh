@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Device-machine run for issue 31 (docs/BENCHMARKS.md, "How the tables are taken"): `bindery
-# bench` twice in one call, each run 3 interleaved searches per strategy (the CLI's --repeat
-# default), then, per strategy, whether each run's median max objects lies within the other run's
+# bench` twice in one call, each run REPEAT interleaved searches per strategy (default 5: the
+# CLI's default of 3 left 4 of 12 strategies outside the other run's range in one call), then, per strategy, whether each run's median max objects lies within the other run's
 # printed range (the issue's "done when"). On the carried binary (bench/device_env.sh says what
 # to carry: `bash bench/make_carry.sh`, then carry [".gl", ".benchcarry"]).
 # Results in $OUTDIR: bench_repeat_{1,2}.txt (table + JSON line), .log (progress), .json (the JSON
 # line alone), bench_repeat_compare.txt (the comparison, also printed).
-# Usage: OUT=$OUT bash bench/bench_repeat_device.sh [STRATEGIES] [SIZE]
+# Usage: OUT=$OUT bash bench/bench_repeat_device.sh [STRATEGIES] [SIZE] [REPEAT]
 #   (default all and 640x480; if two runs of all do not fit one call, run two halves, e.g.
 #   naive,split-uniforms,buffer-offsets,buffer-offsets-mapped,dynamic-offsets,mapped-staging
 #   and render-bundles,storage-instancing,gpu-culling,gpu-driven,bundles-gpu,immediates)
 source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 STRATEGIES=${1:-all}
 SIZE=${2:-640x480}
+REPEAT=${3:-5}
 # --raw-floor (the ratio's median and range) where dynamic-offsets is measured.
 RAW_FLOOR=$([[ "$STRATEGIES" == all || ",$STRATEGIES," == *,dynamic-offsets,* ]] && echo --raw-floor)
 for i in 1 2; do
-  echo "== run $i: bindery bench --strategies $STRATEGIES --size $SIZE --start 1000 --max 2000000 $RAW_FLOOR"
+  echo "== run $i: bindery bench --strategies $STRATEGIES --size $SIZE --start 1000 --max 2000000 --repeat $REPEAT $RAW_FLOOR"
   start=$(date +%s)
-  timeout 285 "$B" bench --strategies "$STRATEGIES" --size "$SIZE" --start 1000 --max 2000000 \
-    $RAW_FLOOR --backend vulkan >"$OUTDIR/bench_repeat_$i.txt" 2>"$OUTDIR/bench_repeat_$i.log"
+  timeout 292 "$B" bench --strategies "$STRATEGIES" --size "$SIZE" --start 1000 --max 2000000 \
+    --repeat "$REPEAT" $RAW_FLOOR --backend vulkan >"$OUTDIR/bench_repeat_$i.txt" 2>"$OUTDIR/bench_repeat_$i.log"
   echo "rc=$? in $(($(date +%s) - start)) s"
   grep -v '^{' "$OUTDIR/bench_repeat_$i.txt"
   grep '^{' "$OUTDIR/bench_repeat_$i.txt" >"$OUTDIR/bench_repeat_$i.json"
