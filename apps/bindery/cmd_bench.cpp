@@ -203,13 +203,13 @@ void print_strategy_row(const BenchCli& o, const std::string& name,
   if (!best) {
     // Even the first count was over budget: say so with what it measured.
     const BudgetProbe& first = r.probes.front();
-    fmt::print(
+    out(
         "{:<20}{:>12}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
         "at --start {}: lower it)\n",
         name, fmt::format("< {}", first.objects), first.frame_ms, "-", first.cpu_ms,
         first.math_ms, first.gpu_ms, "-", "-", floor_columns, first.objects);
   } else {
-    fmt::print("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}\n",
+    out("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}\n",
                name, r.max_objects, best->frame_ms, m.serial ? m.serial->frame_ms : best->frame_ms,
                best->cpu_ms, best->math_ms, best->gpu_ms, ns_per_object,
                best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
@@ -270,7 +270,7 @@ int run_bench(const BenchCli& o) {
              device.adapter().implementation);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  fmt::print("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
+  out("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
              "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
              o.raw_floor ? fmt::format("{:>12}{:>10}{:>7}", "bindery ns", "raw ns", "ratio") : "");
   const Scene probe_scene = scene_for ? scene_for(1) : make_cube_scene({.objects = 1});
@@ -280,12 +280,12 @@ int run_bench(const BenchCli& o) {
       const std::string why = fmt::format(
           "--encode-threads {} does not apply (draws not encoded on the CPU each frame)",
           ro.encode_threads);
-      fmt::print("{:<20}  skipped: {}\n", name, why);
+      out("{:<20}  skipped: {}\n", name, why);
       results.push_back({{"strategy", name}, {"skipped", why}});
       continue;
     }
     if (std::optional<std::string> why = strategy_unavailable(device, probe_scene, name)) {
-      fmt::print("{:<20}  unavailable: {}\n", name, *why);
+      out("{:<20}  unavailable: {}\n", name, *why);
       results.push_back({{"strategy", name}, {"unavailable", *why}});
       continue;
     }
@@ -309,7 +309,7 @@ int run_bench(const BenchCli& o) {
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
   j["results"] = results;
-  fmt::print("{}\n", j.dump());
+  out("{}\n", j.dump());
   return 0;
 }
 

@@ -946,9 +946,9 @@ class ViewSession {
                  present_ms_.median(), cpu_.median(), latency_.median(), o_.frames_in_flight,
                  offered_);
     if (!o_.png.empty() && last_image_)
-      fmt::print("wrote {} ({})\n", escape_for_message(o_.png),
-                 copy_surface_ ? "the presented surface texture"
-                               : "the offscreen frame blitted into the surface");
+      write_stdout(fmt::format("wrote {} ({})\n", escape_for_message(o_.png),
+                               copy_surface_ ? "the presented surface texture"
+                                             : "the offscreen frame blitted into the surface"));
   }
 
   const ViewOptions& o_;
