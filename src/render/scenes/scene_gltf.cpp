@@ -165,6 +165,18 @@ bool load_image(tinygltf::Image* image, const int index, std::string* err, std::
   const std::vector<bool>& used = state->facts->image_used;
   if (index < 0 || size_t(index) >= used.size() || !used[size_t(index)]) return true;
   try {
+    // glTF 2.0 "Images": the declared media type (mimeType, or a data: URI's) is the bytes' type.
+    const std::span<const uint8_t> data(bytes, size_t(std::max(size, 0)));
+    const std::string& declared = state->facts->image_media_type.size() > size_t(index)
+                                      ? state->facts->image_media_type[size_t(index)]
+                                      : std::string();
+    const std::string_view format = gltf::image_format_name(data);
+    if ((declared == "image/png" && format == "JPEG") ||
+        (declared == "image/jpeg" && format == "PNG"))
+      throw Error(ErrorKind::ModelLoad,
+                  fmt::format("image {} is declared {} but its bytes are a {} file (by their "
+                              "signature); glTF 2.0 images must be of their declared media type",
+                              index, declared, format));
     gltf::DecodedImage d = gltf::decode_gltf_image(
         std::span(bytes, size_t(std::max(size, 0))), fmt::format("image {}", index),
         state->image_budget_bytes, state->image_bytes_used);
@@ -353,11 +365,19 @@ AccessorData read_accessor(const tinygltf::Model& model, int index, const std::s
     const uint8_t* values =
         view_bytes(model, path, what + " sparse.values", s.values.bufferView,
                    uint64_t(s.values.byteOffset), uint64_t(s.count), element, element);
+    double previous = -1.0;
     for (int k = 0; k < s.count; ++k) {
       const double target = decode_component(indices + size_t(k) * index_bytes, index_type, false);
       if (target >= double(d.count))
         fail(path, fmt::format("{}: sparse index {} = {} is out of range (count {})", what, k,
                                uint64_t(target), d.count));
+      // glTF 2.0 accessor.sparse.indices: "strictly increasing" (no repeats, in order).
+      if (target <= previous)
+        fail(path, fmt::format("{}: sparse index {} = {} is not greater than index {} = {}; "
+                               "sparse indices must strictly increase (glTF 2.0 "
+                               "accessor.sparse.indices)",
+                               what, k, uint64_t(target), k - 1, uint64_t(previous)));
+      previous = target;
       const size_t i = static_cast<size_t>(target);
       for (size_t c = 0; c < d.components; ++c)
         d.values[i * d.components + c] = decode_component(values + size_t(k) * element + c * bytes,
@@ -947,6 +967,18 @@ std::vector<uint32_t> GltfLoader::vertex_sequence(const tinygltf::Primitive& p,
   return sequence;
 }
 
+// Whether some triangle of `mesh` has a non-zero area in object space: the cross product of two
+// edges, in double from the float positions, is not the zero vector.
+bool has_area(const Mesh& mesh) {
+  for (size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+    const glm::dvec3 a(mesh.vertices[mesh.indices[t]].position),
+        b(mesh.vertices[mesh.indices[t + 1]].position),
+        c(mesh.vertices[mesh.indices[t + 2]].position);
+    if (glm::cross(b - a, c - a) != glm::dvec3(0.0)) return true;
+  }
+  return false;
+}
+
 // One Mesh per (glTF mesh, primitive, mirrored) drawn, built once; kSkipped for primitives
 // bindery does not draw (points, lines, nothing whole to draw), with a warning.
 uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
@@ -984,6 +1016,12 @@ uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
   if (mesh.indices.empty()) {  // nothing to draw: skipped (a draw of 0 indices binds 0 bytes)
     warn_once(
         fmt::format("{}: {} vertices make no whole triangle; skipped", what, sequence.size()));
+    return mesh_of_primitive_[key] = kSkipped;
+  }
+  if (!has_area(mesh)) {  // draws no pixel: skipped like a primitive without a whole triangle
+    warn_once(fmt::format("{}: none of its {} triangles has a non-zero area (corners equal or "
+                          "on one line); skipped",
+                          what, mesh.indices.size() / 3));
     return mesh_of_primitive_[key] = kSkipped;
   }
   if (p.attributes.count("NORMAL") == 0)
