@@ -49,6 +49,20 @@ std::string diagnostics(const std::string& file, const Reflection& r) {
   return out;
 }
 
+/// `text` with every line escaped as errors are (escape_controls: control bytes, malformed
+/// UTF-8, bidirectional and other invisible format characters), its line breaks kept.
+std::string escape_lines(std::string_view text) {
+  std::string result;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    result += escape_controls(text.substr(start, end - start));
+    if (end < text.size()) result += '\n';
+    start = end + 1;
+  }
+  return result;
+}
+
 /// The implementation's diagnostic: its first line after `label`, the rest indented below.
 void print_diagnostic(std::string_view label, const std::string& text) {
   size_t start = 0;
@@ -141,7 +155,7 @@ int run_layout(const LayoutOptions& o) {
   } else {
     Reflection tables = r;
     tables.errors.clear();
-    out("{}{}", layout_table(tables), diagnostics(o.file, r));
+    out("{}{}", escape_lines(layout_table(tables)), diagnostics(o.file, r));
     if (!r.ok())
       std::fprintf(stderr, "bindery: %s: %zu error(s)\n", escape_for_message(o.file).c_str(),
                    r.errors.size());
