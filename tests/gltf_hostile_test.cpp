@@ -1174,5 +1174,27 @@ TEST(GltfHostile, AccessorCountZeroIsBinderysRefusal) {
   EXPECT_EQ(std::string(e.what()).find("glTF library"), std::string::npos) << e.what();
 }
 
+TEST(GltfHostile, MessagesSayWhatHappened) {
+  Tree t;
+  // `../sub/x.bin` from ROOT/models/sub comes back into the folder: refused (every '..' that
+  // leaves the folder is), with the true reason, not "resolves outside".
+  write_file(t.model_dir() / "x.bin", triangle_bytes());
+  const Error e = load_error(t.model("back.gltf", triangle("../sub/x.bin")));
+  EXPECT_EQ(e.kind(), ErrorKind::ModelLoad) << e.what();
+  EXPECT_NE(std::string(e.what()).find("steps above the model's folder"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(std::string(e.what()).find("resolves outside"), std::string::npos) << e.what();
+  // A texture is named after the file's image (texture 0 is bindery's white default).
+  const std::string png = make_png(1, 1, 8, 6, [](uint32_t) {
+    return std::vector<uint8_t>{1, 2, 3, 4};
+  });
+  const Scene s = load_gltf_scene(t.model("named.gltf", textured(data_uri("image/png", png))), 1);
+  ASSERT_EQ(s.textures.size(), 2u);
+  EXPECT_EQ(s.textures[1].name, "glTF image 0");
+  write_file(t.model_dir() / "tex.png", png);
+  const Scene f = load_gltf_scene(t.model("file.gltf", textured("tex.png")), 1);
+  EXPECT_EQ(f.textures.at(1).name, "glTF image 0 'tex.png'");
+}
+
 }  // namespace
 }  // namespace bindery

@@ -728,7 +728,12 @@ std::pair<uint32_t, uint32_t> GltfLoader::texture_for(int gltf_texture) {
       img.image.size() != bytes)
     fail(path_, fmt::format("image {} ('{}') could not be read or decoded", source,
                             gltf::quote_input(img.uri.empty() ? img.name : img.uri)));
-  scene_.textures.push_back(make_texture_with_mips(img.name.empty() ? img.uri : img.name,
+  // Named after the file's image, so that a later refusal (a side past the device's
+  // maxTextureDimension2D) says which image of the model it is.
+  const std::string label = img.name.empty() ? (is_data_uri(img.uri) ? "" : img.uri) : img.name;
+  scene_.textures.push_back(make_texture_with_mips(
+      label.empty() ? fmt::format("glTF image {}", source)
+                    : fmt::format("glTF image {} '{}'", source, gltf::quote_input(label)),
                                                    uint32_t(img.width), uint32_t(img.height),
                                                    std::move(img.image)));
   const uint32_t t = static_cast<uint32_t>(scene_.textures.size() - 1);
