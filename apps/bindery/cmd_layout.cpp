@@ -7,7 +7,8 @@
 //
 // `--verify` (issue 11) checks the reflection against the WebGPU implementation on the current
 // adapter: the module's compile verdict, then per struct its uniform / storage verdicts and a GPU
-// round trip of every scalar leaf (layout_verify.hpp). One line per struct. Exit codes, the same
+// round trip of every scalar leaf (a nested struct with its own round trip by one leaf;
+// layout_verify.hpp). One line per struct. Exit codes, the same
 // contract as without --verify: 0 only when the module has no error and every verdict agrees and
 // no leaf differs; 1 on a layout/type error, a mismatch or a disagreement; 2 when the file cannot
 // be read or parsed or no device can be created. The last line says which. A module nested

@@ -14,7 +14,9 @@
 ///      the input through StructView at bindery's offsets with distinct bit patterns; then the
 ///      shader writes other distinct patterns into every leaf of the storage copy and the host
 ///      reads them back through StructView. A runtime-sized array gets `runtime_array_elements`
-///      elements and its arrayLength() is compared with bindery's offset and stride.
+///      elements and its arrayLength() is compared with bindery's offset and stride. A nested
+///      struct that has a round trip of its own in the same run is checked inside the others by
+///      its shallowest leaf (see verify_structs()).
 /// The structs are declared in the generated module by the source's own text (directives,
 /// aliases, consts and structs copied verbatim; functions and variables left out), so the
 /// implementation lays out exactly what the user wrote. Many structs share one module and one
