@@ -322,6 +322,27 @@ TEST_F(LayoutVerify, StructChainWorkIsLinearInTheStructs) {
   }
 }
 
+TEST_F(LayoutVerify, VerdictsOfStructsPredictedValidShareOneModule) {
+  // 300 independent structs valid in uniform and storage: one module confirms all uniform
+  // verdicts, one all storage verdicts; the round trips take ceil(300 / k) modules, k the structs
+  // one module can bind (maxStorageBuffersPerShaderStage - 1 for the words array, and as many
+  // uniform buffers); plus the whole module and the declarations alone. One module per verdict
+  // would be 600 more.
+  std::string src;
+  for (int i = 0; i < 300; ++i) src += "struct T" + std::to_string(i) + " { a: f32, b: vec4f }\n";
+  const Limits& lim = device().limits();
+  const uint64_t per_module =
+      std::min<uint64_t>(lim.maxStorageBuffersPerShaderStage - 1, lim.maxUniformBuffersPerShaderStage);
+  ASSERT_GT(per_module, 0u);
+  const ModuleVerification v = verify_module(device(), src);
+  EXPECT_TRUE(v.ok());
+  EXPECT_LE(v.work.compiles, 2u + 2u + (300u + per_module - 1) / per_module);
+  for (const StructVerification& s : v.structs) {
+    EXPECT_TRUE(s.verdicts_checked);
+    EXPECT_TRUE(s.gpu_uniform_valid && s.gpu_storage_valid) << describe(s);
+  }
+}
+
 TEST_F(LayoutVerify, CapsRefuseInOneLine) {
   // One struct of 1,400 f32 members bound in storage and valid in uniform: 1,400 x 3 = 4,200
   // statements, above kMaxVerifyStatements (4,096); 1,300 members (3,900) are within.

@@ -842,6 +842,18 @@ class Verifier {
     return compile_verdict(d_, wgsl);
   }
 
+  /// Whether the implementation accepts one module declaring a variable in `space` of every
+  /// struct in `list` (one binding each).
+  bool all_valid_in(const std::vector<const StructLayout*>& list, std::string_view space) {
+    std::string wgsl = decls_ + "\n";
+    for (size_t i = 0; i < list.size(); ++i)
+      wgsl += fmt::format("@group(0) @binding({}) var<{}> {}v{}: {};\n", i, space, prefix_, i,
+                          list[i]->name);
+    ++work_.compiles;
+    work_.wgsl_bytes += wgsl.size();
+    return compile_verdict(d_, wgsl).valid;
+  }
+
   /// Straight-line statements the round trip of `it` generates (see kMaxVerifyStatements).
   uint64_t statements(const Item& it) const {
     ShaderWriter w{prefix_ + "words", prefix_, leaves(), {}};
@@ -1303,12 +1315,14 @@ const StructLayout& describe_struct(const StructLayout& s, const VerifyOptions& 
 }
 
 // The implementation's verdicts on `s` in uniform and storage (or bindery's expectation when
-// options.check_verdicts is off).
+// options.check_verdicts is off); a space already confirmed valid is not compiled again.
 void check_verdicts(Verifier& v, const StructLayout& s, const VerifyOptions& options,
-                    StructVerification& r) {
+                    StructVerification& r, bool uniform_confirmed, bool storage_confirmed) {
   if (options.check_verdicts) {
-    CompileVerdict u = v.verdict_in(s, "uniform");
-    CompileVerdict st = v.verdict_in(s, "storage, read_write");
+    // Confirmed valid by the module that bound every struct predicted valid (verify_structs).
+    CompileVerdict u = uniform_confirmed ? CompileVerdict{true, {}, {}} : v.verdict_in(s, "uniform");
+    CompileVerdict st = storage_confirmed ? CompileVerdict{true, {}, {}}
+                                          : v.verdict_in(s, "storage, read_write");
     r.verdicts_checked = true;
     r.gpu_uniform_valid = u.valid;
     r.gpu_uniform_message = u.message;
@@ -1420,17 +1434,33 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
   std::vector<Item> todo;
   DeviationModels dm;  // kept alive for the batches
   std::vector<const StructLayout*> used_layouts(structs.size());
+  for (size_t i = 0; i < structs.size(); ++i)
+    used_layouts[i] = &describe_struct(*structs[i], options, results[i], dm);
+  // The structs bindery predicts valid in a space are confirmed by one module binding them all
+  // (a module is valid when each of its variables is); only the others, and all of them when that
+  // module fails, get a module each.
+  std::vector<bool> uniform_ok(structs.size(), false), storage_ok(structs.size(), false);
+  if (skip_all.empty() && options.check_verdicts) {
+    auto confirm = [&](const char* space, bool StructVerification::*expected,
+                       std::vector<bool>& ok) {
+      std::vector<const StructLayout*> predicted;
+      for (size_t i = 0; i < structs.size(); ++i)
+        if (results[i].*expected) predicted.push_back(structs[i]);
+      if (!predicted.empty() && v.all_valid_in(predicted, space))
+        for (size_t i = 0; i < structs.size(); ++i) ok[i] = results[i].*expected;
+    };
+    confirm("uniform", &StructVerification::expected_uniform_valid, uniform_ok);
+    confirm("storage, read_write", &StructVerification::expected_storage_valid, storage_ok);
+  }
   for (size_t i = 0; i < structs.size(); ++i) {
     const StructLayout& s = *structs[i];
     StructVerification& r = results[i];
-    const StructLayout& used = describe_struct(s, options, r, dm);
-    used_layouts[i] = &used;
     if (!skip_all.empty()) {
       r.skipped = skip_all;
       continue;
     }
-    check_verdicts(v, s, options, r);
-    if (std::optional<Item> it = plan_round_trip(used, options, device.limits(), r))
+    check_verdicts(v, s, options, r, uniform_ok[i], storage_ok[i]);
+    if (std::optional<Item> it = plan_round_trip(*used_layouts[i], options, device.limits(), r))
       todo.push_back(*it);
   }
   // Every struct with a round trip of its own is checked inside the others by one leaf.

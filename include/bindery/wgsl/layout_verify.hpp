@@ -138,9 +138,10 @@ struct VerifyOptions {
   ReflectOptions reflect;
 };
 
-/// Most structs one verify_structs() call checks (`layout --verify`'s cap): each struct's two
-/// verdicts compile the module's declarations once each, so the verdicts grow with structs x
-/// declarations; beyond the cap the call throws InvalidArgument in one line.
+/// Most structs one verify_structs() call checks (`layout --verify`'s cap): the structs bindery
+/// predicts valid in an address space share one verdict module, but each of the others compiles
+/// the module's declarations once, so the verdicts can grow with structs x declarations; beyond
+/// the cap the call throws InvalidArgument in one line.
 inline constexpr size_t kMaxVerifyStructs = 1024;
 
 /// Most straight-line shader statements one struct's round trip may need (a statement per scalar,
@@ -166,7 +167,8 @@ struct VerifyWork {
 /// kMaxVerifyStructs or kMaxVerifyStatements. The work is linear in the source's members for the
 /// round trips (a struct nested in another one that has its own round trip is checked there by
 /// its shallowest leaf: a struct type's layout does not depend on where it is used, WGSL §14.4)
-/// and structs x declarations for the verdicts. `work`, when given, accumulates what was done.
+/// and, for the verdicts, one module per address space for the structs predicted valid plus one
+/// per other struct. `work`, when given, accumulates what was done.
 std::vector<StructVerification> verify_structs(const Device& device, std::string_view source,
                                                const Reflection& reflection,
                                                std::span<const StructLayout* const> structs,
