@@ -23,8 +23,8 @@ WGPUSurface create_window_surface(WGPUInstance instance, GLFWwindow* window);
 /// calls that replace the protocol handler (GLFW 3.3 resets it after window creation).
 void install_x11_error_handlers();
 
-/// Whether `width` x `height` is a size an X11 window can have: X11 sizes are CARD16 and the
-/// server takes coordinates as INT16, so each side must be 1..32767 (kMaxX11WindowSide).
+/// The largest side of an X11 window: X11 sizes are CARD16 and the server takes coordinates as
+/// INT16, so each side must be 1..32767 (a larger one wraps: 65600 became 64).
 inline constexpr uint32_t kMaxX11WindowSide = 32767;
 
 }  // namespace bindery::view
