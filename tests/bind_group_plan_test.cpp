@@ -477,8 +477,10 @@ TEST(BindGroupPlan, MalformedSceneJsonIsPlanInput) {
 // silently), at any depth; the same key in different objects is fine.
 TEST(BindGroupPlan, RepeatedKeysAreRefused) {
   const char* binding = R"([{"name": "a", "kind": "uniform", "size": 4, "frequency": "frame"}])";
-  const std::string two_stats = std::string(R"({"stats": {"objects": 1, "materials": 1, "passes": 1},
-      "stats": {"objects": 9, "materials": 1, "passes": 1}, "bindings": )") + binding + "}";
+  const std::string two_stats =
+      std::string(R"({"stats": {"objects": 1, "materials": 1, "passes": 1},
+      "stats": {"objects": 9, "materials": 1, "passes": 1}, "bindings": )") +
+      binding + "}";
   try {
     parse_plan_input(two_stats);
     ADD_FAILURE() << "two stats accepted";
@@ -488,7 +490,8 @@ TEST(BindGroupPlan, RepeatedKeysAreRefused) {
         << e.what();
   }
   const std::string nested = R"({"stats": {"objects": 1, "objects": 2, "materials": 1,
-      "passes": 1}, "bindings": )" + std::string(binding) + "}";
+      "passes": 1}, "bindings": )" +
+                             std::string(binding) + "}";
   expect_kind(ErrorKind::PlanInput, [&] { parse_plan_input(nested); });
   // "name" in each binding, "objects" in stats only once: accepted.
   EXPECT_NO_THROW(parse_plan_input(std::string(R"({"stats": {"objects": 1, "materials": 1,

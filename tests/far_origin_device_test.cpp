@@ -71,9 +71,10 @@ struct Placement {
 // A glTF cube (24 vertices, 36 uint16 indices, normals, one material) placed as `p`, written to
 // a temporary file; returns its path.
 std::string write_cube(const std::string& name, const Placement& p) {
-  const int faces[6][3][3] = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},  {{-1, 0, 0}, {0, 0, 1}, {0, 1, 0}},
-                              {{0, 1, 0}, {0, 0, 1}, {1, 0, 0}},  {{0, -1, 0}, {1, 0, 0}, {0, 0, 1}},
-                              {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}},  {{0, 0, -1}, {0, 1, 0}, {1, 0, 0}}};
+  const int faces[6][3][3] = {
+      {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, {{-1, 0, 0}, {0, 0, 1}, {0, 1, 0}},
+      {{0, 1, 0}, {0, 0, 1}, {1, 0, 0}}, {{0, -1, 0}, {1, 0, 0}, {0, 0, 1}},
+      {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}}, {{0, 0, -1}, {0, 1, 0}, {1, 0, 0}}};
   std::vector<uint8_t> pos, nor, idx;
   glm::dvec3 lo(1e300), hi(-1e300);
   uint16_t base = 0;
@@ -82,8 +83,8 @@ std::string write_cube(const std::string& name, const Placement& p) {
         v(f[2][0], f[2][1], f[2][2]);
     const int su[4] = {-1, 1, 1, -1}, sv[4] = {-1, -1, 1, 1};
     for (int k = 0; k < 4; ++k) {
-      const glm::dvec3 q = (n + double(su[k]) * u + double(sv[k]) * v) * double(p.half) +
-                           p.vertex_offset;
+      const glm::dvec3 q =
+          (n + double(su[k]) * u + double(sv[k]) * v) * double(p.half) + p.vertex_offset;
       const glm::vec3 qf(q);
       EXPECT_EQ(glm::dvec3(qf), q) << "the test's corners must be exact in float32";
       lo = glm::min(lo, glm::dvec3(qf));
@@ -102,8 +103,8 @@ std::string write_cube(const std::string& name, const Placement& p) {
   data.insert(data.end(), idx.begin(), idx.end());
   json nodes = json::array();
   json child_ids = json::array();
-  nodes.push_back({{"translation",
-                    {p.parent_translation.x, p.parent_translation.y, p.parent_translation.z}}});
+  nodes.push_back(
+      {{"translation", {p.parent_translation.x, p.parent_translation.y, p.parent_translation.z}}});
   for (const glm::dvec3& t : p.children) {
     json child = {{"mesh", 0}, {"translation", {t.x, t.y, t.z}}};
     if (p.rotate_child) {
@@ -208,7 +209,8 @@ TEST(FarOriginDevice, CubeVerticesFarAwayDrawAsAtTheOrigin) {
     p.vertex_offset = {d, 0, 0};
     expect_same_everywhere(near, load("x", p), "vertices at x = " + std::to_string(d));
     p.vertex_offset = {-d, d, d};
-    expect_same_everywhere(near, load("xyz", p), "vertices at (-d, d, d), d = " + std::to_string(d));
+    expect_same_everywhere(near, load("xyz", p),
+                           "vertices at (-d, d, d), d = " + std::to_string(d));
   }
   // At 1e7 float32's spacing is 1: a cube of side 2 keeps exact corners; compared with the same
   // cube at the origin.

@@ -965,8 +965,9 @@ std::string glb_chunks(json doc, const std::vector<std::pair<uint32_t, std::stri
   while (js.size() % 4) js += ' ';
   std::string body = u32le(uint32_t(js.size())) + u32le(0x4E4F534Au) + js;
   for (size_t i = 0; i < chunks.size(); ++i) {
-    const uint32_t length =
-        i < lengths.size() && lengths[i] >= 0 ? uint32_t(lengths[i]) : uint32_t(chunks[i].second.size());
+    const uint32_t length = i < lengths.size() && lengths[i] >= 0
+                                ? uint32_t(lengths[i])
+                                : uint32_t(chunks[i].second.size());
     body += u32le(length) + u32le(chunks[i].first) + chunks[i].second;
   }
   return "glTF" + u32le(2) + u32le(uint32_t(12 + body.size())) + body;
@@ -996,11 +997,10 @@ TEST(GltfHostile, H4_07GlbChunksWholeAlignedAndOneBin) {
   expect_refusal(file("two_json.glb", glb_chunks(triangle(), {{kBin, bin}, {kJson, "{}  "}})),
                  {"GLB chunk 2", "second JSON chunk"});
   // A later chunk whose length runs past the end; one whose length is not a multiple of 4.
-  expect_refusal(file("past.glb", glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abcd"}},
-                                              {-1, 8})),
-                 {"GLB chunk 2 length 8", "runs past the GLB length"});
-  expect_refusal(file("unaligned.glb",
-                      glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abc"}})),
+  expect_refusal(
+      file("past.glb", glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abcd"}}, {-1, 8})),
+      {"GLB chunk 2 length 8", "runs past the GLB length"});
+  expect_refusal(file("unaligned.glb", glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abc"}})),
                  {"GLB chunk 2 length 3", "not a multiple of 4"});
   // 4 bytes after the BIN chunk: less than a chunk header.
   expect_refusal(file("tail.glb", glb_chunks(triangle(), {{kBin, bin + "abcd"}}, {36})),
@@ -1049,7 +1049,7 @@ TEST(GltfHostile, H4_08SparseIndicesStrictlyIncrease) {
     SCOPED_TRACE(type);
     const Scene s = load_gltf_scene(t.model("inc.gltf", sparse_triangle({0, 2}, type)), 1);
     EXPECT_EQ(s.meshes.at(0).vertices.at(2).position, glm::vec3(2.5f, 0.5f, 0.5f));  // replaced
-    EXPECT_EQ(s.meshes.at(0).vertices.at(1).position, glm::vec3(1, 0, 0));  // kept
+    EXPECT_EQ(s.meshes.at(0).vertices.at(1).position, glm::vec3(1, 0, 0));           // kept
     EXPECT_NO_THROW(load_gltf_scene(t.model("one.gltf", sparse_triangle({1}, type)), 1));
     // Decreasing (H4-08's 5, 2, 9 in a 3-element accessor: 2, 0, 1), repeated, repeated first.
     expect_refusal(t.model("dec.gltf", sparse_triangle({2, 0, 1}, type)),
@@ -1155,9 +1155,7 @@ TEST(GltfHostile, H4_09PrimitivesWithoutAreaAreRefusedLikeNoTriangle) {
                    {"no triangle primitives to draw", "non-zero area"});
   // One triangle with area beside two without: drawn, the others named in a warning.
   const Scene s = load_gltf_scene(
-      t.model("mixed.gltf",
-              positions({0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0})),
-      1);
+      t.model("mixed.gltf", positions({0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0})), 1);
   EXPECT_EQ(s.objects.size(), 1u);
   // A tiny but non-zero triangle is drawn as the file has it.
   EXPECT_NO_THROW(

@@ -331,8 +331,8 @@ TEST_F(LayoutVerify, VerdictsOfStructsPredictedValidShareOneModule) {
   std::string src;
   for (int i = 0; i < 300; ++i) src += "struct T" + std::to_string(i) + " { a: f32, b: vec4f }\n";
   const Limits& lim = device().limits();
-  const uint64_t per_module =
-      std::min<uint64_t>(lim.maxStorageBuffersPerShaderStage - 1, lim.maxUniformBuffersPerShaderStage);
+  const uint64_t per_module = std::min<uint64_t>(lim.maxStorageBuffersPerShaderStage - 1,
+                                                 lim.maxUniformBuffersPerShaderStage);
   ASSERT_GT(per_module, 0u);
   const ModuleVerification v = verify_module(device(), src);
   EXPECT_TRUE(v.ok());

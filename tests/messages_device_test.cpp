@@ -14,10 +14,10 @@ namespace {
 TEST(MessagesDevice, BindGroupLimitAdviceFitsTheRun) {
   for (const char* strategy : {"dynamic-offsets", "storage-instancing"}) {
     SCOPED_TRACE(strategy);
-    const test::CliResult r = test::run_cli(
-        std::string("render --scene city --strategy ") + strategy +
-            " --materials 100000 --objects 200000 --size 64x48 --frames 1 --quiet",
-        300);
+    const test::CliResult r =
+        test::run_cli(std::string("render --scene city --strategy ") + strategy +
+                          " --materials 100000 --objects 200000 --size 64x48 --frames 1 --quiet",
+                      300);
     if (r.exit_code == 0)
       GTEST_SKIP() << "this adapter holds the city's material groups (no limit to report)";
     EXPECT_EQ(r.exit_code, 1) << r.err;

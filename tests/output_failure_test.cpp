@@ -53,10 +53,12 @@ std::vector<std::string> cpu_commands() {
   for (int i = 0; i < 20000; ++i) big += "  m" + std::to_string(i) + ": f32,\n";
   big += "}\n@group(0) @binding(0) var<storage, read> big: Big;\n";
   const std::string large = write_file("big.wgsl", big);
-  const std::string seed = std::string(BINDERY_SOURCE_DIR) + "/examples/plan/seed_by_frequency.json";
-  return {"plan " + plan,          "plan --json " + plan, "plan " + seed,     "plan " + seed + " --json",
-          "layout " + small,       "layout --json " + small, "layout " + large, "layout --json " + large,
-          "--help",                "layout --help",       "--version"};
+  const std::string seed =
+      std::string(BINDERY_SOURCE_DIR) + "/examples/plan/seed_by_frequency.json";
+  return {
+      "plan " + plan,    "plan --json " + plan,    "plan " + seed,    "plan " + seed + " --json",
+      "layout " + small, "layout --json " + small, "layout " + large, "layout --json " + large,
+      "--help",          "layout --help",          "--version"};
 }
 
 TEST(OutputFailure, FullDeviceIsOneIoLineForEveryCpuSubcommand) {

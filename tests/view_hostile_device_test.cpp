@@ -63,8 +63,9 @@ TEST(ViewHostile, ScriptResizeIsBoundedByTheScreenAndTheSurface) {
   for (const char* size : {"1025 700", "800 769", "16384 16384"}) {
     SCOPED_TRACE(size);
     std::ofstream(script) << "1 resize " << size << "\n";
-    expect_one_error(view("--objects 5 --frames 3 --quiet --script " + script), "InvalidArgument",
-                     std::string("--script line 1: resize ") + size + " exceeds the screen (1024x768)");
+    expect_one_error(
+        view("--objects 5 --frames 3 --quiet --script " + script), "InvalidArgument",
+        std::string("--script line 1: resize ") + size + " exceeds the screen (1024x768)");
   }
   std::ofstream(script) << "1 resize 1024 768\n";
   const CliResult ok = view("--objects 5 --frames 3 --quiet --script " + script);
@@ -79,8 +80,9 @@ TEST(ViewHostile, XServerGoingAwayIsOneLine) {
       "for n in $(seq 4500 4600); do [ -e /tmp/.X$n-lock ] || break; done; "
       "Xvfb :$n -screen 0 640x480x24 -nolisten tcp >/dev/null 2>&1 & x=$!; "
       "for i in $(seq 100); do [ -S /tmp/.X11-unix/X$n ] && break; sleep 0.05; done; "
-      "DISPLAY=:$n " + std::string(BINDERY_CLI) +
-      " view --objects 5 --frames 100000 --quiet >/dev/null 2>" + err + " & v=$!; "
+      "DISPLAY=:$n " +
+      std::string(BINDERY_CLI) + " view --objects 5 --frames 100000 --quiet >/dev/null 2>" + err +
+      " & v=$!; "
       "sleep 3; kill $x; wait $v; echo $?";
   const CliResult r = test::run_program("timeout 120 bash -c", "'" + script + "'", 0);
   std::ifstream in(err);

@@ -101,10 +101,15 @@ TEST(WgslHostile, IdentifiersAreXid) {
       // U+200B ZERO WIDTH SPACE first: not XID_Start.
       {"zero width", "struct A { \xE2\x80\x8Bx: f32 }\n", 1, 12, "U+200B is not XID_Start"},
       // U+202E RIGHT-TO-LEFT OVERRIDE inside a name.
-      {"bidi override", "struct A { a\xE2\x80\xAE" "b: f32 }\n", 1, 13,
-       "U+202E is not XID_Continue"},
+      {"bidi override",
+       "struct A { a\xE2\x80\xAE"
+       "b: f32 }\n",
+       1, 13, "U+202E is not XID_Continue"},
       // U+00B7 MIDDLE DOT is XID_Continue but not XID_Start.
-      {"middle dot first", "struct \xC2\xB7" "A { a: f32 }\n", 1, 8, "U+00B7 is not XID_Start"},
+      {"middle dot first",
+       "struct \xC2\xB7"
+       "A { a: f32 }\n",
+       1, 8, "U+00B7 is not XID_Start"},
       // A lone continuation byte.
       {"malformed", "struct A\x80 { a: f32 }\n", 1, 9, "not well-formed UTF-8"},
   };
@@ -121,7 +126,8 @@ TEST(WgslHostile, CliSaysFileLineColumnAndEscapesFormatCharacters) {
   const fs::path dir = fs::path(::testing::TempDir()) / "bindery_wgsl_hostile_test";
   fs::create_directories(dir);
   const fs::path file = dir / "bidi.wgsl";
-  std::ofstream(file) << "struct A {\n  a\xE2\x80\xAE" "b: f32,\n}\n";
+  std::ofstream(file) << "struct A {\n  a\xE2\x80\xAE"
+                         "b: f32,\n}\n";
   const test::CliResult r = test::run_cli("layout " + file.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;  // a syntax error: layout's exit 2 (README)
   EXPECT_NE(r.out.find(file.string() + ":2:4: error [WgslSyntax]: identifier 'a\\u{202E}b'"),
@@ -130,7 +136,8 @@ TEST(WgslHostile, CliSaysFileLineColumnAndEscapesFormatCharacters) {
   EXPECT_EQ(r.out.find("\xE2\x80\xAE"), std::string::npos) << "the override reached stdout raw";
   EXPECT_EQ(r.err.find("\xE2\x80\xAE"), std::string::npos);
   // The library's escaping: format characters written \u{XXXX}, other UTF-8 kept.
-  EXPECT_EQ(escape_for_message("a\xE2\x80\xAE" "b\xC3\xA9\xE2\x81\xA6\xEF\xBB\xBF"),
+  EXPECT_EQ(escape_for_message("a\xE2\x80\xAE"
+                               "b\xC3\xA9\xE2\x81\xA6\xEF\xBB\xBF"),
             "a\\u{202E}b\xC3\xA9\\u{2066}\\u{FEFF}");
 }
 

@@ -203,17 +203,16 @@ void print_strategy_row(const BenchCli& o, const std::string& name,
   if (!best) {
     // Even the first count was over budget: say so with what it measured.
     const BudgetProbe& first = r.probes.front();
-    out(
-        "{:<20}{:>12}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
+    out("{:<20}{:>12}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
         "at --start {}: lower it)\n",
-        name, fmt::format("< {}", first.objects), first.frame_ms, "-", first.cpu_ms,
-        first.math_ms, first.gpu_ms, "-", "-", floor_columns, first.objects);
+        name, fmt::format("< {}", first.objects), first.frame_ms, "-", first.cpu_ms, first.math_ms,
+        first.gpu_ms, "-", "-", floor_columns, first.objects);
   } else {
-    out("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}\n",
-               name, r.max_objects, best->frame_ms, m.serial ? m.serial->frame_ms : best->frame_ms,
-               best->cpu_ms, best->math_ms, best->gpu_ms, ns_per_object,
-               best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
-               r.capped ? "  (capped by --max)" : "");
+    out("{:<20}{:>12}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}\n", name,
+        r.max_objects, best->frame_ms, m.serial ? m.serial->frame_ms : best->frame_ms, best->cpu_ms,
+        best->math_ms, best->gpu_ms, ns_per_object,
+        best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
+        r.capped ? "  (capped by --max)" : "");
   }
 }
 
@@ -271,8 +270,8 @@ int run_bench(const BenchCli& o) {
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   out("{:<20}{:>12}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
-             "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
-             o.raw_floor ? fmt::format("{:>12}{:>10}{:>7}", "bindery ns", "raw ns", "ratio") : "");
+      "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
+      o.raw_floor ? fmt::format("{:>12}{:>10}{:>7}", "bindery ns", "raw ns", "ratio") : "");
   const Scene probe_scene = scene_for ? scene_for(1) : make_cube_scene({.objects = 1});
   for (const std::string& name : plan.names) {
     mo.render.strategy = name;

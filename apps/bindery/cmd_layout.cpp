@@ -80,8 +80,10 @@ void print_diagnostic(std::string_view label, const std::string& text) {
     while (!bare.empty() && (bare.front() == ' ' || bare.front() == '=')) bare.remove_prefix(1);
     if (bare.size() > 8 && std::find(seen.begin(), seen.end(), bare) != seen.end()) continue;
     seen.push_back(bare);
-    if (first) out("  {}: {}\n", label, escape_controls(line));
-    else out("      {}\n", escape_controls(line));
+    if (first)
+      out("  {}: {}\n", label, escape_controls(line));
+    else
+      out("      {}\n", escape_controls(line));
     first = false;
   }
 }
@@ -95,10 +97,9 @@ int run_verify(const LayoutOptions& o, const std::string& text, const Reflection
   Device device = Device::create(dopt);
   ModuleVerification v = verify_module(device, text, vo);
   out("verify {} on {} ({}){}\n", escape_for_message(o.file), device.adapter().name,
-             device.adapter().backend,
-             device.has_shader_f16() ? ", shader-f16" : ", no shader-f16");
+      device.adapter().backend, device.has_shader_f16() ? ", shader-f16" : ", no shader-f16");
   out("module: bindery {}, implementation {}: {}\n", v.bindery_valid ? "valid" : "invalid",
-             v.gpu_valid ? "valid" : "invalid", v.verdict_agrees() ? "agree" : "DISAGREE");
+      v.gpu_valid ? "valid" : "invalid", v.verdict_agrees() ? "agree" : "DISAGREE");
   if (!v.bindery_valid) out("  bindery: {}\n", escape_for_message(v.bindery_message));
   if (!v.gpu_valid)
     print_diagnostic("implementation",
@@ -117,10 +118,9 @@ int run_verify(const LayoutOptions& o, const std::string& text, const Reflection
   std::vector<std::string> why;
   if (!r.ok()) why.push_back(fmt::format("the module has {} error(s)", r.errors.size()));
   if (!v.ok()) why.push_back("bindery and the implementation disagree");
-  out("{} structs, {} leaf checks, {} mismatches, {} structs failing: {}\n",
-             v.structs.size(), checks, mismatches, failed,
-             why.empty() ? std::string("verified")
-                         : fmt::format("FAILED ({})", fmt::join(why, "; ")));
+  out("{} structs, {} leaf checks, {} mismatches, {} structs failing: {}\n", v.structs.size(),
+      checks, mismatches, failed,
+      why.empty() ? std::string("verified") : fmt::format("FAILED ({})", fmt::join(why, "; ")));
   if (r.has_syntax_error()) return 2;
   return why.empty() ? 0 : 1;
 }

@@ -194,10 +194,9 @@ TimingTable print_timing_table(const RenderReport& r) {
   };
   out("{:<14}{:>10}{:>10}{:>10}\n", "per frame", "min", "median", "max");
   out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", tt.cpu.min, tt.cpu.median, tt.cpu.max);
-  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", tt.math.min, tt.math.median,
-             tt.math.max);
+  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", tt.math.min, tt.math.median, tt.math.max);
   out("{:<14}{}{}{}\n", "gpu ms", fmt_gpu(&Summary::min), fmt_gpu(&Summary::median),
-             fmt_gpu(&Summary::max));
+      fmt_gpu(&Summary::max));
   // Per-pass GPU time (median of each named span over the frames that have it).
   std::vector<std::string> span_names;
   for (const FrameTiming& t : r.frames)
@@ -211,21 +210,19 @@ TimingTable print_timing_table(const RenderReport& r) {
         for (const GpuSpan& span : t.gpu_spans)
           if (span.name == name) v.push_back(span.ms);
       const Summary ss = summarize(v);
-      out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min,
-                 ss.median, ss.max);
+      out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min, ss.median,
+          ss.max);
       tt.spans[name] = ss.median;
     }
   out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", tt.frame.min, tt.frame.median,
-             tt.frame.max);
-  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
-             tt.interval.median, tt.interval.max);
-  out(
-      "throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
+      tt.frame.max);
+  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min, tt.interval.median,
+      tt.interval.max);
+  out("throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
       r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s", r.threads,
       r.threads == 1 ? "" : "s", r.encode_threads);
   if (const std::optional<CullingCounts> culling = r.frames.back().culling)
-    out(
-        "culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
+    out("culling: {} objects, {} after frustum, {} after occlusion, {} drawn, {} sub-draws\n",
         culling->objects, culling->after_frustum, culling->after_occlusion, culling->drawn,
         culling->sub_draws);
   return tt;

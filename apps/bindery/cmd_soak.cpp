@@ -156,15 +156,15 @@ void print_soak_row(const std::string& name, const SoakReport& r, const SoakOpti
     return fmt::format("{} -> {}", total(a), total(b));
   };
   out("{:<22}{:>8}{:>14}{:>13.2f}%{:>16}{:>18}{:>10.1f}{:>8}\n", name, r.frames,
-             fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
-             objects_cell(base->live_objects, last.live_objects),
-             base->implementation_objects
-                 ? objects_cell(*base->implementation_objects, *last.implementation_objects)
-                 : std::string("n/a"),
-             r.throughput_fps, r.flat() ? "yes" : "NO");
+      fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
+      objects_cell(base->live_objects, last.live_objects),
+      base->implementation_objects
+          ? objects_cell(*base->implementation_objects, *last.implementation_objects)
+          : std::string("n/a"),
+      r.throughput_fps, r.flat() ? "yes" : "NO");
   for (const SoakDrift& d : r.drifts)
     out("    drift: {} {} at frame {} -> {} at frame {}\n", d.quantity, d.baseline,
-               d.baseline_frames_done, d.value, d.frames_done);
+        d.baseline_frames_done, d.value, d.frames_done);
 }
 
 // The strategy's entry of the JSON line's "results".
@@ -249,7 +249,7 @@ int run_soak(const SoakCli& o) {
              device.adapter().implementation);
 
   out("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames", "floor MiB",
-             "floor change", "objects", "implementation", "fps", "flat");
+      "floor change", "objects", "implementation", "fps", "flat");
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::vector<std::string> drifted;
   size_t soaked = 0;

@@ -70,7 +70,8 @@ using Shallow = std::set<std::string, std::less<>>;
 struct Leaves {
   uint32_t rt = 3;
   const Shallow* shallow = nullptr;
-  Leaves(uint32_t runtime_elements, const Shallow* s = nullptr) : rt(runtime_elements), shallow(s) {}
+  Leaves(uint32_t runtime_elements, const Shallow* s = nullptr)
+      : rt(runtime_elements), shallow(s) {}
   bool is_shallow(const WgslType& t) const {
     return shallow && t.kind == TypeKind::Struct && shallow->count(t.struct_layout->name) > 0;
   }
@@ -835,8 +836,8 @@ class Verifier {
   Leaves leaves() const { return Leaves(o_.runtime_array_elements, &shallow_); }
 
   CompileVerdict verdict_in(const StructLayout& s, std::string_view space) {
-    const std::string wgsl = fmt::format("{}\n@group(0) @binding(0) var<{}> {}v: {};\n", decls_,
-                                         space, prefix_, s.name);
+    const std::string wgsl =
+        fmt::format("{}\n@group(0) @binding(0) var<{}> {}v: {};\n", decls_, space, prefix_, s.name);
     ++work_.compiles;
     work_.wgsl_bytes += wgsl.size();
     return compile_verdict(d_, wgsl);
@@ -1320,9 +1321,10 @@ void check_verdicts(Verifier& v, const StructLayout& s, const VerifyOptions& opt
                     StructVerification& r, bool uniform_confirmed, bool storage_confirmed) {
   if (options.check_verdicts) {
     // Confirmed valid by the module that bound every struct predicted valid (verify_structs).
-    CompileVerdict u = uniform_confirmed ? CompileVerdict{true, {}, {}} : v.verdict_in(s, "uniform");
-    CompileVerdict st = storage_confirmed ? CompileVerdict{true, {}, {}}
-                                          : v.verdict_in(s, "storage, read_write");
+    CompileVerdict u =
+        uniform_confirmed ? CompileVerdict{true, {}, {}} : v.verdict_in(s, "uniform");
+    CompileVerdict st =
+        storage_confirmed ? CompileVerdict{true, {}, {}} : v.verdict_in(s, "storage, read_write");
     r.verdicts_checked = true;
     r.gpu_uniform_valid = u.valid;
     r.gpu_uniform_message = u.message;

@@ -52,8 +52,8 @@ int on_x11_error(Display* display, XErrorEvent* event) {
   XGetErrorText(display, event->error_code, text, sizeof text);
   x11_fail("view: the X server refused a request: " + std::string(text) + " (error code " +
            std::to_string(int(event->error_code)) + ", request " +
-           std::to_string(int(event->request_code)) + "." +
-           std::to_string(int(event->minor_code)) + ", resource 0x" +
+           std::to_string(int(event->request_code)) + "." + std::to_string(int(event->minor_code)) +
+           ", resource 0x" +
            [&] {
              char hex[32];
              std::snprintf(hex, sizeof hex, "%lx", static_cast<unsigned long>(event->resourceid));

@@ -508,11 +508,11 @@ class ViewSession {
     device_ = &device_holder_.emplace(Device::create(device_options));
     const uint32_t max = device().limits().maxTextureDimension2D;
     if (o_.width > max || o_.height > max)
-      throw Error(ErrorKind::TextureSizeOutOfRange,
-                  fmt::format("view: --size {}x{}: each side must be 1..{} (maxTextureDimension2D "
-                              "of {})",
-                              o_.width, o_.height, max,
-                              escape_for_message(device().adapter().name)));
+      throw Error(
+          ErrorKind::TextureSizeOutOfRange,
+          fmt::format("view: --size {}x{}: each side must be 1..{} (maxTextureDimension2D "
+                      "of {})",
+                      o_.width, o_.height, max, escape_for_message(device().adapter().name)));
   }
 
   // The surface's format (the renderer's RGBA8 or BGRA8 first: a texel-exact copy either way),

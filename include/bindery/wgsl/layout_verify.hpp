@@ -191,7 +191,7 @@ struct ModuleVerification {
   /// bindery's prediction for this implementation. Empty when none applies.
   std::string deviation;
   std::vector<StructVerification> structs;  ///< every struct bindery reflected
-  VerifyWork work;  ///< what the verification did (see VerifyWork)
+  VerifyWork work;                          ///< what the verification did (see VerifyWork)
 
   /// bindery's module verdict equals the implementation's (bindery_valid == gpu_valid).
   bool verdict_agrees() const noexcept { return bindery_valid == gpu_valid; }

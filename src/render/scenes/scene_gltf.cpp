@@ -734,8 +734,7 @@ std::pair<uint32_t, uint32_t> GltfLoader::texture_for(int gltf_texture) {
   scene_.textures.push_back(make_texture_with_mips(
       label.empty() ? fmt::format("glTF image {}", source)
                     : fmt::format("glTF image {} '{}'", source, gltf::quote_input(label)),
-                                                   uint32_t(img.width), uint32_t(img.height),
-                                                   std::move(img.image)));
+      uint32_t(img.width), uint32_t(img.height), std::move(img.image)));
   const uint32_t t = static_cast<uint32_t>(scene_.textures.size() - 1);
   texture_of_image_[source] = t;
   return {t, sampler};
@@ -1024,9 +1023,10 @@ uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
     return mesh_of_primitive_[key] = kSkipped;
   }
   if (!has_area(mesh)) {  // draws no pixel: skipped like a primitive without a whole triangle
-    warn_once(fmt::format("{}: none of its {} triangles has a non-zero area (corners equal or "
-                          "on one line); skipped",
-                          what, mesh.indices.size() / 3));
+    warn_once(
+        fmt::format("{}: none of its {} triangles has a non-zero area (corners equal or "
+                    "on one line); skipped",
+                    what, mesh.indices.size() / 3));
     return mesh_of_primitive_[key] = kSkipped;
   }
   if (p.attributes.count("NORMAL") == 0)
