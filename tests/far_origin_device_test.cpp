@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace bindery {
 namespace {
 
@@ -140,7 +142,8 @@ std::string write_cube(const std::string& name, const Placement& p) {
          {"max", {hi.x, hi.y, hi.z}}},
         {{"bufferView", 1}, {"componentType", 5126}, {"count", 24}, {"type", "VEC3"}},
         {{"bufferView", 2}, {"componentType", 5123}, {"count", 36}, {"type", "SCALAR"}}}}};
-  const fs::path dir = fs::temp_directory_path() / "bindery_far_origin_test";
+  const fs::path dir = fs::temp_directory_path() /
+                        ("bindery_far_origin_test_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path file = dir / (name + ".gltf");
   std::ofstream(file) << doc.dump();

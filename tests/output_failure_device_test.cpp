@@ -27,7 +27,8 @@ void expect_io_line(const test::CliResult& r, const std::string& args, const std
 }
 
 std::vector<std::string> device_commands() {
-  const fs::path dir = fs::path(::testing::TempDir()) / "bindery_output_failure_device_test";
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                        ("bindery_output_failure_device_test_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string shader = (dir / "s.wgsl").string();
   std::ofstream(shader) << "struct S { a: f32, b: vec3f }\n"
@@ -59,7 +60,9 @@ TEST(OutputFailureDevice, ViewWithPngIsOneIoLine) {
   if (std::system("command -v Xvfb >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb): no display to test on";
   const std::string png =
-      (fs::path(::testing::TempDir()) / "bindery_output_failure_view.png").string();
+      (fs::path(::testing::TempDir()) /
+       ("bindery_output_failure_view_" + std::to_string(getpid()) + ".png"))
+          .string();
   const std::string xvfb = std::string(BINDERY_SOURCE_DIR) + "/tests/with_xvfb.sh";
   const std::string args = "view --objects 5 --frames 2 --quiet --png " + png;
   expect_io_line(test::run_program("bash " + xvfb + " " + BINDERY_CLI, args + " >/dev/full", 300),

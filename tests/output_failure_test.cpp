@@ -21,7 +21,8 @@ using test::run_cli;
 using test::run_cli_closed_pipe;
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "bindery_output_failure_test";
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                        ("bindery_output_failure_test_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path p = dir / name;
   std::ofstream(p) << text;
