@@ -44,7 +44,10 @@ struct VSOutput {
 // The vertex stage of seed 003: clip position, normal, and the vectors to light and eye.
 fn vertex_out(vert: Vertex, world: mat4x4f, normalMatrix: mat3x3f, glb: GlobalUniforms) -> VSOutput {
   var vsOut: VSOutput;
-  vsOut.position = glb.viewProjection * world * vert.position;
+  // world first, then the view-projection (as gpu_driven_draw.wgsl): (viewProjection * world)
+  // would fold a large placement into one float matrix and cancel it against the position,
+  // losing the detail of a model far from the camera-independent origin.
+  vsOut.position = glb.viewProjection * (world * vert.position);
   vsOut.normal = normalMatrix * vert.normal;
   let surfaceWorldPosition = (world * vert.position).xyz;
   vsOut.surfaceToLight = glb.lightWorldPosition - surfaceWorldPosition;

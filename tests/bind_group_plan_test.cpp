@@ -473,6 +473,32 @@ TEST(BindGroupPlan, MalformedSceneJsonIsPlanInput) {
   }
 }
 
+// Issue 25: a key given twice in one object is refused (the JSON reader would keep the last "stats"
+// silently), at any depth; the same key in different objects is fine.
+TEST(BindGroupPlan, RepeatedKeysAreRefused) {
+  const char* binding = R"([{"name": "a", "kind": "uniform", "size": 4, "frequency": "frame"}])";
+  const std::string two_stats =
+      std::string(R"({"stats": {"objects": 1, "materials": 1, "passes": 1},
+      "stats": {"objects": 9, "materials": 1, "passes": 1}, "bindings": )") +
+      binding + "}";
+  try {
+    parse_plan_input(two_stats);
+    ADD_FAILURE() << "two stats accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::PlanInput);
+    EXPECT_NE(std::string(e.what()).find("key \"stats\" appears twice"), std::string::npos)
+        << e.what();
+  }
+  const std::string nested = R"({"stats": {"objects": 1, "objects": 2, "materials": 1,
+      "passes": 1}, "bindings": )" +
+                             std::string(binding) + "}";
+  expect_kind(ErrorKind::PlanInput, [&] { parse_plan_input(nested); });
+  // "name" in each binding, "objects" in stats only once: accepted.
+  EXPECT_NO_THROW(parse_plan_input(std::string(R"({"stats": {"objects": 1, "materials": 1,
+      "passes": 1}, "bindings": [{"name": "a", "kind": "uniform", "size": 4, "frequency": "frame"},
+      {"name": "b", "kind": "uniform", "size": 4, "frequency": "frame"}]})")));
+}
+
 TEST(BindGroupPlan, JsonReportCarriesTheCounts) {
   const std::string json = plan_bind_groups(c01_input(1)).to_json();
   EXPECT_NE(json.find("\"set_bind_group_per_pass\": 16"), std::string::npos) << json;

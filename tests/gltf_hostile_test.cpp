@@ -951,5 +951,248 @@ TEST(GltfHostile, NoLibraryWordsInImageAndTextureErrors) {
   EXPECT_EQ(std::string(e.what()).find("-1"), std::string::npos) << e.what();
 }
 
+// ---------------------------------------------------------------------------------------------
+// Issue 25 (H4-07, H4-08, H4-09, point 8) and relatives: GLB chunks, sparse indices, declared
+// image types, `normalized`, primitives without area, accessor count 0.
+
+// A GLB of `doc` (buffer 0 without uri: the BIN chunk) followed by `chunks` (type, data) exactly
+// as given: lengths as the data's size unless `lengths` overrides them, the header's length the
+// bytes written.
+std::string glb_chunks(json doc, const std::vector<std::pair<uint32_t, std::string>>& chunks,
+                       const std::vector<int64_t>& lengths = {}) {
+  doc["buffers"][0].erase("uri");
+  std::string js = doc.dump();
+  while (js.size() % 4) js += ' ';
+  std::string body = u32le(uint32_t(js.size())) + u32le(0x4E4F534Au) + js;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const uint32_t length = i < lengths.size() && lengths[i] >= 0
+                                ? uint32_t(lengths[i])
+                                : uint32_t(chunks[i].second.size());
+    body += u32le(length) + u32le(chunks[i].first) + chunks[i].second;
+  }
+  return "glTF" + u32le(2) + u32le(uint32_t(12 + body.size())) + body;
+}
+
+constexpr uint32_t kBin = 0x004E4942u, kJson = 0x4E4F534Au;
+
+TEST(GltfHostile, H4_07GlbChunksWholeAlignedAndOneBin) {
+  Tree t;
+  auto file = [&](const std::string& name, const std::string& bytes) {
+    write_file(t.model_dir() / name, bytes);
+    return (t.model_dir() / name).string();
+  };
+  const std::string bin = triangle_bytes();  // 36 bytes: a multiple of 4
+  // The control: one BIN chunk; an unknown chunk type after it is ignored (Binary glTF Layout:
+  // "client implementations must ignore chunks with unknown types").
+  EXPECT_NO_THROW(load_gltf_scene(file("ok.glb", glb_chunks(triangle(), {{kBin, bin}})), 1));
+  EXPECT_NO_THROW(load_gltf_scene(
+      file("extra.glb", glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abcd"}})), 1));
+  // H4-07: two BIN chunks (at byte 20 + JSON + 8 + 36 the second starts).
+  const std::string two = glb_chunks(triangle(), {{kBin, bin}, {kBin, bin}});
+  expect_refusal(file("two_bin.glb", two), {"GLB chunk 2", "second BIN chunk", "at most one BIN"});
+  // Relatives: a BIN chunk third after an unknown one; a second JSON chunk.
+  expect_refusal(file("bin_third.glb",
+                      glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abcd"}, {kBin, bin}})),
+                 {"GLB chunk 3", "second BIN chunk"});
+  expect_refusal(file("two_json.glb", glb_chunks(triangle(), {{kBin, bin}, {kJson, "{}  "}})),
+                 {"GLB chunk 2", "second JSON chunk"});
+  // A later chunk whose length runs past the end; one whose length is not a multiple of 4.
+  expect_refusal(
+      file("past.glb", glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abcd"}}, {-1, 8})),
+      {"GLB chunk 2 length 8", "runs past the GLB length"});
+  expect_refusal(file("unaligned.glb", glb_chunks(triangle(), {{kBin, bin}, {0x41414141u, "abc"}})),
+                 {"GLB chunk 2 length 3", "not a multiple of 4"});
+  // 4 bytes after the BIN chunk: less than a chunk header.
+  expect_refusal(file("tail.glb", glb_chunks(triangle(), {{kBin, bin + "abcd"}}, {36})),
+                 {"4 bytes at byte", "fewer than a chunk's 8-byte header"});
+  // A JSON chunk whose length is not a multiple of 4 (the JSON not padded).
+  std::string js = triangle().dump();
+  js.erase(js.find(",\"uri\""), js.find('"', js.find("base64,")) + 1 - js.find(",\"uri\""));
+  while (js.size() % 4 != 1) js += ' ';
+  const std::string unpadded = "glTF" + u32le(2) + u32le(uint32_t(20 + js.size())) +
+                               u32le(uint32_t(js.size())) + u32le(kJson) + js;
+  expect_refusal(file("json_unaligned.glb", unpadded),
+                 {"JSON chunk length " + std::to_string(js.size()), "not a multiple of 4"});
+}
+
+// The triangle with accessor 0 sparse: `indices` of componentType `type` replace position i with
+// (0.5 + i, 0.5, 0.5).
+json sparse_triangle(const std::vector<uint32_t>& indices, int type) {
+  std::string data = triangle_bytes();
+  const size_t index_bytes = type == 5121 ? 1 : type == 5123 ? 2 : 4;
+  std::string idx;
+  for (uint32_t i : indices) idx += std::string(reinterpret_cast<const char*>(&i), index_bytes);
+  while (idx.size() % 4) idx += '\0';
+  std::string values;
+  for (uint32_t i : indices) {
+    const float v[3] = {0.5f + float(i), 0.5f, 0.5f};
+    values += std::string(reinterpret_cast<const char*>(v), 12);
+  }
+  const size_t idx_at = data.size(), val_at = data.size() + idx.size();
+  data += idx + values;
+  json j = triangle("data:application/octet-stream;base64," + base64(data));
+  j["buffers"][0]["byteLength"] = data.size();
+  j["bufferViews"].push_back(
+      {{"buffer", 0}, {"byteOffset", idx_at}, {"byteLength", indices.size() * index_bytes}});
+  j["bufferViews"].push_back(
+      {{"buffer", 0}, {"byteOffset", val_at}, {"byteLength", values.size()}});
+  j["accessors"][0]["sparse"] = {{"count", indices.size()},
+                                 {"indices", {{"bufferView", 1}, {"componentType", type}}},
+                                 {"values", {{"bufferView", 2}}}};
+  return j;
+}
+
+TEST(GltfHostile, H4_08SparseIndicesStrictlyIncrease) {
+  Tree t;
+  // The control: increasing indices, every index type; and the one index alone.
+  for (int type : {5121, 5123, 5125}) {
+    SCOPED_TRACE(type);
+    const Scene s = load_gltf_scene(t.model("inc.gltf", sparse_triangle({0, 2}, type)), 1);
+    EXPECT_EQ(s.meshes.at(0).vertices.at(2).position, glm::vec3(2.5f, 0.5f, 0.5f));  // replaced
+    EXPECT_EQ(s.meshes.at(0).vertices.at(1).position, glm::vec3(1, 0, 0));           // kept
+    EXPECT_NO_THROW(load_gltf_scene(t.model("one.gltf", sparse_triangle({1}, type)), 1));
+    // Decreasing (H4-08's 5, 2, 9 in a 3-element accessor: 2, 0, 1), repeated, repeated first.
+    expect_refusal(t.model("dec.gltf", sparse_triangle({2, 0, 1}, type)),
+                   {"sparse index 1 = 0 is not greater than index 0 = 2", "strictly increase"});
+    expect_refusal(t.model("rep.gltf", sparse_triangle({0, 1, 1}, type)),
+                   {"sparse index 2 = 1 is not greater than index 1 = 1", "strictly increase"});
+    expect_refusal(t.model("rep0.gltf", sparse_triangle({0, 0}, type)),
+                   {"sparse index 1 = 0", "strictly increase"});
+  }
+}
+
+TEST(GltfHostile, DeclaredImageTypeMatchesTheSignature) {
+  Tree t;
+  const std::string png = make_png(1, 1, 8, 6, [](uint32_t) {
+    return std::vector<uint8_t>{10, 20, 30, 40};
+  });
+  // A JPEG's first bytes (SOI, APP0): enough for the signature check, which comes first.
+  const std::string jpeg = std::string("\xff\xd8\xff\xe0", 4) + std::string(40, '\0');
+  // PNG bytes in a data:image/jpeg URI; PNG bytes declared image/jpeg by mimeType; the reverse.
+  expect_refusal(t.model("png_as_jpeg_uri.gltf", textured(data_uri("image/jpeg", png))),
+                 {"image 0", "declared image/jpeg", "a PNG file"});
+  json j = textured(data_uri("application/octet-stream", png));
+  j["images"][0]["mimeType"] = "image/jpeg";
+  expect_refusal(t.model("png_as_jpeg_mime.gltf", j), {"image 0", "declared image/jpeg", "PNG"});
+  expect_refusal(t.model("jpeg_as_png_uri.gltf", textured(data_uri("image/png", jpeg))),
+                 {"image 0", "declared image/png", "a JPEG file"});
+  // mimeType and the data: URI's media type disagreeing.
+  json both = textured(data_uri("image/png", png));
+  both["images"][0]["mimeType"] = "image/jpeg";
+  expect_refusal(t.model("disagree.gltf", both), {"image 0", "mimeType image/jpeg", "disagree"});
+  // A GLB image in a bufferView declared image/jpeg holding PNG bytes.
+  json view = triangle();
+  std::string bin = triangle_bytes() + png;
+  while (bin.size() % 4) bin += '\0';
+  view["buffers"][0]["byteLength"] = bin.size();
+  view["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", 36}, {"byteLength", png.size()}});
+  view["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC2"}});
+  view["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = 1;
+  view["images"] = {{{"bufferView", 1}, {"mimeType", "image/jpeg"}}};
+  view["textures"] = {{{"source", 0}}};
+  view["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
+  view["meshes"][0]["primitives"][0]["material"] = 0;
+  write_file(t.model_dir() / "view.glb", glb_chunks(view, {{kBin, bin}}));
+  expect_refusal((t.model_dir() / "view.glb").string(), {"image 0", "declared image/jpeg", "PNG"});
+  view["images"][0]["mimeType"] = "image/png";
+  write_file(t.model_dir() / "view_ok.glb", glb_chunks(view, {{kBin, bin}}));
+  EXPECT_NO_THROW(load_gltf_scene((t.model_dir() / "view_ok.glb").string(), 1));
+  // The control: PNG bytes declared image/png, and declared only by an octet-stream URI.
+  EXPECT_NO_THROW(load_gltf_scene(t.model("ok.gltf", textured(data_uri("image/png", png))), 1));
+  EXPECT_NO_THROW(load_gltf_scene(
+      t.model("octet.gltf", textured(data_uri("application/octet-stream", png))), 1));
+}
+
+TEST(GltfHostile, NormalizedOnlyOnByteAndShortAccessors) {
+  Tree t;
+  json f = triangle();
+  f["accessors"][0]["normalized"] = true;  // FLOAT
+  expect_refusal(t.model("float.gltf", f),
+                 {"accessors[0].normalized is true for componentType 5126 (FLOAT)"});
+  // UNSIGNED_INT indices, normalized.
+  json u = triangle();
+  const uint32_t idx[3] = {0, 1, 2};
+  std::string data = triangle_bytes() + std::string(reinterpret_cast<const char*>(idx), 12);
+  u["buffers"][0] = {{"byteLength", 48},
+                     {"uri", "data:application/octet-stream;base64," + base64(data)}};
+  u["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", 36}, {"byteLength", 12}});
+  u["accessors"].push_back({{"bufferView", 1},
+                            {"componentType", 5125},
+                            {"count", 3},
+                            {"type", "SCALAR"},
+                            {"normalized", true}});
+  u["meshes"][0]["primitives"][0]["indices"] = 1;
+  expect_refusal(t.model("uint.gltf", u), {"accessors[1].normalized is true", "UNSIGNED_INT"});
+  u["accessors"][1]["normalized"] = false;
+  EXPECT_NO_THROW(load_gltf_scene(t.model("uint_ok.gltf", u), 1));
+  f["accessors"][0]["normalized"] = false;
+  EXPECT_NO_THROW(load_gltf_scene(t.model("float_ok.gltf", f), 1));
+}
+
+// The triangle's positions replaced by `p` (3 per vertex), with `mode`.
+json positions(const std::vector<float>& p, int mode = 4) {
+  const std::string bytes(reinterpret_cast<const char*>(p.data()), p.size() * 4);
+  json j = triangle("data:application/octet-stream;base64," + base64(bytes));
+  j["buffers"][0]["byteLength"] = bytes.size();
+  j["bufferViews"][0]["byteLength"] = bytes.size();
+  j["accessors"][0]["count"] = p.size() / 3;
+  j["meshes"][0]["primitives"][0]["mode"] = mode;
+  return j;
+}
+
+TEST(GltfHostile, H4_09PrimitivesWithoutAreaAreRefusedLikeNoTriangle) {
+  Tree t;
+  // H4-09: three equal corners; relatives: three corners on a line, a strip of four collinear
+  // vertices, a fan whose triangles all repeat a corner.
+  const std::vector<std::pair<std::string, json>> cases = {
+      {"equal", positions({0.25f, 0.5f, 0, 0.25f, 0.5f, 0, 0.25f, 0.5f, 0})},
+      {"line", positions({0, 0, 0, 1, 1, 1, 2, 2, 2})},
+      {"strip", positions({0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0}, 5)},
+      {"fan", positions({0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0}, 6)},
+  };
+  for (const auto& [name, doc] : cases)
+    expect_refusal(t.model(name + ".gltf", doc),
+                   {"no triangle primitives to draw", "non-zero area"});
+  // One triangle with area beside two without: drawn, the others named in a warning.
+  const Scene s = load_gltf_scene(
+      t.model("mixed.gltf", positions({0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0})), 1);
+  EXPECT_EQ(s.objects.size(), 1u);
+  // A tiny but non-zero triangle is drawn as the file has it.
+  EXPECT_NO_THROW(
+      load_gltf_scene(t.model("tiny.gltf", positions({0, 0, 0, 1e-30f, 0, 0, 0, 1e-30f, 0})), 1));
+}
+
+TEST(GltfHostile, AccessorCountZeroIsBinderysRefusal) {
+  Tree t;
+  json j = triangle();
+  j["accessors"][0]["count"] = 0;
+  const Error e = load_error(t.model("zero.gltf", j), {});
+  EXPECT_EQ(e.kind(), ErrorKind::ModelLoad) << e.what();
+  EXPECT_NE(std::string(e.what()).find("accessors[0].count"), std::string::npos) << e.what();
+  EXPECT_EQ(std::string(e.what()).find("glTF library"), std::string::npos) << e.what();
+}
+
+TEST(GltfHostile, MessagesSayWhatHappened) {
+  Tree t;
+  // `../sub/x.bin` from ROOT/models/sub comes back into the folder: refused (every '..' that
+  // leaves the folder is), with the true reason, not "resolves outside".
+  write_file(t.model_dir() / "x.bin", triangle_bytes());
+  const Error e = load_error(t.model("back.gltf", triangle("../sub/x.bin")));
+  EXPECT_EQ(e.kind(), ErrorKind::ModelLoad) << e.what();
+  EXPECT_NE(std::string(e.what()).find("steps above the model's folder"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(std::string(e.what()).find("resolves outside"), std::string::npos) << e.what();
+  // A texture is named after the file's image (texture 0 is bindery's white default).
+  const std::string png = make_png(1, 1, 8, 6, [](uint32_t) {
+    return std::vector<uint8_t>{1, 2, 3, 4};
+  });
+  const Scene s = load_gltf_scene(t.model("named.gltf", textured(data_uri("image/png", png))), 1);
+  ASSERT_EQ(s.textures.size(), 2u);
+  EXPECT_EQ(s.textures[1].name, "glTF image 0");
+  write_file(t.model_dir() / "tex.png", png);
+  const Scene f = load_gltf_scene(t.model("file.gltf", textured("tex.png")), 1);
+  EXPECT_EQ(f.textures.at(1).name, "glTF image 0 'tex.png'");
+}
+
 }  // namespace
 }  // namespace bindery

@@ -11,6 +11,7 @@
 #include "random_wgsl_structs.hpp"
 
 #include <bindery/core/device.hpp>
+#include <bindery/core/error.hpp>
 #include <bindery/core/io.hpp>
 #include <bindery/wgsl/layout_verify.hpp>
 #include <bindery/wgsl/wgsl_layout.hpp>
@@ -173,8 +174,11 @@ TEST_F(LayoutVerify, CorpusHasTheLayoutCasesAndBindingsOfEveryKind) {
 
 TEST_F(LayoutVerify, LeafCountsAndChecksOfAKnownStruct) {
   // L05's E { v: vec3<u32>, a: u32, b: u32 }: 5 leaves. Wrapped with a runtime-sized array of E:
-  // struct W { n: u32, es: array<E> }: 1 + 3 * 5 = 16 leaves with 3 elements; checks: storage->gpu
-  // 16 + gpu->storage 16 + arrayLength 1 = 33. E alone (uniform valid: size 32): 5 * 3 = 15 checks.
+  // struct W { n: u32, es: array<E> }. W verified alone: 1 + 3 * 5 = 16 leaves with 3 elements;
+  // checks: storage->gpu 16 + gpu->storage 16 + arrayLength 1 = 33. Verified with E, which has its
+  // own round trip (uniform valid: size 32; 5 * 3 = 15 checks), each element of W's array is
+  // checked by E's shallowest leaf, v (one step, 3 components): 1 + 3 * 3 = 10 leaves,
+  // 10 + 10 + 1 = 21 checks.
   const std::string src = R"(
 struct E { v: vec3<u32>, a: u32, b: u32 }
 struct W { n: u32, es: array<E> }
@@ -189,13 +193,19 @@ struct W { n: u32, es: array<E> }
   EXPECT_TRUE(v[0].uniform_round_trip);
   EXPECT_TRUE(v[0].storage_round_trip);
   EXPECT_EQ(v[0].checks, 15u);
-  EXPECT_EQ(v[1].leaves, 16u);
+  EXPECT_EQ(v[1].leaves, 10u);
   EXPECT_FALSE(v[1].bindery_uniform_valid);  // runtime-sized array
   EXPECT_FALSE(v[1].gpu_uniform_valid);
   EXPECT_FALSE(v[1].uniform_round_trip);
-  EXPECT_EQ(v[1].checks, 33u);
+  EXPECT_EQ(v[1].checks, 21u);
   EXPECT_TRUE(v[0].ok());
   EXPECT_TRUE(v[1].ok());
+  const StructLayout* alone[] = {&r.struct_layout("W")};
+  const auto w = verify_structs(device(), src, r, alone);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].leaves, 16u);
+  EXPECT_EQ(w[0].checks, 33u);
+  EXPECT_TRUE(w[0].ok());
 }
 
 TEST_F(LayoutVerify, AWrongOffsetIsCaughtWithPathOffsetAndSeenValue) {
@@ -256,14 +266,14 @@ TEST_F(LayoutVerify, KnownDeviationAlignAttributeLeftOutOfStructAlignment) {
   EXPECT_TRUE(v[0].deviation.empty()) << describe(v[0]);  // In alone is laid out alike
   if (device().adapter().implementation == "dawn") {
     // Dawn's Tint follows the spec: no deviation, Out valid in uniform and storage, and the GPU
-    // reads every leaf at the spec's offsets in both (4 leaves: uniform->gpu, storage->gpu,
-    // gpu->storage = 12 checks).
+    // reads every leaf at the spec's offsets in both (x, i by its shallowest leaf i.a, y: 3
+    // leaves; uniform->gpu, storage->gpu, gpu->storage = 9 checks).
     EXPECT_TRUE(v[1].deviation.empty()) << describe(v[1]);
     EXPECT_TRUE(v[1].expected_uniform_valid);
     EXPECT_TRUE(v[1].gpu_uniform_valid);
     EXPECT_TRUE(v[1].uniform_round_trip);
     EXPECT_TRUE(v[1].storage_round_trip);
-    EXPECT_EQ(v[1].checks, 3u * 4u);
+    EXPECT_EQ(v[1].checks, 3u * 3u);
     EXPECT_TRUE(v[1].ok()) << describe(v[1]);
     return;
   }
@@ -273,8 +283,129 @@ TEST_F(LayoutVerify, KnownDeviationAlignAttributeLeftOutOfStructAlignment) {
   EXPECT_FALSE(v[1].expected_uniform_valid);  // predicted for the implementation: i at 4
   EXPECT_FALSE(v[1].gpu_uniform_valid);       // and so it is
   EXPECT_TRUE(v[1].storage_round_trip);
-  EXPECT_EQ(v[1].checks, 2u * 4u);  // x, i.a, i.b, y: storage->gpu and gpu->storage
+  // x, i by its shallowest leaf i.a (In has its own round trip), y: storage->gpu and gpu->storage.
+  EXPECT_EQ(v[1].checks, 2u * 3u);
   EXPECT_TRUE(v[1].ok()) << describe(v[1]);
+}
+
+// ---- the verifier's work (issue 25, H4-02), counted, not timed ----------------------------------
+
+// H4-02's chains: n structs in chains of at most `depth`, each C<k>_0 { a: f32 },
+// C<k>_i { a: C<k>_(i-1), b: f32 }; the last struct of the last chain bound in storage.
+std::string struct_chains(int n, int depth) {
+  std::string src, last;
+  for (int k = 0, made = 0; made < n; ++k) {
+    const std::string c = "C" + std::to_string(k) + "_";
+    src += "struct " + c + "0 { a: f32 }\n";
+    last = c + "0";
+    int i = 1;
+    for (++made; i < depth && made < n; ++i, ++made) {
+      src += "struct " + c + std::to_string(i) + " { a: " + c + std::to_string(i - 1) +
+             ", b: f32 }\n";
+      last = c + std::to_string(i);
+    }
+  }
+  return src + "@group(0) @binding(0) var<storage, read> s: " + last + ";\n";
+}
+
+// Each C_i (i >= 1) is checked by b and by C_(i-1)'s shallowest leaf (its b, or C_0's a): 2
+// leaves, each read and written back (and read from uniform where valid): at most 3 statements a
+// leaf, 6 a struct, and as many checks. Every leaf of every struct would be depth²/2 a chain.
+// Compiles: the whole module, the declarations, 2 verdicts a struct and at most one round-trip
+// module a struct.
+void expect_linear_work(const ModuleVerification& v, int n) {
+  ASSERT_EQ(v.structs.size(), size_t(n));
+  uint64_t checks = 0;
+  for (const StructVerification& s : v.structs) {
+    EXPECT_TRUE(s.ok()) << describe(s);
+    EXPECT_LE(s.leaves, 2u) << describe(s);
+    checks += s.checks;
+  }
+  EXPECT_LE(v.work.statements, 6u * uint64_t(n));
+  EXPECT_GE(v.work.statements, 4u * uint64_t(n - 1) / 2);  // storage read + write, 2 leaves
+  EXPECT_LE(checks, 6u * uint64_t(n));
+  EXPECT_LE(v.work.compiles, 3u * uint64_t(n) + 2u);
+  EXPECT_TRUE(v.ok());
+}
+
+TEST_F(LayoutVerify, StructChainWorkIsLinearInTheStructs) {
+  // Chains of 200 (Tint, Dawn's compiler, nests structs at most 255 deep; naga has no limit).
+  for (int n : {250, 500, 1000}) {
+    SCOPED_TRACE(n);
+    expect_linear_work(verify_module(device(), struct_chains(n, 200)), n);
+  }
+  // H4-02 itself: one chain of 500 and of 1,000, where the implementation takes that depth.
+  for (int n : {500, 1000}) {
+    SCOPED_TRACE(n);
+    const ModuleVerification v = verify_module(device(), struct_chains(n, n));
+    if (!v.gpu_valid) {
+      // The implementation refuses the nesting (Tint: "nesting depth of 256, maximum is 255"):
+      // nothing is compiled beyond the module and its declarations.
+      EXPECT_EQ(v.work.statements, 0u) << v.gpu_message;
+      EXPECT_FALSE(v.structs.back().skipped.empty());
+      continue;
+    }
+    expect_linear_work(v, n);
+  }
+}
+
+TEST_F(LayoutVerify, VerdictsOfStructsPredictedValidShareOneModule) {
+  // 300 independent structs valid in uniform and storage: one module confirms all uniform
+  // verdicts, one all storage verdicts; the round trips take ceil(300 / k) modules, k the structs
+  // one module can bind (maxStorageBuffersPerShaderStage - 1 for the words array, and as many
+  // uniform buffers); plus the whole module and the declarations alone. One module per verdict
+  // would be 600 more.
+  std::string src;
+  for (int i = 0; i < 300; ++i) src += "struct T" + std::to_string(i) + " { a: f32, b: vec4f }\n";
+  const Limits& lim = device().limits();
+  const uint64_t per_module = std::min<uint64_t>(lim.maxStorageBuffersPerShaderStage - 1,
+                                                 lim.maxUniformBuffersPerShaderStage);
+  ASSERT_GT(per_module, 0u);
+  const ModuleVerification v = verify_module(device(), src);
+  EXPECT_TRUE(v.ok());
+  EXPECT_LE(v.work.compiles, 2u + 2u + (300u + per_module - 1) / per_module);
+  for (const StructVerification& s : v.structs) {
+    EXPECT_TRUE(s.verdicts_checked);
+    EXPECT_TRUE(s.gpu_uniform_valid && s.gpu_storage_valid) << describe(s);
+  }
+}
+
+TEST_F(LayoutVerify, CapsRefuseInOneLine) {
+  // One struct of 1,400 f32 members bound in storage and valid in uniform: 1,400 x 3 = 4,200
+  // statements, above kMaxVerifyStatements (4,096); 1,300 members (3,900) are within.
+  auto flat = [](int members) {
+    std::string src = "struct Big {\n";
+    for (int i = 0; i < members; ++i) src += "  m" + std::to_string(i) + ": f32,\n";
+    return src + "}\n";
+  };
+  ASSERT_EQ(kMaxVerifyStatements, 4096u);
+  try {
+    verify_module(device(), flat(1400));
+    ADD_FAILURE() << "1,400 members verified";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("struct 'Big' needs 4200 straight-line shader statements"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("4096"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  const ModuleVerification ok = verify_module(device(), flat(1300));
+  EXPECT_EQ(ok.work.statements, 3900u);
+  EXPECT_TRUE(ok.ok());
+  // kMaxVerifyStructs + 1 structs are refused before anything is compiled.
+  ASSERT_EQ(kMaxVerifyStructs, 1024u);
+  std::string many;
+  for (int i = 0; i < 1025; ++i) many += "struct T" + std::to_string(i) + " { a: f32 }\n";
+  try {
+    verify_module(device(), many);
+    ADD_FAILURE() << "1,025 structs verified";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("1025 structs, more than the 1024"), std::string::npos)
+        << e.what();
+  }
 }
 
 // ---- switches the implementation may lack -------------------------------------------------------

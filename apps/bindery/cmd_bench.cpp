@@ -258,7 +258,7 @@ std::string steadiness_note(const BudgetProbe& p) {
 }
 
 void print_table_header(const BenchCli& o) {
-  fmt::print(
+  out(
       "{:<20}{:>12}{:>18}{:>10}{:>10}{:>9}{:>9}{:>9}{:>12}{:>10}{}\n", "strategy", "max objects",
       "range", "frame ms", "serial ms", "cpu ms", "math ms", "gpu ms", "cpu ns/obj", "drawn",
       o.raw_floor
@@ -288,7 +288,7 @@ void print_strategy_row(const BenchCli& o, const std::string& name, const Strate
   if (!best) {
     // Even the first count was over budget in the median repeat: say so with what it measured.
     const BudgetProbe& first = r.probes.front();
-    fmt::print(
+    out(
         "{:<20}{:>12}{:>18}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
         "at --start {}: lower it){}\n",
         name, fmt::format("< {}", first.objects), range, first.frame_ms, "-", first.cpu_ms,
@@ -298,7 +298,7 @@ void print_strategy_row(const BenchCli& o, const std::string& name, const Strate
   }
   bool capped = false;
   for (const RepeatMeasurement& rep : m.repeats) capped = capped || rep.search.capped;
-  fmt::print("{:<20}{:>12}{:>18}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}{}\n",
+  out("{:<20}{:>12}{:>18}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}{}\n",
              name, r.max_objects, range, best->frame_ms,
              med.serial ? med.serial->frame_ms : best->frame_ms, best->cpu_ms, best->math_ms,
              best->gpu_ms, ns_per_object,
@@ -454,7 +454,7 @@ int run_bench(const BenchCli& o) {
   for (size_t i = 0, next = 0; i < plan.names.size(); ++i) {
     const std::string& name = plan.names[i];
     if (why[i]) {
-      fmt::print("{:<20}  {}: {}\n", name, why[i]->first, why[i]->second);
+      out("{:<20}  {}: {}\n", name, why[i]->first, why[i]->second);
       results.push_back({{"strategy", name}, {why[i]->first, why[i]->second}});
       continue;
     }
@@ -462,7 +462,7 @@ int run_bench(const BenchCli& o) {
     print_strategy_row(o, name, m);
     results.push_back(strategy_json(name, m));
   }
-  fmt::print(
+  out(
       "max objects: the median of {} search{} per strategy (range: the smallest and "
       "largest), strategies interleaved round-robin; the other columns: the median "
       "search's probe at its max{}\n",
@@ -491,7 +491,7 @@ int run_bench(const BenchCli& o) {
   j["adapter"] = adapter_json(device.adapter());
   j["limits"] = limits_json(device.limits());
   j["results"] = results;
-  fmt::print("{}\n", j.dump());
+  out("{}\n", j.dump());
   return 0;
 }
 

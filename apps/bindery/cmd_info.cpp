@@ -25,7 +25,7 @@ Registration reg{"info", "print the WebGPU adapter, backend and device limits as
                      j["adapter_limits"] = limits_json(device.adapter_limits());
                      j["timestamp_query"] = device.has_timestamp_query();
                      j["immediates"] = device.has_immediates();
-                     fmt::print("{}\n", j.dump(2));
+                     out("{}\n", j.dump(2));
                      return 0;
                    };
                  }};

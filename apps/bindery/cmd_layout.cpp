@@ -7,7 +7,8 @@
 //
 // `--verify` (issue 11) checks the reflection against the WebGPU implementation on the current
 // adapter: the module's compile verdict, then per struct its uniform / storage verdicts and a GPU
-// round trip of every scalar leaf (layout_verify.hpp). One line per struct. Exit codes, the same
+// round trip of every scalar leaf (a nested struct with its own round trip by one leaf;
+// layout_verify.hpp). One line per struct. Exit codes, the same
 // contract as without --verify: 0 only when the module has no error and every verdict agrees and
 // no leaf differs; 1 on a layout/type error, a mismatch or a disagreement; 2 when the file cannot
 // be read or parsed or no device can be created. The last line says which. A module nested
@@ -49,6 +50,20 @@ std::string diagnostics(const std::string& file, const Reflection& r) {
   return out;
 }
 
+/// `text` with every line escaped as errors are (escape_controls: control bytes, malformed
+/// UTF-8, bidirectional and other invisible format characters), its line breaks kept.
+std::string escape_lines(std::string_view text) {
+  std::string result;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    result += escape_controls(text.substr(start, end - start));
+    if (end < text.size()) result += '\n';
+    start = end + 1;
+  }
+  return result;
+}
+
 /// The implementation's diagnostic: its first line after `label`, the rest indented below.
 void print_diagnostic(std::string_view label, const std::string& text) {
   size_t start = 0;
@@ -65,8 +80,10 @@ void print_diagnostic(std::string_view label, const std::string& text) {
     while (!bare.empty() && (bare.front() == ' ' || bare.front() == '=')) bare.remove_prefix(1);
     if (bare.size() > 8 && std::find(seen.begin(), seen.end(), bare) != seen.end()) continue;
     seen.push_back(bare);
-    if (first) fmt::print("  {}: {}\n", label, escape_controls(line));
-    else fmt::print("      {}\n", escape_controls(line));
+    if (first)
+      out("  {}: {}\n", label, escape_controls(line));
+    else
+      out("      {}\n", escape_controls(line));
     first = false;
   }
 }
@@ -79,33 +96,31 @@ int run_verify(const LayoutOptions& o, const std::string& text, const Reflection
   dopt.want_shader_f16 = true;
   Device device = Device::create(dopt);
   ModuleVerification v = verify_module(device, text, vo);
-  fmt::print("verify {} on {} ({}){}\n", escape_for_message(o.file), device.adapter().name,
-             device.adapter().backend,
-             device.has_shader_f16() ? ", shader-f16" : ", no shader-f16");
-  fmt::print("module: bindery {}, implementation {}: {}\n", v.bindery_valid ? "valid" : "invalid",
-             v.gpu_valid ? "valid" : "invalid", v.verdict_agrees() ? "agree" : "DISAGREE");
-  if (!v.bindery_valid) fmt::print("  bindery: {}\n", escape_for_message(v.bindery_message));
+  out("verify {} on {} ({}){}\n", escape_for_message(o.file), device.adapter().name,
+      device.adapter().backend, device.has_shader_f16() ? ", shader-f16" : ", no shader-f16");
+  out("module: bindery {}, implementation {}: {}\n", v.bindery_valid ? "valid" : "invalid",
+      v.gpu_valid ? "valid" : "invalid", v.verdict_agrees() ? "agree" : "DISAGREE");
+  if (!v.bindery_valid) out("  bindery: {}\n", escape_for_message(v.bindery_message));
   if (!v.gpu_valid)
     print_diagnostic("implementation",
                      v.gpu_diagnostic.empty() ? v.gpu_message : v.gpu_diagnostic);
   uint64_t checks = 0, mismatches = 0;
   size_t failed = 0;
   for (const auto& s : v.structs) {
-    fmt::print("{}\n", describe(s));
+    out("{}\n", describe(s));
     checks += s.checks;
     mismatches += s.mismatch_count;
     failed += s.ok() ? 0 : 1;
   }
-  fmt::print("{}", diagnostics(o.file, r));
+  out("{}", diagnostics(o.file, r));
   // The same contract as without --verify (issue 18): 0 only when the module has no error and
   // bindery and the implementation agree on everything; 2 when it cannot be parsed.
   std::vector<std::string> why;
   if (!r.ok()) why.push_back(fmt::format("the module has {} error(s)", r.errors.size()));
   if (!v.ok()) why.push_back("bindery and the implementation disagree");
-  fmt::print("{} structs, {} leaf checks, {} mismatches, {} structs failing: {}\n",
-             v.structs.size(), checks, mismatches, failed,
-             why.empty() ? std::string("verified")
-                         : fmt::format("FAILED ({})", fmt::join(why, "; ")));
+  out("{} structs, {} leaf checks, {} mismatches, {} structs failing: {}\n", v.structs.size(),
+      checks, mismatches, failed,
+      why.empty() ? std::string("verified") : fmt::format("FAILED ({})", fmt::join(why, "; ")));
   if (r.has_syntax_error()) return 2;
   return why.empty() ? 0 : 1;
 }
@@ -122,7 +137,7 @@ int run_layout(const LayoutOptions& o) {
       reflect_wgsl(text, ReflectOptions{.uniform_buffer_standard_layout = o.standard_layout});
   if (o.verify && wgsl_nesting_error(text)) {
     // Deeper than bindery reads: handed to no shader compiler (kMaxWgslNestingDepth).
-    fmt::print("{}", diagnostics(o.file, r));
+    out("{}", diagnostics(o.file, r));
     print_error("WgslSyntax", fmt::format("{}: not verified: the module nests deeper than {} "
                                           "levels and is not handed to the implementation",
                                           escape_for_message(o.file), kMaxWgslNestingDepth));
@@ -137,11 +152,11 @@ int run_layout(const LayoutOptions& o) {
     }
   }
   if (o.json) {
-    fmt::print("{}\n", layout_json(r));
+    out("{}\n", layout_json(r));
   } else {
     Reflection tables = r;
     tables.errors.clear();
-    fmt::print("{}{}", layout_table(tables), diagnostics(o.file, r));
+    out("{}{}", escape_lines(layout_table(tables)), diagnostics(o.file, r));
     if (!r.ok())
       std::fprintf(stderr, "bindery: %s: %zu error(s)\n", escape_for_message(o.file).c_str(),
                    r.errors.size());

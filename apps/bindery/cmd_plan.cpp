@@ -44,7 +44,7 @@ Registration reg{
                                        [&] { return parse_plan_input(text); });
         if (opts->strict) input.options.strict_intruders = true;
         const BindGroupPlan plan = plan_bind_groups(input);
-        fmt::print("{}\n", opts->json ? plan.to_json() : plan.to_text());
+        out("{}\n", opts->json ? plan.to_json() : plan.to_text());
         return 0;
       };
     }};

@@ -217,11 +217,11 @@ TimingTable print_timing_table(const RenderReport& r) {
   auto fmt_gpu = [&](double Summary::*field) {
     return tt.has_gpu ? fmt::format("{:10.3f}", tt.gpu.*field) : fmt::format("{:>10}", "n/a");
   };
-  fmt::print("{:<14}{:>10}{:>10}{:>10}\n", "per frame", "min", "median", "max");
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", tt.cpu.min, tt.cpu.median, tt.cpu.max);
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", tt.math.min, tt.math.median,
+  out("{:<14}{:>10}{:>10}{:>10}\n", "per frame", "min", "median", "max");
+  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", tt.cpu.min, tt.cpu.median, tt.cpu.max);
+  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", tt.math.min, tt.math.median,
              tt.math.max);
-  fmt::print("{:<14}{}{}{}\n", "gpu ms", fmt_gpu(&Summary::min), fmt_gpu(&Summary::median),
+  out("{:<14}{}{}{}\n", "gpu ms", fmt_gpu(&Summary::min), fmt_gpu(&Summary::median),
              fmt_gpu(&Summary::max));
   // Per-pass GPU time (median of each named span over the frames that have it).
   std::vector<std::string> span_names;
@@ -236,37 +236,38 @@ TimingTable print_timing_table(const RenderReport& r) {
         for (const GpuSpan& span : t.gpu_spans)
           if (span.name == name) v.push_back(span.ms);
       const Summary ss = summarize(v);
-      fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min,
+      out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min,
                  ss.median, ss.max);
       tt.spans[name] = ss.median;
     }
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", tt.frame.min, tt.frame.median,
+  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", tt.frame.min, tt.frame.median,
              tt.frame.max);
-  fmt::print("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
+  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
              tt.interval.median, tt.interval.max);
   if (tt.variation.varies())
-    fmt::print(
+    out(
         "frames vary: interval max/min {:.1f}, cpu max/min {:.1f} over frames {}..{} (more "
         "than {:g}x): the medians of one run may not hold for the next\n",
         tt.variation.interval, tt.variation.cpu, tt.variation.first,
         tt.variation.first + tt.variation.frames - 1, kVaryFactor);
-  fmt::print(
+  out(
       "throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
       r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s", r.threads,
       r.threads == 1 ? "" : "s", r.encode_threads);
   if (const std::optional<CullingCounts> culling = r.frames.back().culling)
-    fmt::print(
+    out(
         "culling: {} objects, {} after frustum, {} after occlusion, {} drawn over both phases "
         "(phase 1: those visible last frame; phase 2: the newly visible), {} sub-draws\n",
         culling->objects, culling->after_frustum, culling->after_occlusion, culling->drawn,
         culling->sub_draws);
   if (const std::optional<CullingCounts> culling = r.frames.back().culling;
       culling && culling->has_clusters) {
-    fmt::print("clusters: {} tested, {} drawn, {} triangles submitted\n", culling->clusters_tested,
+    out("clusters: {} tested, {} drawn, {} triangles submitted\n", culling->clusters_tested,
                culling->clusters_visible, culling->triangles_submitted);
     if (culling->clusters_dropped > 0)
-      fmt::print("warning: {} cluster-instances did not fit the cluster output (clusterTriangleCapacity) "
-                 "and were not drawn: the picture misses them\n",
+      fmt::print(stderr,
+                 "bindery: warning: {} cluster-instances did not fit the cluster output "
+                 "(clusterTriangleCapacity) and were not drawn: the picture misses them\n",
                  culling->clusters_dropped);
   }
   return tt;
@@ -342,8 +343,8 @@ int run_render(const RenderCli& o) {
   RenderReport r = render(device, scene, ro);
   if (!o.png.empty() && r.last_frame) write_png(o.png, *r.last_frame);
   const TimingTable tt = print_timing_table(r);
-  if (!o.png.empty()) fmt::print("wrote {}\n", escape_for_message(o.png));
-  fmt::print("{}\n", report_json(r, device, tt).dump());
+  if (!o.png.empty()) out("wrote {}\n", escape_for_message(o.png));
+  out("{}\n", report_json(r, device, tt).dump());
   return 0;
 }
 

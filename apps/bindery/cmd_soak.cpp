@@ -156,16 +156,16 @@ void print_soak_row(const std::string& name, const SoakReport& r, const SoakOpti
   auto objects_cell = [](const ObjectCounts& a, const ObjectCounts& b) {
     return fmt::format("{} -> {}", total(a), total(b));
   };
-  fmt::print("{:<22}{:>8}{:>14}{:>13.2f}%{:>16}{:>18}{:>10.1f}{:>8}\n", name, r.frames,
-             fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
-             objects_cell(base->live_objects, last.live_objects),
-             base->implementation_objects
-                 ? objects_cell(*base->implementation_objects, *last.implementation_objects)
-                 : std::string("n/a"),
-             r.throughput_fps, r.flat() ? "yes" : "NO");
+  out("{:<22}{:>8}{:>14}{:>13.2f}%{:>16}{:>18}{:>10.1f}{:>8}\n", name, r.frames,
+      fmt::format("{:.1f}", mib(double(r.memory_floor_end))), rss_change * 100,
+      objects_cell(base->live_objects, last.live_objects),
+      base->implementation_objects
+          ? objects_cell(*base->implementation_objects, *last.implementation_objects)
+          : std::string("n/a"),
+      r.throughput_fps, r.flat() ? "yes" : "NO");
   for (const SoakDrift& d : r.drifts)
-    fmt::print("    drift: {} {} at frame {} -> {} at frame {}\n", d.quantity, d.baseline,
-               d.baseline_frames_done, d.value, d.frames_done);
+    out("    drift: {} {} at frame {} -> {} at frame {}\n", d.quantity, d.baseline,
+        d.baseline_frames_done, d.value, d.frames_done);
 }
 
 // The strategy's entry of the JSON line's "results".
@@ -223,7 +223,7 @@ std::optional<SoakReport> soak_strategy(const SoakCli& o, const Device& device, 
     // A capacity of this device reached at this object count (lavapipe's bind groups, buffer
     // sizes): this strategy cannot be soaked here; the others still are.
     if (!is_capacity_limit(e.kind())) throw;
-    fmt::print("{:<22}  not possible here: {}\n", name, e.what());
+    out("{:<22}  not possible here: {}\n", name, e.what());
     results.push_back({{"strategy", name}, {"not_possible", e.what()}});
     return std::nullopt;
   }
@@ -251,8 +251,8 @@ int run_soak(const SoakCli& o) {
                o.check_every, o.warmup, o.tolerance * 100, device.adapter().name,
                device.adapter().backend, device.adapter().implementation);
 
-  fmt::print("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames", "floor MiB",
-             "floor change", "objects", "implementation", "fps", "flat");
+  out("{:<22}{:>8}{:>14}{:>14}{:>16}{:>18}{:>10}{:>8}\n", "strategy", "frames", "floor MiB",
+      "floor change", "objects", "implementation", "fps", "flat");
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::vector<std::string> drifted;
   size_t soaked = 0;
@@ -261,12 +261,12 @@ int run_soak(const SoakCli& o) {
       const std::string why = fmt::format(
           "--encode-threads {} does not apply (draws not encoded on the CPU each frame)",
           so.render.encode_threads);
-      fmt::print("{:<22}  skipped: {}\n", name, why);
+      out("{:<22}  skipped: {}\n", name, why);
       results.push_back({{"strategy", name}, {"skipped", why}});
       continue;
     }
     if (std::optional<std::string> why = strategy_unavailable(device, scene, name)) {
-      fmt::print("{:<22}  unavailable: {}\n", name, *why);
+      out("{:<22}  unavailable: {}\n", name, *why);
       results.push_back({{"strategy", name}, {"unavailable", *why}});
       continue;
     }
@@ -295,7 +295,7 @@ int run_soak(const SoakCli& o) {
   j["implementation"] = implementation_json(device.adapter());
   j["adapter"] = adapter_json(device.adapter());
   j["results"] = results;
-  fmt::print("{}\n", j.dump());
+  out("{}\n", j.dump());
   std::fflush(stdout);  // the JSON line whole before the error line on stderr
   if (soaked == 0)
     throw Error(ErrorKind::StrategyUnavailable,

@@ -9,10 +9,14 @@
 #include <CLI/CLI.hpp>
 
 #include <bindery/core/error.hpp>
+#include <bindery/core/io.hpp>
+
+#include <fmt/format.h>
 
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bindery::cli {
@@ -30,6 +34,13 @@ struct CommandInfo {
 
 /// Prints `bindery: error [KIND]: MESSAGE` as one line on stderr (stdout flushed first).
 void print_error(std::string_view kind, std::string_view message);
+
+/// Formats like fmt::print and writes the text to standard output through write_stdout(): a
+/// failed write (closed pipe, full device) throws Io instead of fmt's std::system_error.
+template <class... T>
+void out(fmt::format_string<T...> format, T&&... args) {
+  write_stdout(fmt::format(format, std::forward<T>(args)...));
+}
 
 /// All registered subcommands, in registration order.
 std::vector<CommandInfo>& registry();

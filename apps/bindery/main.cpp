@@ -18,12 +18,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string_view>
 
 namespace bindery::cli {
@@ -209,8 +213,13 @@ bool guard_standard_descriptors() {
 
 /// Exit status `code` after checking that standard output reached its file.
 int finish(int code, bool stdout_open) {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !stdout_open) {
-    print_error("Io", "standard output could not be written (closed, or the device is full)");
+  errno = 0;
+  if (!stdout_open) {
+    print_error("Io", bindery::stdout_failure_message(EBADF));
+    return 1;
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    print_error("Io", bindery::stdout_failure_message(errno));
     return 1;
   }
   return code;
@@ -222,6 +231,9 @@ int finish(int code, bool stdout_open) {
 int main(int argc, char** argv) {
   using namespace bindery::cli;
   const bool stdout_open = guard_standard_descriptors();
+  // A closed pipe (`bindery layout big.wgsl | head -c 1`) is an error of the write, EPIPE, that
+  // write_stdout() and finish() report as the [Io] line, not a signal that ends bindery silently.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"bindery: per-draw data for WebGPU renderers that draw thousands of objects"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "bindery " BINDERY_VERSION_STRING);
@@ -239,7 +251,16 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return finish(app.exit(e), stdout_open);  // --help, --version
+    // --help, --version: CLI11's text through write_stdout(), so that a failed write says why.
+    std::ostringstream text, errors;
+    const int code = app.exit(e, text, errors);
+    try {
+      bindery::write_stdout(text.str());
+    } catch (const bindery::Error& io) {
+      print_error(bindery::to_string(io.kind()), io.what());
+      return 1;
+    }
+    return finish(code, stdout_open);
   } catch (const CLI::ParseError& e) {
     // A command-line usage error: one line like every other error, exit 2.
     const CLI::App* given = nullptr;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fmt/format.h>
 
 namespace bindery {
 
@@ -39,6 +40,24 @@ size_t utf8_sequence(std::string_view text, size_t i) {
   return n;
 }
 
+// The code point of the well-formed sequence of n bytes at text[i].
+uint32_t code_point(std::string_view text, size_t i, size_t n) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  uint32_t cp = n == 2 ? (b(0) & 0x1f) : n == 3 ? (b(0) & 0x0f) : (b(0) & 0x07);
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (b(k) & 0x3f);
+  return cp;
+}
+
+// Invisible format characters (Unicode general category Cf) that reorder or hide text on a
+// terminal: the soft hyphen, the bidirectional marks, embeddings, overrides and isolates (U+061C,
+// U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), zero-width characters (U+200B-U+200D, U+2060-
+// U+2064, U+FEFF), U+180E, U+206A-U+206F and the interlinear annotations U+FFF9-U+FFFB.
+bool is_format_character(uint32_t cp) {
+  return cp == 0xad || cp == 0x61c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+         (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+         (cp >= 0x2066 && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
+}
+
 // escape_for_message() and escape_controls(): the same but for the backslash.
 std::string escape(std::string_view text, bool backslash) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -54,7 +73,10 @@ std::string escape(std::string_view text, bool backslash) {
       default:
         if (c >= 0x80) {
           if (const size_t n = utf8_sequence(text, i); n > 0) {
-            out.append(text.substr(i, n));
+            if (const uint32_t cp = code_point(text, i, n); is_format_character(cp))
+              out += fmt::format("\\u{{{:04X}}}", cp);  // seen, not obeyed: \u{202E}
+            else
+              out.append(text.substr(i, n));
             i += n - 1;
             break;
           }

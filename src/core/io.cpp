@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -158,6 +161,21 @@ void check_output_file(const std::string& path, std::string_view what) {
   if (!fs::is_directory(parent, ec) || access(parent.c_str(), W_OK) != 0)
     throw Error(ErrorKind::Io, fmt::format("{} '{}': folder '{}' does not exist or is not writable",
                                            what, escape_for_message(path), escape_for_message(parent.string())));
+}
+
+std::string stdout_failure_message(int error) {
+  return fmt::format("standard output could not be written: {} (a closed pipe or a full device)",
+                     error != 0 ? std::strerror(error) : "stdio reported an error");
+}
+
+void write_stdout(std::string_view text) {
+  if (text.empty()) return;
+  errno = 0;
+  const size_t n = std::fwrite(text.data(), 1, text.size(), stdout);
+  if (n != text.size() || std::ferror(stdout)) {
+    const int error = errno;
+    throw Error(ErrorKind::Io, stdout_failure_message(error));
+  }
 }
 
 }  // namespace bindery

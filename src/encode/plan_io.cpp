@@ -10,6 +10,9 @@
 
 #include <functional>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace bindery {
 namespace {
@@ -310,8 +313,24 @@ std::string_view order_name(DrawOrderKind o) {
 
 PlanInput parse_plan_input(std::string_view json_text) {
   json doc;
+  // RFC 8259 leaves repeated keys to the reader, which would keep the last one silently (two
+  // "stats" objects: the first ignored): a plan file's objects have unique keys.
+  std::vector<std::set<std::string>> keys;  // the keys of each open object
+  const json::parser_callback_t unique_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty()) {
+      const std::string key = parsed.get<std::string>();
+      if (!keys.back().insert(key).second)
+        throw Error(ErrorKind::PlanInput,
+                    fmt::format("scene: key \"{}\" appears twice in one object (a plan file's "
+                                "objects have unique keys; the reader would keep the last)",
+                                escape_for_message(key)));
+    }
+    return true;
+  };
   try {
-    doc = json::parse(json_text.begin(), json_text.end());
+    doc = json::parse(json_text.begin(), json_text.end(), unique_keys);
   } catch (const json::exception& e) {
     throw Error(ErrorKind::PlanInput, fmt::format("scene: not valid JSON: {}", json_message(e)));
   }

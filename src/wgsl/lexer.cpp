@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "wgsl/lexer.hpp"
 
+#include "wgsl/xid_tables.hpp"
+
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <optional>
+#include <utility>
 
 namespace bindery::wgsl {
 namespace {
@@ -32,6 +39,66 @@ bool is_int_literal(std::string_view t) {
   for (char c : t)
     if (!is_digit(c)) return false;
   return true;
+}
+
+bool in_table(const CodePointRange* first, const CodePointRange* last, uint32_t cp) {
+  const CodePointRange* it = std::upper_bound(
+      first, last, cp, [](uint32_t v, const CodePointRange& r) { return v < r.first; });
+  return it != first && cp <= std::prev(it)->last;
+}
+
+bool xid_start(uint32_t cp) {
+  if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
+  return in_table(std::begin(kXidStart), std::end(kXidStart), cp);
+}
+
+bool xid_continue(uint32_t cp) {
+  if (cp < 0x80)
+    return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') ||
+           cp == '_';
+  return in_table(std::begin(kXidContinue), std::end(kXidContinue), cp);
+}
+
+/// Decodes the UTF-8 code point at text[i] (advancing i), or nullopt for malformed UTF-8
+/// (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF).
+std::optional<uint32_t> next_code_point(std::string_view text, size_t& i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = b(i);
+  size_t n = c < 0x80             ? 1
+             : (c & 0xE0) == 0xC0 ? 2
+             : (c & 0xF0) == 0xE0 ? 3
+             : (c & 0xF8) == 0xF0 ? 4
+                                  : 0;
+  if (n == 0 || i + n > text.size()) return std::nullopt;
+  uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return std::nullopt;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+  i += n;
+  return cp;
+}
+
+/// Why the identifier `text` is not a WGSL ident_pattern_token (§3.5: XID_Start XID_Continue*,
+/// or '_' XID_Continue+), with the 0-based code point index of the offending character, or
+/// nullopt when it is one.
+std::optional<std::pair<uint32_t, std::string>> identifier_fault(std::string_view text) {
+  size_t i = 0;
+  uint32_t index = 0;
+  while (i < text.size()) {
+    const std::optional<uint32_t> cp = next_code_point(text, i);
+    if (!cp) return std::pair{index, std::string("is not well-formed UTF-8")};
+    const bool first = index == 0;
+    const bool ok = first ? (xid_start(*cp) || *cp == '_') : xid_continue(*cp);
+    if (!ok)
+      return std::pair{index, fmt::format("U+{:04X} is not {} (WGSL identifiers are XID_Start "
+                                          "XID_Continue*, or '_' XID_Continue+; §3.5)",
+                                          *cp, first ? "XID_Start" : "XID_Continue")};
+    ++index;
+  }
+  return std::nullopt;
 }
 
 constexpr std::string_view kPunct = "@(){}[],;:=+-*/%&|^~!.<>";
@@ -196,6 +263,14 @@ LexResult lex(std::string_view src) {
         advance();
       t.text = src.substr(start, i - start);
       t.kind = Tok::Ident;
+      if (std::any_of(t.text.begin(), t.text.end(), [](char ch) { return (ch & 0x80) != 0; })) {
+        if (auto fault = identifier_fault(t.text)) {
+          fail(t.line, t.column + fault->first,
+               fmt::format("identifier '{}': character {} {}", t.text, fault->first + 1,
+                           fault->second));
+          break;
+        }
+      }
     } else if (kPunct.find(static_cast<char>(c)) != std::string_view::npos && c != 0) {
       advance();
       t.text = src.substr(start, 1);

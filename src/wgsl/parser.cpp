@@ -2,9 +2,177 @@
 #include "wgsl/parser.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iterator>
 
 namespace bindery::wgsl {
 namespace {
+
+// WGSL §16.1 keyword summary.
+constexpr std::string_view kKeywords[] = {
+    "alias",   "break",      "case",    "const", "const_assert", "continue", "continuing",
+    "default", "diagnostic", "discard", "else",  "enable",       "false",    "fn",
+    "for",     "if",         "let",     "loop",  "override",     "requires", "return",
+    "struct",  "switch",     "true",    "var",   "while"};
+
+// WGSL §16.2 reserved words.
+constexpr std::string_view kReservedWords[] = {"NULL",
+                                               "Self",
+                                               "abstract",
+                                               "active",
+                                               "alignas",
+                                               "alignof",
+                                               "as",
+                                               "asm",
+                                               "asm_fragment",
+                                               "async",
+                                               "attribute",
+                                               "auto",
+                                               "await",
+                                               "become",
+                                               "cast",
+                                               "catch",
+                                               "class",
+                                               "co_await",
+                                               "co_return",
+                                               "co_yield",
+                                               "coherent",
+                                               "column_major",
+                                               "common",
+                                               "compile",
+                                               "compile_fragment",
+                                               "concept",
+                                               "const_cast",
+                                               "consteval",
+                                               "constexpr",
+                                               "constinit",
+                                               "crate",
+                                               "debugger",
+                                               "decltype",
+                                               "delete",
+                                               "demote",
+                                               "demote_to_helper",
+                                               "do",
+                                               "dynamic_cast",
+                                               "enum",
+                                               "explicit",
+                                               "export",
+                                               "extends",
+                                               "extern",
+                                               "external",
+                                               "fallthrough",
+                                               "filter",
+                                               "final",
+                                               "finally",
+                                               "friend",
+                                               "from",
+                                               "fxgroup",
+                                               "get",
+                                               "goto",
+                                               "groupshared",
+                                               "highp",
+                                               "impl",
+                                               "implements",
+                                               "import",
+                                               "inline",
+                                               "instanceof",
+                                               "interface",
+                                               "layout",
+                                               "lowp",
+                                               "macro",
+                                               "macro_rules",
+                                               "match",
+                                               "mediump",
+                                               "meta",
+                                               "mod",
+                                               "module",
+                                               "move",
+                                               "mut",
+                                               "mutable",
+                                               "namespace",
+                                               "new",
+                                               "nil",
+                                               "noexcept",
+                                               "noinline",
+                                               "nointerpolation",
+                                               "non_coherent",
+                                               "noncoherent",
+                                               "noperspective",
+                                               "null",
+                                               "nullptr",
+                                               "of",
+                                               "operator",
+                                               "package",
+                                               "packoffset",
+                                               "partition",
+                                               "pass",
+                                               "patch",
+                                               "pixelfragment",
+                                               "precise",
+                                               "precision",
+                                               "premerge",
+                                               "priv",
+                                               "protected",
+                                               "pub",
+                                               "public",
+                                               "readonly",
+                                               "ref",
+                                               "regardless",
+                                               "register",
+                                               "reinterpret_cast",
+                                               "require",
+                                               "resource",
+                                               "restrict",
+                                               "self",
+                                               "set",
+                                               "shared",
+                                               "sizeof",
+                                               "smooth",
+                                               "snorm",
+                                               "static",
+                                               "static_assert",
+                                               "static_cast",
+                                               "std",
+                                               "subroutine",
+                                               "super",
+                                               "target",
+                                               "template",
+                                               "this",
+                                               "thread_local",
+                                               "throw",
+                                               "trait",
+                                               "try",
+                                               "type",
+                                               "typedef",
+                                               "typeid",
+                                               "typename",
+                                               "typeof",
+                                               "union",
+                                               "unless",
+                                               "unorm",
+                                               "unsafe",
+                                               "unsized",
+                                               "use",
+                                               "using",
+                                               "varying",
+                                               "virtual",
+                                               "volatile",
+                                               "wgsl",
+                                               "where",
+                                               "with",
+                                               "writeonly",
+                                               "yield"};
+
+bool is_keyword(std::string_view n) {
+  return std::find(std::begin(kKeywords), std::end(kKeywords), n) != std::end(kKeywords);
+}
+
+bool is_reserved_word(std::string_view n) {
+  return std::find(std::begin(kReservedWords), std::end(kReservedWords), n) !=
+         std::end(kReservedWords);
+}
 
 constexpr int kMaxTypeDepth = 32;
 
@@ -56,6 +224,25 @@ class Parser {
     return at;
   }
 
+  /// expect_ident() for a name being declared (struct, member, alias, const, var): WGSL §3.5
+  /// forbids a keyword or reserved word (§16.1, §16.2), a lone '_' and a leading "__".
+  uint32_t expect_name(std::string_view what) {
+    const uint32_t at = expect_ident(what);
+    const std::string_view n = t_[at].text;
+    if (is_keyword(n))
+      fail(t_[at], fmt::format("'{}' is a WGSL keyword and cannot name {} (WGSL §16.1)", n, what));
+    if (is_reserved_word(n))
+      fail(t_[at],
+           fmt::format("'{}' is a WGSL reserved word and cannot name {} (WGSL §16.2)", n, what));
+    if (n == "_")
+      fail(t_[at], fmt::format("'_' alone cannot name {} (WGSL §3.5 identifiers)", what));
+    if (n.substr(0, 2) == "__")
+      fail(t_[at], fmt::format("'{}' starts with two underscores, which WGSL identifiers must not "
+                               "(§3.5)",
+                               n));
+    return at;
+  }
+
   /// Skips a bracketed group starting at the current opening token; returns the range inside it.
   TokRange skip_balanced(char open, char close) {
     const Token& start = cur();
@@ -92,12 +279,24 @@ class Parser {
   // ---- attributes ---------------------------------------------------------------------------
   Attrs parse_attributes() {
     Attrs a;
+    std::vector<std::string_view> seen;
     while (cur().is('@')) {
       next();
       uint32_t name = expect_ident("an attribute name after '@'");
       TokRange args;
       if (cur().is('(')) args = skip_balanced('(', ')');
       std::string_view n = t_[name].text;
+      // WGSL §12: an attribute must not be specified more than once per object (@diagnostic may
+      // repeat, for different rules).
+      if (n != "diagnostic") {
+        if (std::find(seen.begin(), seen.end(), n) != seen.end())
+          fail(t_[name], fmt::format("attribute @{} is given twice on one declaration; WGSL "
+                                     "allows each attribute once (§12)",
+                                     n));
+        seen.push_back(n);
+      } else if (!args.empty()) {
+        check_severity(t_[args.begin], "@diagnostic");
+      }
       auto take = [&](TokRange& slot) {
         if (args.empty()) fail(t_[name], fmt::format("@{} needs an argument, e.g. @{}(0)", n, n));
         // Allow one trailing comma: @group(0,)
@@ -110,6 +309,39 @@ class Parser {
       else if (n == "size") take(a.size);
     }
     return a;
+  }
+
+  /// WGSL §4.1: `enable` names an enable-extension (§4.1.2) and `requires` a language extension
+  /// (§4.1.3) that WGSL defines; any other name is a shader-creation error.
+  void check_extension(std::string_view directive, const Token& name) const {
+    static constexpr std::string_view kEnable[] = {"f16", "clip_distances", "dual_source_blending",
+                                                   "subgroups", "primitive_index"};
+    static constexpr std::string_view kRequires[] = {"readonly_and_readwrite_storage_textures",
+                                                     "packed_4x8_integer_dot_product",
+                                                     "unrestricted_pointer_parameters",
+                                                     "pointer_composite_access",
+                                                     "uniform_buffer_standard_layout",
+                                                     "subgroup_id",
+                                                     "subgroup_uniformity",
+                                                     "texture_and_sampler_let",
+                                                     "texture_formats_tier1",
+                                                     "linear_indexing"};
+    const bool enable = directive == "enable";
+    const auto* first = enable ? std::begin(kEnable) : std::begin(kRequires);
+    const auto* last = enable ? std::end(kEnable) : std::end(kRequires);
+    if (std::find(first, last, name.text) == last)
+      fail(name, fmt::format("'{}' is not {} WGSL defines ({}: {})", name.text,
+                             enable ? "an enable-extension" : "a language extension",
+                             enable ? "§4.1.2" : "§4.1.3", fmt::join(first, last, ", ")));
+  }
+
+  /// A diagnostic's severity (WGSL §2.3): error, warning, info or off.
+  void check_severity(const Token& t, std::string_view where) const {
+    if (t.kind != Tok::Ident ||
+        !(t.text == "error" || t.text == "warning" || t.text == "info" || t.text == "off"))
+      fail(t, fmt::format("{} needs a severity, error, warning, info or off, found {} (WGSL "
+                          "§2.3)",
+                          where, describe(t)));
   }
 
   // ---- types --------------------------------------------------------------------------------
@@ -198,6 +430,7 @@ class Parser {
       next();
       while (true) {
         uint32_t name = expect_ident(fmt::format("an extension name after '{}'", k));
+        check_extension(k, t_[name]);
         (k == "enable" ? m_.enables : m_.requires_).push_back(name);
         if (cur().is(',')) {
           next();
@@ -210,6 +443,11 @@ class Parser {
     } else if (k == "diagnostic" || k == "override" || k == "const_assert") {
       if (k == "diagnostic") kind = DeclKind::Directive;
       next();
+      if (k == "diagnostic") {
+        if (!cur().is('('))
+          fail(cur(), fmt::format("expected '(' after 'diagnostic', found {}", describe(cur())));
+        check_severity(t_[i_ + 1], "the diagnostic directive");
+      }
       skip_to_semicolon(kw);
     } else if (k == "struct") {
       kind = DeclKind::Struct;
@@ -218,7 +456,7 @@ class Parser {
       kind = DeclKind::Alias;
       next();
       AliasAst a;
-      a.name_tok = expect_ident("an alias name");
+      a.name_tok = expect_name("an alias");
       expect('=', "in 'alias' declaration");
       a.type = parse_type(0);
       expect(';', "after 'alias' declaration");
@@ -227,7 +465,7 @@ class Parser {
       kind = DeclKind::Const;
       next();
       ConstAst c;
-      c.name_tok = expect_ident("a const name");
+      c.name_tok = expect_name("a const");
       if (cur().is(':')) {
         next();
         parse_type(0);
@@ -268,12 +506,12 @@ class Parser {
   void parse_struct() {
     next();  // struct
     StructAst s;
-    s.name_tok = expect_ident("a struct name");
+    s.name_tok = expect_name("a struct");
     expect('{', fmt::format("to open struct '{}'", t_[s.name_tok].text));
     while (!cur().is('}')) {
       Attrs a = parse_attributes();
       MemberAst mem;
-      mem.name_tok = expect_ident(fmt::format("a member name in struct '{}'", t_[s.name_tok].text));
+      mem.name_tok = expect_name(fmt::format("a member of struct '{}'", t_[s.name_tok].text));
       expect(':', fmt::format("after member '{}'", t_[mem.name_tok].text));
       mem.type = parse_type(0);
       mem.align = a.align;
@@ -327,7 +565,7 @@ class Parser {
       }
       expect('>', "to close 'var<'");
     }
-    v.name_tok = expect_ident("a variable name");
+    v.name_tok = expect_name("a variable");
     if (cur().is(':')) {
       next();
       v.type = parse_type(0);

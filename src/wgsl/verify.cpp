@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <optional>
 #include <utility>
 
@@ -57,8 +58,76 @@ uint32_t components(const FieldRef& f) {
                                       : 1u;
 }
 
-/// Scalar leaves of one value of `t`; runtime-sized arrays with `rt` elements.
-uint64_t leaf_count(const WgslType& t, uint32_t rt) {
+/// Names of the structs that have a round trip of their own in this run: where one of them is
+/// nested in another struct, the other's round trip checks it by one leaf only (see Leaves).
+using Shallow = std::set<std::string, std::less<>>;
+
+/// How leaves are counted and visited: runtime-sized arrays with `rt` elements; a nested struct
+/// named in `shallow` by its shallowest leaf alone (WGSL §14.4: a struct type's layout is the
+/// same wherever it is used, so its own round trip checks its inside and one leaf checks where
+/// it sits). That keeps the work linear in the source's members: without it a chain of N structs
+/// each nesting the previous one has N²/2 leaves (issue 25, H4-02).
+struct Leaves {
+  uint32_t rt = 3;
+  const Shallow* shallow = nullptr;
+  Leaves(uint32_t runtime_elements, const Shallow* s = nullptr)
+      : rt(runtime_elements), shallow(s) {}
+  bool is_shallow(const WgslType& t) const {
+    return shallow && t.kind == TypeKind::Struct && shallow->count(t.struct_layout->name) > 0;
+  }
+};
+
+/// One step from a value to a part of it: a member (by name) or element 0 of an array.
+struct Step {
+  const std::string* member = nullptr;  ///< nullptr: element 0
+  const WgslType* type = nullptr;       ///< the part's type
+};
+
+/// The path to the shallowest scalar, vector, matrix or atomic inside struct `s` (fewest steps;
+/// the first such in member order), memoised per struct so that shared nested structs are
+/// walked once.
+class ShallowestLeaf {
+ public:
+  const std::vector<Step>& of(const StructLayout& s) {
+    if (auto it = memo_.find(&s); it != memo_.end()) return it->second;
+    std::vector<Step> best;
+    bool found = false;
+    for (const auto& m : s.members) {
+      std::vector<Step> path{{&m.name, m.type.get()}};
+      extend(*m.type, path);
+      if (!found || path.size() < best.size()) best = std::move(path), found = true;
+      if (best.size() == 1) break;
+    }
+    return memo_[&s] = std::move(best);
+  }
+
+ private:
+  void extend(const WgslType& t, std::vector<Step>& path) {
+    const WgslType* cur = &t;
+    while (cur->kind == TypeKind::Array || cur->kind == TypeKind::Struct) {
+      if (cur->kind == TypeKind::Array) {
+        path.push_back({nullptr, cur->element.get()});
+        cur = cur->element.get();
+        continue;
+      }
+      const std::vector<Step>& inner = of(*cur->struct_layout);
+      path.insert(path.end(), inner.begin(), inner.end());
+      return;
+    }
+  }
+  std::map<const StructLayout*, std::vector<Step>> memo_;
+};
+
+/// Scalar leaves of one value of `t` under `rules`.
+uint64_t leaf_count(const WgslType& t, const Leaves& rules, ShallowestLeaf* sl = nullptr);
+
+/// The leaf count of the shallowest leaf of a struct type.
+uint64_t shallow_leaf_count(const WgslType& t, ShallowestLeaf& sl) {
+  const WgslType& leaf = *sl.of(*t.struct_layout).back().type;
+  return leaf_count(leaf, Leaves(0));
+}
+
+uint64_t leaf_count(const WgslType& t, const Leaves& rules, ShallowestLeaf* sl) {
   switch (t.kind) {
     case TypeKind::Scalar:
     case TypeKind::Atomic:
@@ -68,25 +137,31 @@ uint64_t leaf_count(const WgslType& t, uint32_t rt) {
     case TypeKind::Matrix:
       return uint64_t(t.columns) * t.rows;
     case TypeKind::Array:
-      return uint64_t(t.count ? t.count : rt) * leaf_count(*t.element, rt);
+      return uint64_t(t.count ? t.count : rules.rt) * leaf_count(*t.element, rules, sl);
     case TypeKind::Struct: {
+      if (rules.is_shallow(t)) {
+        ShallowestLeaf local;
+        return shallow_leaf_count(t, sl ? *sl : local);
+      }
       uint64_t n = 0;
-      for (const auto& m : t.struct_layout->members) n += leaf_count(*m.type, rt);
+      for (const auto& m : t.struct_layout->members) n += leaf_count(*m.type, rules, sl);
       return n;
     }
   }
   return 0;
 }
 
-uint64_t leaf_count(const StructLayout& s, uint32_t rt) {
+uint64_t leaf_count(const StructLayout& s, const Leaves& rules, ShallowestLeaf* sl = nullptr) {
   uint64_t n = 0;
-  for (const auto& m : s.members) n += leaf_count(*m.type, rt);
+  for (const auto& m : s.members) n += leaf_count(*m.type, rules, sl);
   return n;
 }
 
-/// Calls fn(FieldRef) for every scalar, vector, matrix and atomic field in leaf order.
+/// Calls fn(FieldRef) for every scalar, vector, matrix and atomic field in leaf order (a shallow
+/// nested struct: its shallowest leaf only).
 template <class Fn>
-void for_each_field(const WgslType& t, const FieldRef& f, uint32_t rt, Fn& fn) {
+void for_each_field(const WgslType& t, const FieldRef& f, const Leaves& rules, ShallowestLeaf& sl,
+                    Fn& fn) {
   switch (t.kind) {
     case TypeKind::Scalar:
     case TypeKind::Atomic:
@@ -95,20 +170,28 @@ void for_each_field(const WgslType& t, const FieldRef& f, uint32_t rt, Fn& fn) {
       fn(f);
       return;
     case TypeKind::Array: {
-      const uint32_t n = t.count ? t.count : rt;
-      for (uint32_t i = 0; i < n; ++i) for_each_field(*t.element, f.element(i), rt, fn);
+      const uint32_t n = t.count ? t.count : rules.rt;
+      for (uint32_t i = 0; i < n; ++i) for_each_field(*t.element, f.element(i), rules, sl, fn);
       return;
     }
     case TypeKind::Struct:
+      if (rules.is_shallow(t)) {
+        FieldRef leaf = f;
+        for (const Step& step : sl.of(*t.struct_layout))
+          leaf = step.member ? leaf.member(*step.member) : leaf.element(0);
+        fn(leaf);
+        return;
+      }
       for (const auto& m : t.struct_layout->members)
-        for_each_field(*m.type, f.member(m.name), rt, fn);
+        for_each_field(*m.type, f.member(m.name), rules, sl, fn);
       return;
   }
 }
 
 template <class Fn>
-void for_each_field(const StructLayout& s, uint32_t rt, Fn&& fn) {
-  for (const auto& m : s.members) for_each_field(*m.type, s.field(m.name), rt, fn);
+void for_each_field(const StructLayout& s, const Leaves& rules, Fn&& fn) {
+  ShallowestLeaf sl;
+  for (const auto& m : s.members) for_each_field(*m.type, s.field(m.name), rules, sl, fn);
 }
 
 bool has_matcx2(const WgslType& t) {
@@ -390,8 +473,19 @@ constexpr uint64_t kUnrollLeaves = 256;
 struct ShaderWriter {
   std::string words;  ///< name of the array<u32> output
   std::string prefix;
-  uint32_t rt = 3;
+  Leaves rt{3};
   std::string out;
+  ShallowestLeaf sl{};
+
+  /// The expression and type of the shallowest leaf of `expr`, a value of shallow struct type t.
+  std::pair<std::string, const WgslType*> shallow_leaf(const WgslType& t, std::string expr) {
+    const WgslType* type = &t;
+    for (const Step& step : sl.of(*t.struct_layout)) {
+      expr += step.member ? "." + *step.member : std::string("[0]");
+      type = step.type;
+    }
+    return {expr, type};
+  }
 
   std::string loop_var(int depth) const { return fmt::format("{}i{}", prefix, depth); }
 
@@ -424,8 +518,8 @@ struct ShaderWriter {
         }
         return;
       case TypeKind::Array: {
-        const uint32_t n = t.count ? t.count : rt;
-        const uint64_t per = leaf_count(*t.element, rt);
+        const uint32_t n = t.count ? t.count : rt.rt;
+        const uint64_t per = leaf_count(*t.element, rt, &sl);
         if (n * per <= kUnrollLeaves) {
           // Straight-line code: lavapipe compiles loops far more slowly than a few statements.
           for (uint32_t i = 0; i < n; ++i)
@@ -441,10 +535,15 @@ struct ShaderWriter {
         return;
       }
       case TypeKind::Struct: {
+        if (rt.is_shallow(t)) {
+          const auto [leaf, type] = shallow_leaf(t, expr);
+          read(*type, leaf, at, depth, ind);
+          return;
+        }
         uint64_t k = 0;
         for (const auto& m : t.struct_layout->members) {
           read(*m.type, expr + "." + m.name, at.plus(k), depth, ind);
-          k += leaf_count(*m.type, rt);
+          k += leaf_count(*m.type, rt, &sl);
         }
         return;
       }
@@ -473,8 +572,8 @@ struct ShaderWriter {
                                from_index(t.scalar, at.plus(c * t.rows + r).str()));
         return;
       case TypeKind::Array: {
-        const uint32_t n = t.count ? t.count : rt;
-        const uint64_t per = leaf_count(*t.element, rt);
+        const uint32_t n = t.count ? t.count : rt.rt;
+        const uint64_t per = leaf_count(*t.element, rt, &sl);
         if (n * per <= kUnrollLeaves) {
           for (uint32_t i = 0; i < n; ++i)
             write(*t.element, fmt::format("{}[{}]", expr, i), at.plus(i * per), depth, ind);
@@ -489,10 +588,15 @@ struct ShaderWriter {
         return;
       }
       case TypeKind::Struct: {
+        if (rt.is_shallow(t)) {
+          const auto [leaf, type] = shallow_leaf(t, expr);
+          write(*type, leaf, at, depth, ind);
+          return;
+        }
         uint64_t k = 0;
         for (const auto& m : t.struct_layout->members) {
           write(*m.type, expr + "." + m.name, at.plus(k), depth, ind);
-          k += leaf_count(*m.type, rt);
+          k += leaf_count(*m.type, rt, &sl);
         }
         return;
       }
@@ -503,14 +607,14 @@ struct ShaderWriter {
     uint64_t k = 0;
     for (const auto& m : s.members) {
       read(*m.type, var + "." + m.name, Index{"", at + k}, 0, "  ");
-      k += leaf_count(*m.type, rt);
+      k += leaf_count(*m.type, rt, &sl);
     }
   }
   void write_struct(const StructLayout& s, const std::string& var) {
     uint64_t k = 0;
     for (const auto& m : s.members) {
       write(*m.type, var + "." + m.name, Index{"", k}, 0, "  ");
-      k += leaf_count(*m.type, rt);
+      k += leaf_count(*m.type, rt, &sl);
     }
   }
 };
@@ -726,10 +830,42 @@ class Verifier {
 
   const std::string& declarations() const { return decls_; }
 
+  /// The structs with a round trip of their own in this run (see Leaves).
+  void set_shallow(Shallow names) { shallow_ = std::move(names); }
+  /// How this run counts and visits leaves.
+  Leaves leaves() const { return Leaves(o_.runtime_array_elements, &shallow_); }
+
   CompileVerdict verdict_in(const StructLayout& s, std::string_view space) {
-    return compile_verdict(d_, fmt::format("{}\n@group(0) @binding(0) var<{}> {}v: {};\n", decls_,
-                                           space, prefix_, s.name));
+    const std::string wgsl =
+        fmt::format("{}\n@group(0) @binding(0) var<{}> {}v: {};\n", decls_, space, prefix_, s.name);
+    ++work_.compiles;
+    work_.wgsl_bytes += wgsl.size();
+    return compile_verdict(d_, wgsl);
   }
+
+  /// Whether the implementation accepts one module declaring a variable in `space` of every
+  /// struct in `list` (one binding each).
+  bool all_valid_in(const std::vector<const StructLayout*>& list, std::string_view space) {
+    std::string wgsl = decls_ + "\n";
+    for (size_t i = 0; i < list.size(); ++i)
+      wgsl += fmt::format("@group(0) @binding({}) var<{}> {}v{}: {};\n", i, space, prefix_, i,
+                          list[i]->name);
+    ++work_.compiles;
+    work_.wgsl_bytes += wgsl.size();
+    return compile_verdict(d_, wgsl).valid;
+  }
+
+  /// Straight-line statements the round trip of `it` generates (see kMaxVerifyStatements).
+  uint64_t statements(const Item& it) const {
+    ShaderWriter w{prefix_ + "words", prefix_, leaves(), {}};
+    if (it.uniform) w.read_struct(*it.s, "u", 0);
+    w.read_struct(*it.s, "s", 0);
+    w.write_struct(*it.s, "s");
+    return uint64_t(std::count(w.out.begin(), w.out.end(), ';'));
+  }
+
+  /// What this verifier has done so far.
+  VerifyWork& work() { return work_; }
 
   void run_batch(std::vector<Item>& batch) {
     std::string error;
@@ -787,6 +923,8 @@ class Verifier {
         fill(*it.s, std::span(uniform).subspan(m.place[j].uniform_offset, it.uniform_size));
     }
     last_module_ = m.wgsl;
+    ++work_.compiles;
+    work_.wgsl_bytes += m.wgsl.size();
     dump_module(m.wgsl, batch[0].s->name);
     BatchReadback back;
     if (std::string e = run_module(batch, m, storage, uniform, back); !e.empty()) return e;
@@ -800,7 +938,7 @@ class Verifier {
   BatchModule build_module(std::vector<Item>& batch) {
     const Limits& lim = d_.limits();
     const std::string words = prefix_ + "words";
-    ShaderWriter w{words, prefix_, o_.runtime_array_elements, {}};
+    ShaderWriter w{words, prefix_, leaves(), {}};
     std::string decl = decls_ + "\n";
     BatchModule m;
     m.place.resize(batch.size());
@@ -988,7 +1126,7 @@ class Verifier {
     StructView v(s, bytes);
     uint64_t k = 0;
     uint32_t bits[16];
-    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+    for_each_field(s, leaves(), [&](const FieldRef& f) {
       const uint32_t n = components(f);
       for (uint32_t i = 0; i < n; ++i) bits[i] = pattern(f.scalar, false, k + i);
       write_field(v, f, bits);
@@ -1010,7 +1148,7 @@ class Verifier {
     if (!d) return {};
     std::string found;
     uint64_t k = 0;
-    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+    for_each_field(s, leaves(), [&](const FieldRef& f) {
       const uint32_t n = components(f);
       if (found.empty() && d->first >= k && d->first < k + n) {
         auto [path, off] = component(f, static_cast<uint32_t>(d->first - k));
@@ -1026,7 +1164,7 @@ class Verifier {
   void compare_words(const StructLayout& s, StructVerification& r, const char* direction,
                      Word&& word) {
     uint64_t k = 0;
-    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+    for_each_field(s, leaves(), [&](const FieldRef& f) {
       const uint32_t n = components(f);
       for (uint32_t i = 0; i < n; ++i, ++k) {
         ++r.checks;
@@ -1042,7 +1180,7 @@ class Verifier {
   void compare_view(const StructLayout& s, StructVerification& r, const StructView& v) {
     uint64_t k = 0;
     uint32_t bits[16];
-    for_each_field(s, o_.runtime_array_elements, [&](const FieldRef& f) {
+    for_each_field(s, leaves(), [&](const FieldRef& f) {
       const uint32_t n = components(f);
       read_field(v, f, bits);
       for (uint32_t i = 0; i < n; ++i, ++k) {
@@ -1062,6 +1200,8 @@ class Verifier {
   std::string prefix_;
   std::string decls_;
   std::string last_module_;
+  Shallow shallow_;
+  VerifyWork work_;
 };
 
 }  // namespace
@@ -1176,12 +1316,15 @@ const StructLayout& describe_struct(const StructLayout& s, const VerifyOptions& 
 }
 
 // The implementation's verdicts on `s` in uniform and storage (or bindery's expectation when
-// options.check_verdicts is off).
+// options.check_verdicts is off); a space already confirmed valid is not compiled again.
 void check_verdicts(Verifier& v, const StructLayout& s, const VerifyOptions& options,
-                    StructVerification& r) {
+                    StructVerification& r, bool uniform_confirmed, bool storage_confirmed) {
   if (options.check_verdicts) {
-    CompileVerdict u = v.verdict_in(s, "uniform");
-    CompileVerdict st = v.verdict_in(s, "storage, read_write");
+    // Confirmed valid by the module that bound every struct predicted valid (verify_structs).
+    CompileVerdict u =
+        uniform_confirmed ? CompileVerdict{true, {}, {}} : v.verdict_in(s, "uniform");
+    CompileVerdict st =
+        storage_confirmed ? CompileVerdict{true, {}, {}} : v.verdict_in(s, "storage, read_write");
     r.verdicts_checked = true;
     r.gpu_uniform_valid = u.valid;
     r.gpu_uniform_message = u.message;
@@ -1278,7 +1421,13 @@ void run_round_trips(Verifier& v, const std::vector<Item>& todo, const VerifyOpt
 std::vector<StructVerification> verify_structs(const Device& device, std::string_view source,
                                                const Reflection& reflection,
                                                std::span<const StructLayout* const> structs,
-                                               const VerifyOptions& requested) {
+                                               const VerifyOptions& requested, VerifyWork* work) {
+  if (structs.size() > kMaxVerifyStructs)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("layout verification: the module has {} structs, more than the {} "
+                            "--verify checks in one run (each struct's verdicts compile all the "
+                            "declarations)",
+                            structs.size(), kMaxVerifyStructs));
   const VerifyOptions options = effective_options(device, requested);
   std::vector<StructVerification> results(structs.size());
   Verifier v(device, source, options);
@@ -1286,19 +1435,60 @@ std::vector<StructVerification> verify_structs(const Device& device, std::string
   const std::string skip_all = skip_all_reason(device, v, reflection);
   std::vector<Item> todo;
   DeviationModels dm;  // kept alive for the batches
+  std::vector<const StructLayout*> used_layouts(structs.size());
+  for (size_t i = 0; i < structs.size(); ++i)
+    used_layouts[i] = &describe_struct(*structs[i], options, results[i], dm);
+  // The structs bindery predicts valid in a space are confirmed by one module binding them all
+  // (a module is valid when each of its variables is); only the others, and all of them when that
+  // module fails, get a module each.
+  std::vector<bool> uniform_ok(structs.size(), false), storage_ok(structs.size(), false);
+  if (skip_all.empty() && options.check_verdicts) {
+    auto confirm = [&](const char* space, bool StructVerification::*expected,
+                       std::vector<bool>& ok) {
+      std::vector<const StructLayout*> predicted;
+      for (size_t i = 0; i < structs.size(); ++i)
+        if (results[i].*expected) predicted.push_back(structs[i]);
+      if (!predicted.empty() && v.all_valid_in(predicted, space))
+        for (size_t i = 0; i < structs.size(); ++i) ok[i] = results[i].*expected;
+    };
+    confirm("uniform", &StructVerification::expected_uniform_valid, uniform_ok);
+    confirm("storage, read_write", &StructVerification::expected_storage_valid, storage_ok);
+  }
   for (size_t i = 0; i < structs.size(); ++i) {
     const StructLayout& s = *structs[i];
     StructVerification& r = results[i];
-    const StructLayout& used = describe_struct(s, options, r, dm);
     if (!skip_all.empty()) {
       r.skipped = skip_all;
       continue;
     }
-    check_verdicts(v, s, options, r);
-    if (std::optional<Item> it = plan_round_trip(used, options, device.limits(), r))
+    check_verdicts(v, s, options, r, uniform_ok[i], storage_ok[i]);
+    if (std::optional<Item> it = plan_round_trip(*used_layouts[i], options, device.limits(), r))
       todo.push_back(*it);
   }
+  // Every struct with a round trip of its own is checked inside the others by one leaf.
+  Shallow shallow;
+  for (const Item& it : todo) shallow.insert(it.s->name);
+  v.set_shallow(std::move(shallow));
+  for (size_t i = 0; i < structs.size(); ++i)
+    results[i].leaves = static_cast<uint32_t>(leaf_count(*used_layouts[i], v.leaves()));
+  for (Item& it : todo) {
+    it.leaves = leaf_count(*it.s, v.leaves());
+    const uint64_t n = v.statements(it);
+    if (n > kMaxVerifyStatements)
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("layout verification: struct '{}' needs {} straight-line shader "
+                              "statements for its round trip, more than the {} --verify generates "
+                              "for one struct (split it, or group members into nested structs or "
+                              "arrays)",
+                              escape_for_message(it.s->name), n, kMaxVerifyStatements));
+    v.work().statements += n;
+  }
   run_round_trips(v, todo, options, device.limits());
+  if (work) {
+    work->compiles += v.work().compiles;
+    work->statements += v.work().statements;
+    work->wgsl_bytes += v.work().wgsl_bytes;
+  }
   return results;
 }
 
@@ -1357,7 +1547,9 @@ ModuleVerification verify_module(const Device& device, std::string_view source,
   out.gpu_diagnostic = c.diagnostic;
   std::vector<const StructLayout*> structs;
   for (const auto& s : r.structs) structs.push_back(s.get());
-  out.structs = verify_structs(device, source, r, structs, options);
+  out.structs = verify_structs(device, source, r, structs, options, &out.work);
+  out.work.compiles += 1;  // the whole module, above
+  out.work.wgsl_bytes += source.size();
   return out;
 }
 

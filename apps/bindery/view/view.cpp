@@ -456,6 +456,22 @@ class ViewSession {
 
   // ---- Opening: window, device and surface, blit pipeline, panel.
 
+  // A script's resize within what the display and the surface allow: the screen's size (a window
+  // beyond it cannot be shown; 16384 x 16384 on a 1024 x 768 screen took 22 s a frame and 7 GB)
+  // and the device's maxTextureDimension2D. Throws InvalidArgument naming the line.
+  void check_resize(const ScriptEvent& e, uint32_t w, uint32_t h) const {
+    uint32_t screen_w = kMaxX11WindowSide, screen_h = kMaxX11WindowSide;
+    if (GLFWmonitor* monitor = glfwGetPrimaryMonitor())
+      if (const GLFWvidmode* mode = glfwGetVideoMode(monitor); mode && mode->width > 0)
+        screen_w = uint32_t(mode->width), screen_h = uint32_t(mode->height);
+    const uint32_t max = device().limits().maxTextureDimension2D;
+    if (w > screen_w || h > screen_h || w > max || h > max)
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("view: --script line {}: resize {} {} exceeds the screen ({}x{}) or "
+                              "the surface's maxTextureDimension2D ({})",
+                              e.line, w, h, screen_w, screen_h, max));
+  }
+
   void open_window() {
     const char* display = std::getenv("DISPLAY");
     if (display == nullptr || *display == '\0')
@@ -468,9 +484,17 @@ class ViewSession {
                   fmt::format("view: no display: GLFW could not open DISPLAY '{}' ({})",
                               escape_for_message(display), escape_for_message(glfw_error)));
     glfw_.initialised = true;
+    install_x11_error_handlers();
+    // X11 window sizes are 16-bit: larger ones would wrap (65600 x 65584 opened 64 x 48).
+    if (o_.width > kMaxX11WindowSide || o_.height > kMaxX11WindowSide)
+      throw Error(ErrorKind::TextureSizeOutOfRange,
+                  fmt::format("view: --size {}x{}: an X11 window has sides of 1..{} (and at most "
+                              "the device's maxTextureDimension2D)",
+                              o_.width, o_.height, kMaxX11WindowSide));
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
     glfw_.window =
         glfwCreateWindow(int(o_.width), int(o_.height), "bindery view", nullptr, nullptr);
+    install_x11_error_handlers();  // GLFW 3.3 resets the protocol handler after its calls
     if (glfw_.window == nullptr)
       throw Error(ErrorKind::NoDisplay,
                   fmt::format("view: GLFW could not create a window on DISPLAY '{}' ({})",
@@ -485,6 +509,13 @@ class ViewSession {
     device_options.instance = instance_.get();
     device_options.compatible_surface = surface_.surface;
     device_ = &device_holder_.emplace(Device::create(device_options));
+    const uint32_t max = device().limits().maxTextureDimension2D;
+    if (o_.width > max || o_.height > max)
+      throw Error(
+          ErrorKind::TextureSizeOutOfRange,
+          fmt::format("view: --size {}x{}: each side must be 1..{} (maxTextureDimension2D "
+                      "of {})",
+                      o_.width, o_.height, max, escape_for_message(device().adapter().name)));
   }
 
   // The surface's format (the renderer's RGBA8 or BGRA8 first: a texel-exact copy either way),
@@ -582,7 +613,9 @@ class ViewSession {
         final_frame_ = true;  // as esc: one more frame, the last, presented (and --png's)
       else if (e.action == "resize") {
         resize_to_ = {parse_u32(e, 0, 16384), parse_u32(e, 1, 16384)};
+        check_resize(e, resize_to_->first, resize_to_->second);
         glfwSetWindowSize(window(), int(resize_to_->first), int(resize_to_->second));
+        install_x11_error_handlers();
       }
     }
   }
@@ -949,9 +982,9 @@ class ViewSession {
                  present_ms_.median(), cpu_.median(), latency_.median(), o_.frames_in_flight,
                  offered_);
     if (!o_.png.empty() && last_image_)
-      fmt::print("wrote {} ({})\n", escape_for_message(o_.png),
-                 copy_surface_ ? "the presented surface texture"
-                               : "the offscreen frame blitted into the surface");
+      write_stdout(fmt::format("wrote {} ({})\n", escape_for_message(o_.png),
+                               copy_surface_ ? "the presented surface texture"
+                                             : "the offscreen frame blitted into the surface"));
   }
 
   const ViewOptions& o_;

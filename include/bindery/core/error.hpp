@@ -109,8 +109,10 @@ class Error : public std::runtime_error {
 /// 0x7f), the C1 controls (U+0080-U+009F, whose 8-bit form 0x9b is a terminal's CSI), every byte
 /// that is not part of well-formed UTF-8 (RFC 3629) and the backslash are escaped, as C writes
 /// them (`\n`, `\t`, `\r`, `\\`, else `\xHH` per byte), so no input can break the line, move
-/// the cursor or print an escape sequence. Well-formed UTF-8 is kept. Every value an input file
-/// supplies (a name, a URI, a path) goes through this before it is quoted into an Error.
+/// the cursor or print an escape sequence. Well-formed UTF-8 is kept, but for the invisible
+/// format characters that reorder or hide text (bidirectional overrides, embeddings, isolates and
+/// marks, zero-width characters, the soft hyphen, U+FEFF), written `\u{202E}`. Every value an input
+/// file supplies (a name, a URI, a path) goes through this before it is quoted into an Error.
 std::string escape_for_message(std::string_view text);
 
 /// escape_for_message() but for the backslash, which it keeps: for a message whose quoted parts

@@ -30,4 +30,15 @@ std::string read_wgsl_file(const std::string& path, std::string_view what);
 /// writable parent folder. Throws Io naming `what` and the path otherwise.
 void check_output_file(const std::string& path, std::string_view what);
 
+/// Writes `text` to standard output (stdio's stdout, buffered as usual). Throws Io "standard
+/// output could not be written: REASON" when stdio reports the write failed: a closed pipe (EPIPE,
+/// once SIGPIPE is ignored as the CLI does), a full device (ENOSPC), so that a command stops at
+/// the first write that fails. A failure stdio only sees at the final flush is the caller's to
+/// check (the CLI checks it before exit).
+void write_stdout(std::string_view text);
+
+/// The reason of write_stdout()'s and the CLI's final check's [Io] line for errno value `error`:
+/// "standard output could not be written: <strerror> (a closed pipe or a full device)".
+std::string stdout_failure_message(int error);
+
 }  // namespace bindery

@@ -14,7 +14,9 @@
 ///      the input through StructView at bindery's offsets with distinct bit patterns; then the
 ///      shader writes other distinct patterns into every leaf of the storage copy and the host
 ///      reads them back through StructView. A runtime-sized array gets `runtime_array_elements`
-///      elements and its arrayLength() is compared with bindery's offset and stride.
+///      elements and its arrayLength() is compared with bindery's offset and stride. A nested
+///      struct that has a round trip of its own in the same run is checked inside the others by
+///      its shallowest leaf (see verify_structs()).
 /// The structs are declared in the generated module by the source's own text (directives,
 /// aliases, consts and structs copied verbatim; functions and variables left out), so the
 /// implementation lays out exactly what the user wrote. Many structs share one module and one
@@ -74,7 +76,10 @@ struct StructVerification {
   /// The struct's WGSL name (StructLayout::name).
   std::string name;
   uint32_t size = 0;    ///< bindery's SizeOf(S)
-  uint32_t leaves = 0;  ///< scalar leaves of one instance (runtime arrays with their elements)
+  /// Scalar leaves one round trip checks per direction: every leaf of one instance (runtime
+  /// arrays with their elements), except that a nested struct with its own round trip in the same
+  /// run counts its shallowest leaf only (verify_structs()).
+  uint32_t leaves = 0;
   /// False when a member is, or contains, bool (not a host-shareable type in WGSL): such a struct
   /// cannot be bound in uniform or storage, and no round trip runs.
   bool host_shareable = true;
@@ -133,14 +138,42 @@ struct VerifyOptions {
   ReflectOptions reflect;
 };
 
+/// Most structs one verify_structs() call checks (`layout --verify`'s cap): the structs bindery
+/// predicts valid in an address space share one verdict module, but each of the others compiles
+/// the module's declarations once, so the verdicts can grow with structs x declarations; beyond
+/// the cap the call throws InvalidArgument in one line.
+inline constexpr size_t kMaxVerifyStructs = 1024;
+
+/// Most straight-line shader statements one struct's round trip may need (a statement per scalar,
+/// vector component or matrix element read or written; arrays of more than 256 leaves loop, and a
+/// struct nested in another is checked there by one leaf): lavapipe's compile time grows faster
+/// than linearly in one function's straight-line code (a struct of 2,000 f32 members took 38 s).
+/// Beyond it verify_structs() throws InvalidArgument in one line naming the struct.
+inline constexpr uint64_t kMaxVerifyStatements = 4096;
+
+/// What a verification did, for tests that bound its work without a clock: shader modules
+/// compiled (verdicts and round trips), straight-line statements generated for round trips and
+/// bytes of WGSL handed to the implementation.
+struct VerifyWork {
+  uint64_t compiles = 0;
+  uint64_t statements = 0;
+  uint64_t wgsl_bytes = 0;
+};
+
 /// Verifies `structs`, which belong to `reflection` = reflect_wgsl(source). Each struct gets its
 /// verdicts and round trips (see the header comment); a struct that is not host-shareable, or uses
 /// f16 on a device without "shader-f16", is skipped with the reason in `skipped`. Implementation
-/// errors are recorded per struct, never thrown; throws only DeviceLost.
+/// errors are recorded per struct, never thrown; throws DeviceLost, and InvalidArgument beyond
+/// kMaxVerifyStructs or kMaxVerifyStatements. The work is linear in the source's members for the
+/// round trips (a struct nested in another one that has its own round trip is checked there by
+/// its shallowest leaf: a struct type's layout does not depend on where it is used, WGSL §14.4)
+/// and, for the verdicts, one module per address space for the structs predicted valid plus one
+/// per other struct. `work`, when given, accumulates what was done.
 std::vector<StructVerification> verify_structs(const Device& device, std::string_view source,
                                                const Reflection& reflection,
                                                std::span<const StructLayout* const> structs,
-                                               const VerifyOptions& options = {});
+                                               const VerifyOptions& options = {},
+                                               VerifyWork* work = nullptr);
 
 /// The verification of one WGSL module (`bindery layout FILE --verify`).
 struct ModuleVerification {
@@ -158,6 +191,7 @@ struct ModuleVerification {
   /// bindery's prediction for this implementation. Empty when none applies.
   std::string deviation;
   std::vector<StructVerification> structs;  ///< every struct bindery reflected
+  VerifyWork work;                          ///< what the verification did (see VerifyWork)
 
   /// bindery's module verdict equals the implementation's (bindery_valid == gpu_valid).
   bool verdict_agrees() const noexcept { return bindery_valid == gpu_valid; }

@@ -118,14 +118,14 @@ const WGPUVertexAttribute kVertexAttributes[] = {
 };
 }  // namespace
 
-void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what) {
+void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what,
+                             std::string_view advice) {
   const uint64_t budget = default_max_bind_groups(device.adapter());
   if (count > budget)
     throw Error(ErrorKind::ImplementationLimit,
                 fmt::format("{}: {} bind groups exceed what {} can hold ({}: each bind group is a "
-                            "memory mapping, bounded by vm.max_map_count); use the dynamic-offsets "
-                            "or storage-instancing strategy, or fewer objects",
-                            what, count, device.adapter().name, budget));
+                            "memory mapping, bounded by vm.max_map_count); {}",
+                            what, count, device.adapter().name, budget, advice));
 }
 
 Reflection reflect_checked(std::string_view wgsl) {

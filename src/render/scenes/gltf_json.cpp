@@ -57,7 +57,7 @@ const IntRule kIntRules[] = {
     {"accessors", "bufferView", "bufferViews", 0, 0},
     {"accessors", "byteOffset", nullptr, 0, kMaxUint},
     {"accessors", "componentType", nullptr, 0, kMaxInt},
-    {"accessors", "count", nullptr, 0, kMaxUint},
+    {"accessors", "count", nullptr, 1, kMaxUint},
     {"accessors", "sparse.count", nullptr, 1, kMaxInt},
     {"accessors", "sparse.indices.bufferView", "bufferViews", 0, 0},
     {"accessors", "sparse.indices.byteOffset", nullptr, 0, kMaxInt},
@@ -323,14 +323,17 @@ void collect_resources(const std::string& path, const json& root,
       check_buffer_file_size(path, b, i, facts.resources.at(tinygltf_spelling(uri)));
     }
   const json* images = root.contains("images") ? &root["images"] : nullptr;
+  facts.image_media_type.assign(facts.image_used.size(), std::string());
   for (size_t i = 0; i < facts.image_used.size(); ++i) {
     const json& image = (*images)[i];
     if (!facts.image_used[i] || !image.is_object()) continue;
-    if (auto t = image.find("mimeType"); t != image.end() &&
-                                         (!t->is_string() || !is_image_type(t->get<std::string>())))
-      fail(path, fmt::format("image {}: mimeType {} is not image/png or image/jpeg (the image "
-                             "formats of glTF 2.0)",
-                             i, shown(*t)));
+    if (auto t = image.find("mimeType"); t != image.end()) {
+      if (!t->is_string() || !is_image_type(t->get<std::string>()))
+        fail(path, fmt::format("image {}: mimeType {} is not image/png or image/jpeg (the image "
+                               "formats of glTF 2.0)",
+                               i, shown(*t)));
+      facts.image_media_type[i] = t->get<std::string>();
+    }
     if (!image.contains("uri") || !image["uri"].is_string()) continue;
     const std::string uri = image["uri"].get<std::string>();
     if (!is_data_uri(uri)) {
@@ -342,6 +345,13 @@ void collect_resources(const std::string& path, const json& root,
       fail(path, fmt::format("image {}: its data: URI holds {}, not image/png or image/jpeg (the "
                              "image formats of glTF 2.0)",
                              i, escape_for_message(type)));
+    if (is_image_type(type)) {
+      if (!facts.image_media_type[i].empty() && facts.image_media_type[i] != type)
+        fail(path, fmt::format("image {}: its mimeType {} and its data: URI's media type {} "
+                               "disagree",
+                               i, facts.image_media_type[i], type));
+      facts.image_media_type[i] = type;
+    }
   }
 }
 
@@ -403,6 +413,37 @@ void read_bin_chunk(const std::string& path, std::string_view bytes, uint64_t at
   t.has_bin = true;
   t.bin_bytes = bin_length;
 }
+
+// The chunks after the BIN chunk, from byte `at` to the GLB's `length`: glTF 2.0 "Binary glTF
+// Layout" lets a loader ignore chunks of other types, but there is exactly one JSON chunk and at
+// most one BIN chunk, and every chunk has a whole 8-byte header, a length that is a multiple of 4
+// and data inside the GLB.
+void check_later_chunks(const std::string& path, std::string_view bytes, uint64_t at,
+                        uint64_t length) {
+  for (int chunk = 2; at < length; ++chunk) {
+    if (length - at < 8)
+      fail(path, fmt::format("GLB: {} bytes at byte {} (after chunk {}) are fewer than a chunk's "
+                             "8-byte header (glTF 2.0 Binary glTF Layout)",
+                             length - at, at, chunk - 1));
+    const uint32_t size = read_u32le(bytes, at), type = read_u32le(bytes, at + 4);
+    if (type == 0x004E4942u)
+      fail(path, fmt::format("GLB chunk {} at byte {} is a second BIN chunk; a GLB has at most one "
+                             "BIN chunk (glTF 2.0 Binary glTF Layout)",
+                             chunk, at));
+    if (type == 0x4E4F534Au)
+      fail(path, fmt::format("GLB chunk {} at byte {} is a second JSON chunk; a GLB has exactly "
+                             "one JSON chunk, the first (glTF 2.0 Binary glTF Layout)",
+                             chunk, at));
+    if (size > length - at - 8)
+      fail(path, fmt::format("GLB chunk {} length {} at byte {} runs past the GLB length {}", chunk,
+                             size, at, length));
+    if (size % 4 != 0)
+      fail(path, fmt::format("GLB chunk {} length {} at byte {} is not a multiple of 4 (glTF 2.0: "
+                             "chunks are padded to 4 bytes)",
+                             chunk, size, at));
+    at += 8 + uint64_t(size);
+  }
+}
 }  // namespace
 
 GltfText split_gltf_file(const std::string& path, std::string_view bytes) {
@@ -433,9 +474,16 @@ GltfText split_gltf_file(const std::string& path, std::string_view bytes) {
   if (chunk_length > length - 20)
     fail(path, fmt::format("GLB JSON chunk length {} at byte 12 runs past the GLB length {}",
                            chunk_length, length));
+  if (chunk_length % 4 != 0)
+    fail(path, fmt::format("GLB JSON chunk length {} at byte 12 is not a multiple of 4 (glTF 2.0: "
+                           "the JSON chunk is padded with spaces to 4 bytes)",
+                           chunk_length));
   t.json = bytes.substr(20, chunk_length);
   const uint64_t at = 20 + uint64_t(chunk_length);
-  if (at < length) read_bin_chunk(path, bytes, at, length, t);
+  if (at < length) {
+    read_bin_chunk(path, bytes, at, length, t);
+    check_later_chunks(path, bytes, at + 8 + t.bin_bytes, length);
+  }
   return t;
 }
 

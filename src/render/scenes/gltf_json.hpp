@@ -40,6 +40,10 @@ inline constexpr int kMaxGltfJsonDepth = 64;
 struct GltfJsonFacts {
   /// images[i] is some material's base colour texture source.
   std::vector<bool> image_used;
+  /// images[i]'s declared media type, "image/png" or "image/jpeg", from its `mimeType` or else
+  /// its data: URI's media type; empty when it declares neither (an external file without
+  /// mimeType). The decoder checks it against the bytes' signature.
+  std::vector<std::string> image_media_type;
   /// External resources allowed to be opened: tinygltf's spelling of the URI (it decodes `%XX`
   /// and turns `+` into a space) -> the canonical path resolve_model_resource returned.
   std::map<std::string, std::filesystem::path> resources;
@@ -58,8 +62,10 @@ struct GltfText {
 /// Splits the file `bytes` of `path` (glTF 2.0 "Binary glTF Layout"): a .gltf is all JSON; a GLB
 /// (12-byte header: magic, version 2, length; then chunks of chunkLength, chunkType, data) must
 /// have a header length of at least 20 and at most the file's size, a JSON chunk first that
-/// fits inside that length, and, when bytes follow it, a whole BIN chunk (8-byte header, length
-/// a multiple of 4, inside the GLB). Throws ModelLoad naming the byte offset and the rule.
+/// fits inside that length (its length a multiple of 4), and, when bytes follow it, a whole BIN
+/// chunk (8-byte header, length a multiple of 4, inside the GLB); any later chunks whole, aligned
+/// and inside the GLB, none of them a second BIN or JSON chunk. Throws ModelLoad naming the
+/// chunk, the byte offset and the rule.
 GltfText split_gltf_file(const std::string& path, std::string_view bytes);
 
 /// `text` for a message: control bytes escaped, at most `max` characters of it, then "..." (a

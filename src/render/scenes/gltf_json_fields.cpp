@@ -100,6 +100,15 @@ void check_accessors(const std::string& path, const json& root) {
     if (const json* n = member(a, "normalized"); n && !n->is_boolean())
       fail(path, fmt::format("accessors[{}].normalized is {}; it must be true or false", i,
                              shown(*n)));
+    // glTF 2.0 accessor.normalized: MUST NOT be true for FLOAT or UNSIGNED_INT components.
+    if (const json* n = member(a, "normalized");
+        n && n->is_boolean() && n->get<bool>() &&
+        (ct->get<int64_t>() == 5126 || ct->get<int64_t>() == 5125))
+      fail(path, fmt::format("accessors[{}].normalized is true for componentType {} ({}); glTF "
+                             "2.0 normalizes only BYTE, UNSIGNED_BYTE, SHORT and UNSIGNED_SHORT "
+                             "data",
+                             i, ct->get<int64_t>(),
+                             ct->get<int64_t>() == 5126 ? "FLOAT" : "UNSIGNED_INT"));
   }
 }
 

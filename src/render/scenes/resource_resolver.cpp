@@ -62,6 +62,10 @@ bool strictly_under(const fs::path& dir, const fs::path& p) {
   return q != p.end() && !q->empty();
 }
 
+constexpr std::string_view kAbove =
+    "steps above the model's folder with '..' (bindery refuses every resource path that leaves "
+    "the folder, even one that comes back into it; glTF resources must be named inside it)";
+
 constexpr std::string_view kOutside =
     "resolves outside the model's folder (glTF resources must lie in it; no '..' or symbolic "
     "link may lead out of it)";
@@ -94,7 +98,7 @@ fs::path walk_inside(const fs::path& dir, const fs::path& relative, std::string_
     todo.pop_front();
     if (c.empty() || c == ".") continue;
     if (c == "..") {
-      if (cur == dir) refuse(uri, kOutside);
+      if (cur == dir) refuse(uri, kAbove);
       cur = cur.parent_path();
       continue;
     }
@@ -180,7 +184,7 @@ fs::path resolve_model_resource(const fs::path& model_dir, std::string_view uri)
   // RFC 3986 §5.2.4: dot segments are removed from the URI's path before it names anything; a
   // `..` left in front leaves the folder, refused without looking at the file system.
   const fs::path relative = fs::path(decoded).lexically_normal();
-  if (!relative.empty() && *relative.begin() == "..") refuse(uri, kOutside);
+  if (!relative.empty() && *relative.begin() == "..") refuse(uri, kAbove);
   if (!relative.has_filename())
     refuse(uri, "ends in '/': it names a folder, not a file", ErrorKind::Io);
   std::error_code ec;

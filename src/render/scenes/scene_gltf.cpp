@@ -165,6 +165,18 @@ bool load_image(tinygltf::Image* image, const int index, std::string* err, std::
   const std::vector<bool>& used = state->facts->image_used;
   if (index < 0 || size_t(index) >= used.size() || !used[size_t(index)]) return true;
   try {
+    // glTF 2.0 "Images": the declared media type (mimeType, or a data: URI's) is the bytes' type.
+    const std::span<const uint8_t> data(bytes, size_t(std::max(size, 0)));
+    const std::string& declared = state->facts->image_media_type.size() > size_t(index)
+                                      ? state->facts->image_media_type[size_t(index)]
+                                      : std::string();
+    const std::string_view format = gltf::image_format_name(data);
+    if ((declared == "image/png" && format == "JPEG") ||
+        (declared == "image/jpeg" && format == "PNG"))
+      throw Error(ErrorKind::ModelLoad,
+                  fmt::format("image {} is declared {} but its bytes are a {} file (by their "
+                              "signature); glTF 2.0 images must be of their declared media type",
+                              index, declared, format));
     gltf::DecodedImage d = gltf::decode_gltf_image(
         std::span(bytes, size_t(std::max(size, 0))), fmt::format("image {}", index),
         state->image_budget_bytes, state->image_bytes_used);
@@ -353,11 +365,19 @@ AccessorData read_accessor(const tinygltf::Model& model, int index, const std::s
     const uint8_t* values =
         view_bytes(model, path, what + " sparse.values", s.values.bufferView,
                    uint64_t(s.values.byteOffset), uint64_t(s.count), element, element);
+    double previous = -1.0;
     for (int k = 0; k < s.count; ++k) {
       const double target = decode_component(indices + size_t(k) * index_bytes, index_type, false);
       if (target >= double(d.count))
         fail(path, fmt::format("{}: sparse index {} = {} is out of range (count {})", what, k,
                                uint64_t(target), d.count));
+      // glTF 2.0 accessor.sparse.indices: "strictly increasing" (no repeats, in order).
+      if (target <= previous)
+        fail(path, fmt::format("{}: sparse index {} = {} is not greater than index {} = {}; "
+                               "sparse indices must strictly increase (glTF 2.0 "
+                               "accessor.sparse.indices)",
+                               what, k, uint64_t(target), k - 1, uint64_t(previous)));
+      previous = target;
       const size_t i = static_cast<size_t>(target);
       for (size_t c = 0; c < d.components; ++c)
         d.values[i * d.components + c] = decode_component(values + size_t(k) * element + c * bytes,
@@ -482,36 +502,39 @@ float to_float(double v, const std::string& path, int node, const char* field, s
   return static_cast<float>(v);
 }
 
-bool all_finite(const glm::mat4& m) {
-  const float* p = glm::value_ptr(m);
-  return std::all_of(p, p + 16, [](float v) { return std::isfinite(v); });
+// Whether every entry of `m` is finite as a 32-bit float (what reaches the GPU).
+bool all_finite(const glm::dmat4& m) {
+  const double* p = glm::value_ptr(m);
+  return std::all_of(p, p + 16, [](double v) { return std::abs(v) <= double(FLT_MAX); });
 }
 
 // The node's local matrix (glTF 2.0 "Transformations": matrix, or T * R * S), refused naming the
-// node when a value or the composed matrix is not finite in float.
-glm::mat4 local_matrix(const tinygltf::Node& n, int node, const std::string& path) {
+// node when a value or the composed matrix is not finite in float. In double: a model placed far
+// from the origin (georeferenced files sit at 1e5..1e7) keeps every bit of a child's offset when
+// the hierarchy is composed and the model is brought back to the origin (place_instances), before
+// anything is rounded to float.
+glm::dmat4 local_matrix(const tinygltf::Node& n, int node, const std::string& path) {
   auto vec = [&](const std::vector<double>& v, const char* field) {
-    std::vector<float> f(v.size());
-    for (size_t i = 0; i < v.size(); ++i) f[i] = to_float(v[i], path, node, field, i);
-    return f;
+    for (size_t i = 0; i < v.size(); ++i) to_float(v[i], path, node, field, i);
+    return v;
   };
-  glm::mat4 m(1.0f);
+  glm::dmat4 m(1.0);
   if (n.matrix.size() == 16) {
-    const std::vector<float> f = vec(n.matrix, "matrix");
+    const std::vector<double> f = vec(n.matrix, "matrix");
     std::copy(f.begin(), f.end(), glm::value_ptr(m));
     return m;
   }
   if (n.translation.size() == 3) {
-    const std::vector<float> t = vec(n.translation, "translation");
-    m = glm::translate(m, glm::vec3(t[0], t[1], t[2]));
+    const std::vector<double> t = vec(n.translation, "translation");
+    m = glm::translate(m, glm::dvec3(t[0], t[1], t[2]));
   }
   if (n.rotation.size() == 4) {
-    const std::vector<float> r = vec(n.rotation, "rotation");
-    m *= glm::mat4_cast(glm::quat(r[3], r[0], r[1], r[2]));
+    const std::vector<double> r = vec(n.rotation, "rotation");
+    m *= glm::mat4_cast(glm::dquat(r[3], r[0], r[1], r[2]));
   }
   if (n.scale.size() == 3) {
-    const std::vector<float> s = vec(n.scale, "scale");
-    m = glm::scale(m, glm::vec3(s[0], s[1], s[2]));
+    const std::vector<double> s = vec(n.scale, "scale");
+    m = glm::scale(m, glm::dvec3(s[0], s[1], s[2]));
   }
   if (!all_finite(m))
     fail(path, fmt::format("node {}: its translation, rotation and scale compose to a matrix that "
@@ -532,7 +555,7 @@ constexpr uint32_t kSkipped = UINT32_MAX;  // a primitive bindery does not draw
 // One drawn primitive of one copy of the model.
 struct Part {
   uint32_t mesh, material;
-  glm::mat4 world;
+  glm::dmat4 world;  ///< in double until place_instances() moves it near the origin
   int node;
 };
 
@@ -577,7 +600,9 @@ class GltfLoader {
                       const std::string& what);
   std::vector<uint32_t> vertex_sequence(const tinygltf::Primitive& p, size_t vertex_count,
                                         const std::string& what);
-  void visit(int node, const glm::mat4& parent);
+  void visit(int node, const glm::dmat4& parent);
+  void warn_far_from_origin(const glm::dvec3& lo, const glm::dvec3& hi);
+  void recentre_far_meshes();
   std::vector<int> node_parents();
   std::vector<int> scene_roots();
   void walk_nodes();
@@ -703,9 +728,13 @@ std::pair<uint32_t, uint32_t> GltfLoader::texture_for(int gltf_texture) {
       img.image.size() != bytes)
     fail(path_, fmt::format("image {} ('{}') could not be read or decoded", source,
                             gltf::quote_input(img.uri.empty() ? img.name : img.uri)));
-  scene_.textures.push_back(make_texture_with_mips(img.name.empty() ? img.uri : img.name,
-                                                   uint32_t(img.width), uint32_t(img.height),
-                                                   std::move(img.image)));
+  // Named after the file's image, so that a later refusal (a side past the device's
+  // maxTextureDimension2D) says which image of the model it is.
+  const std::string label = img.name.empty() ? (is_data_uri(img.uri) ? "" : img.uri) : img.name;
+  scene_.textures.push_back(make_texture_with_mips(
+      label.empty() ? fmt::format("glTF image {}", source)
+                    : fmt::format("glTF image {} '{}'", source, gltf::quote_input(label)),
+      uint32_t(img.width), uint32_t(img.height), std::move(img.image)));
   const uint32_t t = static_cast<uint32_t>(scene_.textures.size() - 1);
   texture_of_image_[source] = t;
   return {t, sampler};
@@ -942,6 +971,18 @@ std::vector<uint32_t> GltfLoader::vertex_sequence(const tinygltf::Primitive& p,
   return sequence;
 }
 
+// Whether some triangle of `mesh` has a non-zero area in object space: the cross product of two
+// edges, in double from the float positions, is not the zero vector.
+bool has_area(const Mesh& mesh) {
+  for (size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+    const glm::dvec3 a(mesh.vertices[mesh.indices[t]].position),
+        b(mesh.vertices[mesh.indices[t + 1]].position),
+        c(mesh.vertices[mesh.indices[t + 2]].position);
+    if (glm::cross(b - a, c - a) != glm::dvec3(0.0)) return true;
+  }
+  return false;
+}
+
 // One Mesh per (glTF mesh, primitive, mirrored) drawn, built once; kSkipped for primitives
 // bindery does not draw (points, lines, nothing whole to draw), with a warning.
 uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
@@ -981,6 +1022,13 @@ uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
         fmt::format("{}: {} vertices make no whole triangle; skipped", what, sequence.size()));
     return mesh_of_primitive_[key] = kSkipped;
   }
+  if (!has_area(mesh)) {  // draws no pixel: skipped like a primitive without a whole triangle
+    warn_once(
+        fmt::format("{}: none of its {} triangles has a non-zero area (corners equal or "
+                    "on one line); skipped",
+                    what, mesh.indices.size() / 3));
+    return mesh_of_primitive_[key] = kSkipped;
+  }
   if (p.attributes.count("NORMAL") == 0)
     gltf::make_flat_normals(mesh);                      // "Meshes": flat normals when missing
   if (mirrored) gltf::reverse_winding(mesh.indices);     // "Transformations": det < 0
@@ -991,7 +1039,7 @@ uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
 }
 
 // Visits `node` under the world matrix `parent`: its primitives become Parts.
-void GltfLoader::visit(int node, const glm::mat4& parent) {
+void GltfLoader::visit(int node, const glm::dmat4& parent) {
   if (node < 0 || size_t(node) >= model_.nodes.size())
     fail(path_, fmt::format("node {} does not exist ({} nodes)", node, model_.nodes.size()));
   if (std::find(stack_.begin(), stack_.end(), node) != stack_.end())
@@ -1000,7 +1048,7 @@ void GltfLoader::visit(int node, const glm::mat4& parent) {
     fail(path_, fmt::format("node hierarchy deeper than {} levels", kMaxNodeDepth));
   stack_.push_back(node);
   const tinygltf::Node& n = model_.nodes[node];
-  const glm::mat4 world = parent * local_matrix(n, node, path_);
+  const glm::dmat4 world = parent * local_matrix(n, node, path_);
   if (!all_finite(world))
     fail(path_, fmt::format("node {}: its world matrix (its transform times its ancestors') is "
                             "not finite in 32-bit float",
@@ -1009,7 +1057,7 @@ void GltfLoader::visit(int node, const glm::mat4& parent) {
     if (size_t(n.mesh) >= model_.meshes.size())
       fail(path_, fmt::format("node {} names mesh {} which does not exist", node, n.mesh));
     // "Transformations": a negative determinant mirrors; its front faces are clockwise.
-    const bool mirrored = glm::determinant(glm::mat3(world)) < 0.0f;
+    const bool mirrored = glm::determinant(glm::dmat3(world)) < 0.0;
     const auto& prims = model_.meshes[n.mesh].primitives;
     for (size_t p = 0; p < prims.size(); ++p) {
       const uint32_t mesh = build_mesh(n.mesh, static_cast<int>(p), mirrored);
@@ -1090,7 +1138,7 @@ std::vector<int> GltfLoader::scene_roots() {
 // Stage 4: one copy of the model: (mesh, material, node world matrix) per drawn primitive.
 void GltfLoader::walk_nodes() {
   stage_ = "walking the node hierarchy";
-  for (int r : scene_roots()) visit(r, glm::mat4(1.0f));
+  for (int r : scene_roots()) visit(r, glm::dmat4(1.0));
   accessors_.clear();  // every mesh is built
   if (parts_.empty())
     fail(path_, scene_.warnings.empty()
@@ -1100,18 +1148,22 @@ void GltfLoader::walk_nodes() {
 }
 
 // Stage 5: `instances_` copies on a square grid in the XZ plane, centred on the origin; the
-// model's bounds (model space after node transforms) and every placement finite in float.
+// model's bounds (model space after node transforms) and every placement finite in float. The
+// bounds, the centre and each placement are computed in double and rounded to float only once
+// the model's centre has been subtracted: a model far from the origin (a cube at x = 1e7) gets a
+// placement near the origin, so that every strategy's float matrices keep the model's detail.
 void GltfLoader::place_instances() {
   stage_ = "placing the instances";
-  glm::vec3 lo(INFINITY), hi(-INFINITY);
+  recentre_far_meshes();
+  glm::dvec3 lo(INFINITY), hi(-INFINITY);
   for (const Part& p : parts_) {
     const Mesh& m = scene_.meshes[p.mesh];
     for (int c = 0; c < 8; ++c) {
-      const glm::vec3 corner((c & 1) ? m.bounds_max.x : m.bounds_min.x,
-                             (c & 2) ? m.bounds_max.y : m.bounds_min.y,
-                             (c & 4) ? m.bounds_max.z : m.bounds_min.z);
-      const glm::vec3 w = glm::vec3(p.world * glm::vec4(corner, 1.0f));
-      if (!std::isfinite(w.x) || !std::isfinite(w.y) || !std::isfinite(w.z))
+      const glm::dvec3 corner((c & 1) ? m.bounds_max.x : m.bounds_min.x,
+                              (c & 2) ? m.bounds_max.y : m.bounds_min.y,
+                              (c & 4) ? m.bounds_max.z : m.bounds_min.z);
+      const glm::dvec3 w = glm::dvec3(p.world * glm::dvec4(corner, 1.0));
+      if (!(std::abs(w.x) <= FLT_MAX && std::abs(w.y) <= FLT_MAX && std::abs(w.z) <= FLT_MAX))
         fail(path_, fmt::format("node {}: its mesh's bounds under its world matrix are not "
                                 "finite in 32-bit float",
                                 p.node));
@@ -1119,14 +1171,15 @@ void GltfLoader::place_instances() {
       hi = glm::max(hi, w);
     }
   }
-  extent_ = glm::max(hi - lo, glm::vec3(1e-3f));
-  const glm::vec3 center = lo * 0.5f + hi * 0.5f;  // == (lo + hi) * 0.5, without overflow
+  const glm::dvec3 extent = glm::max(hi - lo, glm::dvec3(1e-3));
+  extent_ = glm::vec3(extent);
+  const glm::dvec3 center = (lo + hi) * 0.5;  // no overflow in double: |lo|, |hi| <= FLT_MAX
+  warn_far_from_origin(lo, hi);
   spacing_ = std::max({extent_.x, extent_.z}) * 1.25f;
   side_ = static_cast<uint32_t>(std::ceil(std::sqrt(double(instances_))));
-  const float reach = (float(side_) - 1) * 0.5f * spacing_ +
-                      std::max({std::abs(center.x), std::abs(center.y), std::abs(center.z)});
+  const float reach = (float(side_) - 1) * 0.5f * spacing_;
   if (!std::isfinite(extent_.x) || !std::isfinite(extent_.y) || !std::isfinite(extent_.z) ||
-      !std::isfinite(center.x + center.y + center.z) || !std::isfinite(reach))
+      !std::isfinite(reach))
     fail(path_, fmt::format("the model's bounds ({}, {}, {}) .. ({}, {}, {}) placed {} times on a "
                             "grid are not finite in 32-bit float",
                             lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, instances_));
@@ -1138,18 +1191,65 @@ void GltfLoader::place_instances() {
                     "the maximum {}",
                     instances_, parts_.size(), uint64_t(parts_.size()) * instances_, kMaxObjects));
   for (uint32_t k = 0; k < instances_; ++k) {
-    const float gx = (float(k % side_) - (side_ - 1) * 0.5f) * spacing_;
-    const float gz = (float(k / side_) - (side_ - 1) * 0.5f) * spacing_;
-    const glm::mat4 place = glm::translate(glm::mat4(1.0f), glm::vec3(gx, 0, gz) - center);
+    const double gx = (double(k % side_) - (side_ - 1) * 0.5) * double(spacing_);
+    const double gz = (double(k / side_) - (side_ - 1) * 0.5) * double(spacing_);
+    const glm::dmat4 place = glm::translate(glm::dmat4(1.0), glm::dvec3(gx, 0, gz) - center);
     for (const Part& p : parts_) {
+      const glm::dmat4 placement = place * p.world;
+      if (!all_finite(placement))
+        fail(path_, fmt::format("node {}: its placement on the grid is not finite in 32-bit float",
+                                p.node));
       Object o;
       o.mesh = p.mesh;
       o.material = p.material;
-      o.placement = place * p.world;
+      o.placement = glm::mat4(placement);
       o.animated = false;
       scene_.objects.push_back(o);
     }
   }
+}
+
+// A mesh whose vertices lie far from its own origin (a georeferenced primitive at x = 1e6 with
+// corners 1 apart) is moved to its bounds' centre c: every vertex position becomes p - c (exact
+// in float: p and c agree in sign and within a factor of two on every coordinate that is far) and
+// each part drawing it gets translate(c) in its double world matrix, so that a node's rotation or
+// scale is applied on the GPU to small numbers. Far: the centre is more than 16 times the mesh's
+// largest side from the origin; nearer meshes are left as the file has them.
+void GltfLoader::recentre_far_meshes() {
+  std::vector<glm::dvec3> shift(scene_.meshes.size(), glm::dvec3(0.0));
+  for (size_t i = 0; i < scene_.meshes.size(); ++i) {
+    Mesh& m = scene_.meshes[i];
+    const glm::vec3 c = m.bounds_min * 0.5f + m.bounds_max * 0.5f;
+    const glm::vec3 size = m.bounds_max - m.bounds_min;
+    const float far = std::max({std::abs(c.x), std::abs(c.y), std::abs(c.z)});
+    if (!(far > 16.0f * std::max({size.x, size.y, size.z, 1e-30f}))) continue;
+    for (Vertex& v : m.vertices) v.position -= c;
+    m.bounds_min -= c;
+    m.bounds_max -= c;
+    shift[i] = glm::dvec3(c);
+  }
+  for (Part& p : parts_)
+    if (shift[p.mesh] != glm::dvec3(0.0)) p.world = glm::translate(p.world, shift[p.mesh]);
+}
+
+// Where float32 stops holding the model: vertex positions are float32 in the file, and
+// float32's spacing at a coordinate of magnitude m is ulp(m) = 2^(floor(log2 m) - 23) (1/16 at
+// 1e6, 1 at 1e7, 2 from 2^24 = 16,777,216). bindery composes nodes and recentres the model in
+// double, so what it draws is exactly what the file holds; but where the spacing at the model's
+// farthest coordinate exceeds 1/1024 of the model's largest side (a pixel at 1024 pixels across),
+// the file itself cannot hold finer detail than that spacing, and Scene::warnings says so. (A
+// unit cube at 1e4 is within; at 1e5 its corners are still exact, but detail below 1/128 is not.)
+void GltfLoader::warn_far_from_origin(const glm::dvec3& lo, const glm::dvec3& hi) {
+  const double far = std::max({std::abs(lo.x), std::abs(lo.y), std::abs(lo.z), std::abs(hi.x),
+                               std::abs(hi.y), std::abs(hi.z)});
+  const double side = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z});
+  if (!(far > 0.0) || !(side > 0.0)) return;
+  const double spacing = std::ldexp(1.0, std::ilogb(far) - 23);
+  if (spacing > side / 1024.0)
+    warn_once(fmt::format(
+        "the model lies {:g} units from the origin, where 32-bit float positions are {:g} apart "
+        "(more than 1/1024 of its size {:g}): its own detail is only as fine as that spacing",
+        far, spacing, side));
 }
 
 // Camera: the article's viewing direction, far enough for the grid's bounding sphere.

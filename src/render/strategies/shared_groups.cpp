@@ -65,7 +65,8 @@ MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const G
       used.push_back(o.material);
     }
   if (groups == SharedBindGroups::create)
-    check_bind_group_budget(device, used.size(), "material groups");
+    check_bind_group_budget(device, used.size(), "material groups (one per material used)",
+                            kPerMaterialGroupsAdvice);
   // A binding offset must be a multiple of minUniformBufferOffsetAlignment, like a dynamic one.
   const uint64_t stride = dynamic_uniform_stride(material.size, device.limits());
   stride_ = stride;

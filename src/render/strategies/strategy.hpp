@@ -211,9 +211,20 @@ std::span<const StrategyRow> strategy_rows();
 /// The row named `name`; throws InvalidArgument listing the valid names.
 const StrategyRow& find_strategy_row(std::string_view name);
 
+/// The advice of check_bind_group_budget() for bind groups made per object.
+inline constexpr std::string_view kPerObjectGroupsAdvice =
+    "use the dynamic-offsets or storage-instancing strategy, or fewer objects";
+/// The advice for bind groups made per material (every strategy that binds materials one group
+/// each: fewer materials, or a strategy with one material table).
+inline constexpr std::string_view kPerMaterialGroupsAdvice =
+    "use fewer materials (--materials), or a strategy with one material table (gpu-driven, "
+    "gpu-culling)";
+
 /// Throws ImplementationLimit when creating `count` more bind groups would exceed
-/// default_max_bind_groups(device.adapter()); `what` names them in the message.
-void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what);
+/// default_max_bind_groups(device.adapter()); `what` names them in the message, `advice` says
+/// what fits the run (which count to lower, or which strategy avoids the groups).
+void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what,
+                             std::string_view advice = kPerObjectGroupsAdvice);
 
 /// Reflects one of bindery's own shaders; any reflection error is a bug here and is thrown.
 Reflection reflect_checked(std::string_view wgsl);

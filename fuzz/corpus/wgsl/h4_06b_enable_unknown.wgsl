@@ -1,0 +1,3 @@
+enable wibble;
+struct U { a: f32 }
+@group(0) @binding(0) var<uniform> u: U;
