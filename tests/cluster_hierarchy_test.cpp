@@ -139,6 +139,64 @@ LodView view_from(glm::vec3 eye, float tau) {
   return v;
 }
 
+
+// Area of the cut's triangles facing +z and -z (by their winding), and of the distinct ones.
+struct Areas {
+  double up = 0, down = 0, distinct = 0;
+};
+Areas cut_areas(const std::vector<glm::vec3>& p, const ClusterHierarchy& h,
+                const std::vector<uint32_t>& cut) {
+  Areas a;
+  std::set<Tri> seen;
+  for (uint32_t ci : cut) {
+    const Cluster& c = h.clusters[ci];
+    for (uint32_t t = 0; t < c.triangle_count; ++t) {
+      const glm::uvec3 k = h.corners(c, t);
+      const glm::vec3 n = glm::cross(p[k.y] - p[k.x], p[k.z] - p[k.x]);
+      (n.z > 0 ? a.up : a.down) += 0.5 * std::abs(double(n.z));
+      if (seen.insert(canonical(p[k.x], p[k.y], p[k.z])).second)
+        a.distinct += 0.5 * std::abs(double(n.z));
+    }
+  }
+  return a;
+}
+
+// A double-sided sheet (a 40 x 40 grid and a copy of every triangle wound the other way, each
+// side with its own normal), and a grid whose triangles are listed 4 times: every cut covers
+// the sheet's area exactly once on each side, and the repeated grid's area at least once, with no
+// hole (the sheets are flat, and their borders are locked: simplification keeps the area).
+TEST(ClusterHierarchy, DoubleSidedAndRepeatedTrianglesKeepTheirArea) {
+  struct V {
+    glm::vec3 p, n;
+  };
+  const TestMesh g = grid(40);
+  std::vector<V> vertices;
+  for (const glm::vec3& q : g.positions) vertices.push_back({q, {0, 0, 1}});
+  for (const glm::vec3& q : g.positions) vertices.push_back({q, {0, 0, -1}});
+  std::vector<uint32_t> indices = g.indices;
+  const uint32_t n = uint32_t(g.positions.size());
+  for (size_t i = 0; i < g.indices.size(); i += 3)
+    indices.insert(indices.end(), {g.indices[i] + n, g.indices[i + 2] + n, g.indices[i + 1] + n});
+  std::vector<glm::vec3> positions;
+  for (const V& v : vertices) positions.push_back(v.p);
+  const ClusterHierarchy sheet = build_cluster_hierarchy(
+      std::as_bytes(std::span(vertices)), uint32_t(vertices.size()), sizeof(V), indices,
+      ClusterBuildDesc{.normal_offset_bytes = 12}, "sheet");
+  TestMesh repeated = grid(30);
+  const std::vector<uint32_t> once = repeated.indices;
+  for (int r = 0; r < 3; ++r) repeated.indices.insert(repeated.indices.end(), once.begin(), once.end());
+  const ClusterHierarchy rep = build(repeated);
+  for (float tau : {0.0f, 1.0f, 10.0f, 1e6f})
+    for (float dist : {5.0f, 50.0f, 500.0f}) {
+      const LodView v = view_from({20.0f, 20.0f, dist}, tau);
+      const Areas a = cut_areas(positions, sheet, select_cut(sheet, glm::mat4(1.0f), v));
+      EXPECT_NEAR(a.up, 1600.0, 1e-2) << tau << " " << dist;
+      EXPECT_NEAR(a.down, 1600.0, 1e-2) << tau << " " << dist;
+      const Areas b = cut_areas(repeated.positions, rep, select_cut(rep, glm::mat4(1.0f), v));
+      EXPECT_NEAR(b.distinct, 900.0, 1e-2) << tau << " " << dist;
+    }
+}
+
 TEST(ClusterHierarchy, LevelZeroHoldsExactlyTheSourceTriangles) {
   const TestMesh m = icosphere(4, 0.1f);
   const ClusterHierarchy h = build(m);
@@ -277,6 +335,9 @@ TEST(ClusterHierarchy, RefusesBadMeshesWithInvalidArgument) {
   TestMesh nan = m;
   nan.positions[1].y = std::nanf("");
   EXPECT_EQ(kind_of([&] { build(nan); }), ErrorKind::InvalidArgument);
+  TestMesh far = m;
+  far.positions[2].x = 2e18f;  // beyond kMaxClusterCoordinate (1e18): squares overflow float32
+  EXPECT_EQ(kind_of([&] { build(far); }), ErrorKind::InvalidArgument);
   ClusterBuildDesc desc;
   desc.max_triangles = 130;
   EXPECT_EQ(kind_of([&] { build(m, desc); }), ErrorKind::InvalidArgument);

@@ -245,7 +245,7 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
   sub.add_option("--lod-error", o.lod_error,
                  fmt::format("with --clusters on: the cut's pixel error, 0 (full detail)..{:g}",
                              double(kMaxLodErrorPx)))
-      ->each([&o](const std::string&) { o.cluster_options_given = true; })
+      ->each([&o](const std::string&) { o.cluster_options_given = o.lod_error_given = true; })
       ->capture_default_str();
   sub.add_option("--spread", o.spread,
                  "scale of the cubes' placement radius (8: most outside the view)")
@@ -295,6 +295,10 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --lod-error {} is outside 0..{:g} pixels", rules.command,
                             o.lod_error, double(kMaxLodErrorPx)));
+  if (o.lod_error_given && o.clusters == "off")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --lod-error applies to the cluster path, not to --clusters off",
+                            rules.command));
   base.clusters = o.clusters;
   base.lod_error_px = static_cast<float>(o.lod_error);
   return base;

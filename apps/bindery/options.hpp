@@ -97,6 +97,7 @@ struct RunCliOptions {
   std::string clusters = "auto";  ///< --clusters auto | on | off (gpu-driven)
   double lod_error = 1.0;        ///< --lod-error PX, 0..kMaxLodErrorPx
   bool cluster_options_given = false;  ///< --clusters or --lod-error was on the command line
+  bool lod_error_given = false;        ///< --lod-error was on the command line
   double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)
 };
 

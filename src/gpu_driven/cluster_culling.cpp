@@ -136,16 +136,21 @@ bool ClusterGeometry::prepare() {
       v.set(s.field("levelCount"), e.level_count);
     });
   }
-  auto upload = [&](gpu::Buffer& buffer, const char* what, const void* data, uint64_t size) {
-    const uint64_t bytes = std::max<uint64_t>(size, 16);
+  // Each buffer holds at least one element of its struct (a binding smaller than the struct is a
+  // validation error, even where nothing reads it).
+  auto upload = [&](gpu::Buffer& buffer, const char* what, const void* data, uint64_t size,
+                    uint64_t element) {
+    const uint64_t bytes = std::max<uint64_t>(size, element);
     buffer = device_.create_buffer(fmt::format("{}: {}", label_, what), (bytes + 3) / 4 * 4,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
     if (size > 0) device_.write_buffer(buffer.get(), 0, data, (size + 3) / 4 * 4);
   };
-  upload(meshes_buffer_, "meshes", mesh_bytes.data(), mesh_bytes.size());
-  upload(levels_buffer_, "levels", levels_.data(), levels_.size());
-  upload(clusters_buffer_, "clusters", clusters_bytes_.data(), clusters_bytes_.size());
-  upload(words_buffer_, "vertices and triangles", words_.data(), words_.size() * 4ull);
+  upload(meshes_buffer_, "meshes", mesh_bytes.data(), mesh_bytes.size(), mesh_layout.size);
+  upload(levels_buffer_, "levels", levels_.data(), levels_.size(),
+         reflection().struct_layout("ClusterLevelRecord").size);
+  upload(clusters_buffer_, "clusters", clusters_bytes_.data(), clusters_bytes_.size(),
+         reflection().struct_layout("ClusterRecord").size);
+  upload(words_buffer_, "vertices and triangles", words_.data(), words_.size() * 4ull, 16);
   dirty_ = false;
   ++generation_;
   return true;

@@ -17,7 +17,9 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace bindery::gpu_driven {
 namespace {
@@ -82,11 +84,17 @@ void validate(const ClusterBuildDesc& d, std::span<const std::byte> positions,
     std::memcpy(p, positions.data() + uint64_t(v) * stride, 12);
     if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]))
       bad(fmt::format("vertex {}'s position is not finite", v));
+    if (std::max({std::abs(p[0]), std::abs(p[1]), std::abs(p[2])}) > kMaxClusterCoordinate)
+      bad(fmt::format("vertex {}'s position ({:g}, {:g}, {:g}) lies beyond +-{:g}, where squared "
+                      "distances of the error metric overflow float32",
+                      v, p[0], p[1], p[2], double(kMaxClusterCoordinate)));
   }
 }
 
 // The builder's state: the mesh's positions, the hierarchy so far, and welded vertex ids (one per
-// distinct position, so that clusters split along a texture seam still count as neighbours).
+// distinct position, so that clusters split along a texture seam still count as neighbours; with
+// normals, vertices of one position facing opposite ways stay apart, so that the two sides of a
+// double-sided sheet are two surfaces, not one closed one).
 class Builder {
  public:
   Builder(std::span<const std::byte> positions, uint32_t vertex_count, uint32_t stride,
@@ -117,14 +125,29 @@ class Builder {
         if (b == 0x80000000u) b = 0;
       const uint64_t key = (uint64_t(bits[0]) * 0x9E3779B97F4A7C15ull) ^
                            (uint64_t(bits[1]) * 0xC2B2AE3D27D4EB4Full) ^ uint64_t(bits[2]);
+      // The bucket holds one vertex per welded point (not every vertex), so a position shared by
+      // many vertices costs as many comparisons as it has points.
       std::vector<uint32_t>& bucket = buckets[key];
       uint32_t id = UINT32_MAX;
-      for (uint32_t other : bucket)
-        if (positions_[other] == positions_[v]) id = weld_[other];
-      if (id == UINT32_MAX) id = welded_++;
+      for (uint32_t first : bucket)
+        if (positions_[first] == positions_[v] && same_side(first, v)) {
+          id = weld_[first];
+          break;
+        }
+      if (id == UINT32_MAX) {
+        id = welded_++;
+        bucket.push_back(v);
+      }
       weld_[v] = id;
-      bucket.push_back(v);
     }
+  }
+
+  // Whether vertices a and b of one position face the same side: normals less than 120 degrees
+  // apart (a box's corner: 90), or no normals.
+  bool same_side(uint32_t a, uint32_t b) const {
+    if (normals_.empty()) return true;
+    const glm::vec3 na = normals_[a], nb = normals_[b];
+    return glm::dot(na, nb) > -0.5f * glm::length(na) * glm::length(nb);
   }
 
   ClusterHierarchy build(std::span<const uint32_t> indices) {
@@ -161,13 +184,53 @@ class Builder {
 
  private:
   // Level 0: the mesh split as it is.
+  // A triangle listed again (the same vertices, in any rotation) joins the cluster of its first
+  // listing: the clusters then partition the surface, which the groups' locked borders need (two
+  // copies in two groups would be two overlapping regions simplified apart).
   std::vector<uint32_t> level0(std::span<const uint32_t> indices) {
     LocalMesh mesh;
     mesh.positions = positions_;
     mesh.to_mesh.resize(positions_.size());
     std::iota(mesh.to_mesh.begin(), mesh.to_mesh.end(), 0u);
-    mesh.indices.assign(indices.begin(), indices.end());
-    return split(mesh, LodBounds{}, 0, /*leaf=*/true);
+    std::unordered_map<uint64_t, uint32_t> first;  // triangle key -> its first listing
+    std::vector<uint32_t> repeats;                 // listings after the first, by key order
+    std::vector<uint64_t> repeat_keys;
+    for (size_t i = 0; i < indices.size(); i += 3) {
+      const uint64_t key = triangle_key(indices[i], indices[i + 1], indices[i + 2]);
+      if (first.try_emplace(key, uint32_t(i / 3)).second) {
+        mesh.indices.insert(mesh.indices.end(), {indices[i], indices[i + 1], indices[i + 2]});
+      } else {
+        repeat_keys.push_back(key);
+      }
+    }
+    const std::vector<uint32_t> made = split(mesh, LodBounds{}, 0, /*leaf=*/true);
+    if (repeat_keys.empty()) return made;
+    // Each repeat as a copy of its first listing's packed corners, in that cluster.
+    std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> where;  // key -> cluster, packed
+    for (uint32_t c : made)
+      for (uint32_t t = 0; t < h_.clusters[c].triangle_count; ++t) {
+        const glm::uvec3 k = h_.corners(h_.clusters[c], t);
+        where.try_emplace(triangle_key(k.x, k.y, k.z),
+                          std::pair{c, h_.triangles[h_.clusters[c].triangle_offset + t]});
+      }
+    std::vector<std::vector<uint32_t>> extra(h_.clusters.size());
+    for (uint64_t key : repeat_keys) {
+      const auto& [c, packed] = where.at(key);
+      extra[c].push_back(packed);
+    }
+    std::vector<uint32_t> triangles;
+    for (uint32_t c : made) {
+      Cluster& cl = h_.clusters[c];
+      const uint32_t offset = uint32_t(triangles.size());
+      triangles.insert(triangles.end(), h_.triangles.begin() + cl.triangle_offset,
+                       h_.triangles.begin() + cl.triangle_offset + cl.triangle_count);
+      triangles.insert(triangles.end(), extra[c].begin(), extra[c].end());
+      cl.triangle_offset = offset;
+      cl.triangle_count += uint32_t(extra[c].size());
+      h_.stats.triangles_per_level[0] += uint32_t(extra[c].size());
+    }
+    h_.triangles = std::move(triangles);
+    return made;
   }
 
   // Splits `mesh` into clusters of level `level` whose self bounds are `self` (leaves: their own
@@ -248,15 +311,23 @@ class Builder {
         std::min(source, std::max<size_t>(3 * size_t(desc_.root_triangles), (source / 6) * 3));
     std::vector<uint32_t> out(source);
     float error = 0.0f;
-    size_t kept = meshopt_simplify(out.data(), local.indices.data(), source, &local.positions[0].x,
-                                   local.positions.size(), sizeof(glm::vec3), target,
-                                   std::numeric_limits<float>::max(),
-                                   terminal ? 0u : unsigned(meshopt_SimplifyLockBorder), &error);
-    if (terminal && kept > size_t(double(source) * desc_.min_reduction))
-      kept = meshopt_simplifySloppy(out.data(), local.indices.data(), source,
-                                    &local.positions[0].x, local.positions.size(),
-                                    sizeof(glm::vec3), target, std::numeric_limits<float>::max(),
-                                    &error);
+    const std::vector<glm::vec3> apart = separated(local);
+    const std::vector<glm::vec3> reference = vertex_normals(local);
+    // meshoptimizer 0.18 can fold a triangle over at its most aggressive (seen on flat grids with
+    // locked borders): a result with a triangle facing against the surface it replaces is tried
+    // again at three quarters of the triangles, then given up (the group is carried).
+    size_t kept = 0;
+    for (const size_t goal : {target, std::max(target, (source * 3 / 4) / 3 * 3)}) {
+      kept = meshopt_simplify(out.data(), local.indices.data(), source, &apart[0].x, apart.size(),
+                              sizeof(glm::vec3), goal, std::numeric_limits<float>::max(),
+                              terminal ? 0u : unsigned(meshopt_SimplifyLockBorder), &error);
+      if (terminal && kept > size_t(double(source) * desc_.min_reduction))
+        kept = meshopt_simplifySloppy(out.data(), local.indices.data(), source, &apart[0].x,
+                                      apart.size(), sizeof(glm::vec3), goal,
+                                      std::numeric_limits<float>::max(), &error);
+      if (terminal || !folds(local, reference, out, kept)) break;
+      kept = source;  // folded both times: not simplified
+    }
     if (kept == 0 || kept > size_t(double(source) * desc_.min_reduction)) return false;
     out.resize(kept);
     const float scale = meshopt_simplifyScale(&local.positions[0].x, local.positions.size(),
@@ -293,10 +364,12 @@ class Builder {
                    std::vector<std::vector<uint32_t>>& copies) const {
     LocalMesh local;
     std::unordered_map<uint32_t, uint32_t> to_local;  // welded id -> local
+    std::unordered_set<uint64_t> seen;  // welded triangles already taken (a repeated one once)
     for (uint32_t ci : group) {
       const Cluster& c = h_.clusters[ci];
       for (uint32_t t = 0; t < c.triangle_count; ++t) {
         const glm::uvec3 k = h_.corners(c, t);
+        if (!seen.insert(triangle_key(weld_[k.x], weld_[k.y], weld_[k.z])).second) continue;
         for (int i = 0; i < 3; ++i) {
           auto [it, added] = to_local.try_emplace(weld_[k[i]], uint32_t(local.to_mesh.size()));
           if (added) {
@@ -311,6 +384,65 @@ class Builder {
       }
     }
     return local;
+  }
+
+  // The local positions with the welded points that share a position (the two sides of a
+  // double-sided sheet) moved apart by 1e-5 of the group's extent along their normals:
+  // meshopt_simplify treats vertices of one position as one point of its topology, and would
+  // simplify the two sides as one closed surface of no thickness. Only the simplifier sees the
+  // offset; the triangles it returns index the real vertices.
+  std::vector<glm::vec3> separated(const LocalMesh& local) const {
+    std::vector<glm::vec3> out = local.positions;
+    auto key_of = [&](uint32_t i) {
+      uint32_t bits[3];
+      std::memcpy(bits, &local.positions[i], 12);
+      return (uint64_t(bits[0]) * 0x9E3779B97F4A7C15ull) ^
+             (uint64_t(bits[1]) * 0xC2B2AE3D27D4EB4Full) ^ uint64_t(bits[2]);
+    };
+    std::unordered_map<uint64_t, uint32_t> points;  // position bits -> welded points there
+    for (uint32_t i = 0; i < out.size(); ++i) points[key_of(i)]++;
+    glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+    for (const glm::vec3& q : out) lo = glm::min(lo, q), hi = glm::max(hi, q);
+    const float step = 1e-5f * std::max(glm::length(hi - lo), 1e-30f);
+    // Every point of a shared position moves along its own normal, so that a flat side stays
+    // flat.
+    for (uint32_t i = 0; i < out.size(); ++i) {
+      if (points[key_of(i)] < 2 || normals_.empty()) continue;
+      const glm::vec3 n = normals_[local.to_mesh[i]];
+      if (glm::length(n) > 0.0f) out[i] += glm::normalize(n) * step;
+    }
+    return out;
+  }
+
+  // Per local vertex, the area-weighted normal of the triangles around it.
+  static std::vector<glm::vec3> vertex_normals(const LocalMesh& local) {
+    std::vector<glm::vec3> n(local.positions.size(), glm::vec3(0.0f));
+    for (size_t i = 0; i < local.indices.size(); i += 3) {
+      const glm::vec3 a = local.positions[local.indices[i]], b = local.positions[local.indices[i + 1]],
+                      c = local.positions[local.indices[i + 2]];
+      const glm::vec3 face = glm::cross(b - a, c - a);
+      for (int k = 0; k < 3; ++k) n[local.indices[i + k]] += face;
+    }
+    return n;
+  }
+
+  // Whether a simplified triangle faces against the surface around its corners (a fold).
+  static bool folds(const LocalMesh& local, const std::vector<glm::vec3>& reference,
+                    const std::vector<uint32_t>& out, size_t count) {
+    for (size_t i = 0; i < count; i += 3) {
+      const glm::vec3 a = local.positions[out[i]], b = local.positions[out[i + 1]],
+                      c = local.positions[out[i + 2]];
+      const glm::vec3 face = glm::cross(b - a, c - a);
+      const glm::vec3 around = reference[out[i]] + reference[out[i + 1]] + reference[out[i + 2]];
+      if (glm::dot(face, around) < 0.0f) return true;
+    }
+    return false;
+  }
+
+  // A key of the triangle (a, b, c) that its rotations share (the smallest corner first).
+  static uint64_t triangle_key(uint32_t a, uint32_t b, uint32_t c) {
+    while (a > b || a > c) std::tie(a, b, c) = std::tuple(b, c, a);
+    return (uint64_t(a) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(b) << 32 | c);
   }
 
   // The simplified welded triangles `welded` (local numbering of `local`) over real mesh

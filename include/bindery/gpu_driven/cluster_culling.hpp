@@ -76,6 +76,7 @@ class ClusterGeometry {
   WGPUBuffer cluster_buffer() const { return clusters_buffer_.get(); }
   WGPUBuffer word_buffer() const { return words_buffer_.get(); }
   ///@}
+  /// The mesh pool whose meshes the hierarchies are of.
   const MeshPool& pool() const { return pool_; }
 
  private:
@@ -142,6 +143,7 @@ class ClusterCulling {
   bool prepare(const ClusterView& view);
   /// Sets the pixel error of the cut (>= 0, finite; InvalidArgument otherwise).
   void set_lod_error(float px);
+  /// The pixel error of the cut (ClusterCullingDesc::lod_error_px, or set_lod_error()'s).
   float lod_error() const { return desc_.lod_error_px; }
 
   /// Records the frame's start into `pass` (the counts of ClusterStats reset).
@@ -156,11 +158,12 @@ class ClusterCulling {
   /// The draw's bind group layout (vertex stage: slots, cluster records, words, the pool's
   /// vertex buffer: gpu_driven_draw.wgsl's group 2) and the group.
   WGPUBindGroupLayout draw_layout() const { return draw_layout_.get(); }
+  /// The draw's bind group of draw_layout() (re-created by prepare() when it returns true).
   WGPUBindGroup group() const { return draw_group_.get(); }
   /// The WGSL a vertex stage of the draw includes, for draw_layout() at group `group`: the
   /// bindings (clusterSlots, clusterRecords, clusterWords, poolVertices: the pool's vertex buffer
   /// as u32 words) and `fn cluster_vertex(index: u32) -> ClusterVertex`, which turns the draw's
-  /// @builtin(vertex_index) into the object's id (ObjectTable) and the vertex's index in the pool
+  /// `@builtin(vertex_index)` into the object's id (ObjectTable) and the vertex's index in the pool
   /// (its first word at vertex * vertex_stride / 4).
   static std::string wgsl(uint32_t group);
   /// The phase's visible clusters (STORAGE | COPY_SRC): a vec4u each, (object id, cluster index,

@@ -34,6 +34,10 @@
 
 namespace bindery::gpu_driven {
 
+/// The largest coordinate build_cluster_hierarchy() takes (object units): beyond, the squared
+/// distances of the simplifier's error metric and of the bounding spheres overflow float32.
+inline constexpr float kMaxClusterCoordinate = 1.0e18f;
+
 /// ClusterBuildDesc::normal_offset_bytes for vertices without a normal.
 inline constexpr uint32_t kNoNormals = UINT32_MAX;
 
@@ -90,12 +94,12 @@ struct Cluster {
 /// max_parent_error, and its spheres' farthest points lie within self_reach (self) and
 /// parent_reach (parent) of the mesh's bounding-sphere center.
 struct ClusterLevel {
-  uint32_t first_cluster = 0;  ///< index into ClusterHierarchy::clusters
-  uint32_t cluster_count = 0;
-  float min_self_error = 0.0f;
-  float self_reach = 0.0f;
+  uint32_t first_cluster = 0;     ///< index into ClusterHierarchy::clusters
+  uint32_t cluster_count = 0;     ///< clusters from first_cluster on
+  float min_self_error = 0.0f;    ///< the smallest self error of the level's clusters
+  float self_reach = 0.0f;        ///< the farthest point of their self spheres from the center
   float max_parent_error = 0.0f;  ///< kRootError when the level holds a root
-  float parent_reach = 0.0f;
+  float parent_reach = 0.0f;      ///< the farthest point of their parent spheres from the center
 };
 
 /// What a build did, for reports.
@@ -119,7 +123,7 @@ struct ClusterHierarchy {
   std::vector<uint32_t> triangles;
   std::vector<ClusterLevel> levels;  ///< levels[l] spans the clusters of level l
   glm::vec4 sphere{0.0f};            ///< the mesh's bounding sphere (what reaches are measured from)
-  ClusterHierarchyStats stats;
+  ClusterHierarchyStats stats;       ///< what the build did
 
   /// Bytes of the three arrays as a GPU would hold them (what the hierarchy adds to the mesh).
   uint64_t bytes() const;
@@ -130,7 +134,8 @@ struct ClusterHierarchy {
 /// Builds the hierarchy of a triangle list: `positions` holds vertex_count float32x3 positions,
 /// `stride_bytes` apart (>= 12, a multiple of 4), `indices` 3 per triangle, each < vertex_count.
 /// Throws InvalidArgument (naming `name`, the rule and the value) for a bad desc, an empty mesh,
-/// an index count not a multiple of 3, an index out of range or a position that is not finite.
+/// an index count not a multiple of 3, an index out of range, or a position that is not finite or
+/// lies beyond kMaxClusterCoordinate. A triangle repeated (in any rotation) is simplified once.
 ClusterHierarchy build_cluster_hierarchy(std::span<const std::byte> positions,
                                          uint32_t vertex_count, uint32_t stride_bytes,
                                          std::span<const uint32_t> indices,

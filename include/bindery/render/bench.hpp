@@ -120,7 +120,8 @@ bool cpu_fits_interval(const BudgetProbe& probe, double factor = 1.25);
 /// Repeated measurements summed up: the median, the smallest and the largest value.
 struct Spread {
   double median = 0;        ///< the lower median: for an even count the smaller middle value
-  double min = 0, max = 0;  ///< the extremes
+  double min = 0;           ///< the smallest value
+  double max = 0;           ///< the largest value
   size_t median_index = 0;  ///< where the median is in the values given (the first such)
 };
 
@@ -135,7 +136,7 @@ double max_over_min(const std::vector<double>& values);
 struct BenchSlot {
   uint32_t repeat = 0;    ///< 0-based repeat
   uint32_t strategy = 0;  ///< index into the strategies measured
-  bool operator==(const BenchSlot&) const = default;
+  bool operator==(const BenchSlot&) const = default;  ///< the same repeat of the same strategy
 };
 
 /// The most repeats `bindery bench --repeat` takes.

@@ -153,14 +153,14 @@ struct RenderOptions {
   std::function<void(uint32_t frame, const FrameTiming&, const Counters&)> on_frame_done;
 };
 
-/// Objects counted by the GPU in one frame (GPU-driven strategies): in the scene, inside the
-/// view frustum, not hidden by the depth pyramid (equal to after_frustum without occlusion
-/// culling), and drawn (phase 1 + phase 2).
 /// RenderOptions::clusters "auto" turns clusters on from this many full-detail triangles (and 4
 /// per pixel): about where, on the H200, the cluster stage's fixed cost (about 1 ms) equals what
 /// the triangles it removes cost the graphics pipeline (about 1.3 ns each).
 inline constexpr uint64_t kClusterAutoTriangles = 4'000'000;
 
+/// Objects counted by the GPU in one frame (GPU-driven strategies): in the scene, inside the
+/// view frustum, not hidden by the depth pyramid (equal to after_frustum without occlusion
+/// culling), and drawn (phase 1 + phase 2).
 struct CullingCounts {
   /// Object counts, in the order of the pipeline: objects (the scene's), after_frustum,
   /// after_occlusion, drawn.
@@ -174,10 +174,10 @@ struct CullingCounts {
   /// triangles the draws submitted, cluster-instances dropped for want of room; all summed over
   /// the frame's phases.
   bool has_clusters = false;
-  ///@{
-  uint32_t clusters_tested = 0, clusters_visible = 0, triangles_submitted = 0,
-           clusters_dropped = 0;
-  ///@}
+  uint32_t clusters_tested = 0;      ///< cluster-instances tested (after the level pruning)
+  uint32_t clusters_visible = 0;     ///< clusters drawn
+  uint32_t triangles_submitted = 0;  ///< triangles the draws submitted
+  uint32_t clusters_dropped = 0;     ///< cluster-instances that did not fit the output
 };
 
 // GpuSpan (one named pass of a frame, by timestamp queries) is in headless/gpu_timer.hpp.

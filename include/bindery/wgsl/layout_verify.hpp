@@ -155,9 +155,9 @@ inline constexpr uint64_t kMaxVerifyStatements = 4096;
 /// compiled (verdicts and round trips), straight-line statements generated for round trips and
 /// bytes of WGSL handed to the implementation.
 struct VerifyWork {
-  uint64_t compiles = 0;
-  uint64_t statements = 0;
-  uint64_t wgsl_bytes = 0;
+  uint64_t compiles = 0;    ///< shader modules compiled
+  uint64_t statements = 0;  ///< straight-line statements generated for round trips
+  uint64_t wgsl_bytes = 0;  ///< bytes of WGSL handed to the implementation
 };
 
 /// Verifies `structs`, which belong to `reflection` = reflect_wgsl(source). Each struct gets its

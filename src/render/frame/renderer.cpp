@@ -409,8 +409,25 @@ void RenderRun::build_target() {
 // Whether gpu-driven draws through clusters (RenderOptions::clusters; "auto": where it wins).
 bool RenderRun::use_clusters() const {
   if (o_.clusters == "off" || o_.strategy != "gpu-driven") return false;
-  if (o_.clusters == "on") return true;
-  if (gpu_driven::cluster_culling_unavailable(device_)) return false;
+  // The cluster path pulls vertices from the mesh pool bound as storage: its buffers must fit
+  // one storage binding.
+  uint64_t vertex_bytes = 0, index_bytes = 0;
+  for (const Mesh& m : scene_.meshes) {
+    vertex_bytes += m.vertices.size() * sizeof(Vertex);
+    index_bytes += m.indices.size() * 4;
+  }
+  const uint64_t binding = device_.limits().maxStorageBufferBindingSize;
+  const bool fits = std::max(vertex_bytes, index_bytes) <= binding;
+  if (o_.clusters == "on") {
+    if (!fits)
+      throw Error(ErrorKind::StrategyUnavailable,
+                  fmt::format("gpu-driven with clusters pulls its vertices from one storage "
+                              "binding: the scene's meshes hold {} bytes of vertices and {} of "
+                              "indices, maxStorageBufferBindingSize is {}; use --clusters off",
+                              vertex_bytes, index_bytes, binding));
+    return true;
+  }
+  if (!fits || gpu_driven::cluster_culling_unavailable(device_)) return false;
   uint64_t triangles = 0;
   for (const Object& o : scene_.objects) triangles += scene_.meshes[o.mesh].indices.size() / 3;
   return triangles >= kClusterAutoTriangles &&
