@@ -19,6 +19,7 @@
 //                the draw's vertex stage (gpu_driven_draw.wgsl's vs_clusters) turns back into the
 //                slot's instance and the cluster's vertex
 // @include object_record.wgsl
+// @include frustum.wgsl
 
 struct ClusterFrame {
   viewProjection: mat4x4f,
@@ -127,26 +128,9 @@ fn grid(workgroups: u32) -> vec3u {
   return vec3u(min(workgroups, kMaxGroupsX), (workgroups + kMaxGroupsX - 1u) / kMaxGroupsX, 1u);
 }
 
-fn row(m: mat4x4f, r: u32) -> vec4f {
-  return vec4f(m[0][r], m[1][r], m[2][r], m[3][r]);
-}
-
-// Whether the world-space sphere is at least partly inside the six planes of the view-projection
-// (WebGPU clip space: -w <= x, y <= w and 0 <= z <= w).
+// Whether the world-space sphere is at least partly inside the frame's frustum (frustum.wgsl).
 fn in_frustum(center: vec3f, radius: f32) -> bool {
-  let m = frame.viewProjection;
-  let r0 = row(m, 0u);
-  let r1 = row(m, 1u);
-  let r2 = row(m, 2u);
-  let r3 = row(m, 3u);
-  let planes = array<vec4f, 6>(r3 + r0, r3 - r0, r3 + r1, r3 - r1, r2, r3 - r2);
-  for (var p = 0u; p < 6u; p++) {
-    let plane = planes[p];
-    if (dot(plane.xyz, center) + plane.w < -radius * length(plane.xyz)) {
-      return false;
-    }
-  }
-  return true;
+  return sphere_in_frustum(frame.viewProjection, center, radius);
 }
 
 // Projected error in pixels of a (sphere, error) of an object with world rows `o` and largest

@@ -14,6 +14,7 @@
 // behind the farthest depth under its screen rectangle, so the image equals the one without
 // occlusion culling.
 // @include object_record.wgsl
+// @include frustum.wgsl
 // @include mesh_record.wgsl
 
 struct CullFrame {
@@ -81,26 +82,9 @@ fn linear(id: vec3u, groups: vec3u) -> u32 {
   return id.x + id.y * groups.x * kGroup;
 }
 
-fn row(m: mat4x4f, r: u32) -> vec4f {
-  return vec4f(m[0][r], m[1][r], m[2][r], m[3][r]);
-}
-
-// Whether the world-space sphere is at least partly inside the six planes of the view-projection
-// (WebGPU clip space: -w <= x, y <= w and 0 <= z <= w).
+// Whether the world-space sphere is at least partly inside the frame's frustum (frustum.wgsl).
 fn in_frustum(center: vec3f, radius: f32) -> bool {
-  let m = frame.viewProjection;
-  let r0 = row(m, 0u);
-  let r1 = row(m, 1u);
-  let r2 = row(m, 2u);
-  let r3 = row(m, 3u);
-  let planes = array<vec4f, 6>(r3 + r0, r3 - r0, r3 + r1, r3 - r1, r2, r3 - r2);
-  for (var p = 0u; p < 6u; p++) {
-    let plane = planes[p];
-    if (dot(plane.xyz, center) + plane.w < -radius * length(plane.xyz)) {
-      return false;
-    }
-  }
-  return true;
+  return sphere_in_frustum(frame.viewProjection, center, radius);
 }
 
 // Appends object i to its bin, or with kListOnly to the list of visible instances alone (the

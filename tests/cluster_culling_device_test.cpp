@@ -15,6 +15,8 @@
 #include <bindery/gpu_driven/object_table.hpp>
 #include <bindery/headless/offscreen.hpp>
 
+#include "support/meshes.hpp"
+
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
@@ -34,38 +36,11 @@ const Device& shared_device() {
   return device;
 }
 
-// An icosahedron subdivided 5 times onto the unit sphere, bumped (20,480 triangles, closed).
+// test::icosphere(5), bumped: 20,480 triangles, closed.
 Mesh bumped_sphere() {
-  const float t = (1.0f + std::sqrt(5.0f)) / 2.0f;
-  std::vector<glm::vec3> p = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t},
-                              {0, 1, t},  {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1},
-                              {-t, 0, -1}, {-t, 0, 1}};
-  std::vector<uint32_t> idx = {0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4,
-                               11, 10, 2, 10, 7, 6, 7, 1, 8, 3, 9, 4, 3, 4, 2, 3, 2, 6, 3, 6, 8,
-                               3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1};
-  for (glm::vec3& v : p) v = glm::normalize(v);
-  for (int level = 0; level < 5; ++level) {
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> mid;
-    auto midpoint = [&](uint32_t a, uint32_t b) {
-      auto [it, added] = mid.try_emplace(std::minmax(a, b), uint32_t(p.size()));
-      if (added) p.push_back(glm::normalize(p[a] + p[b]));
-      return it->second;
-    };
-    std::vector<uint32_t> next;
-    for (size_t i = 0; i < idx.size(); i += 3) {
-      const uint32_t a = idx[i], b = idx[i + 1], c = idx[i + 2];
-      const uint32_t ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a);
-      next.insert(next.end(), {a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca});
-    }
-    idx = std::move(next);
-  }
-  Mesh m;
-  m.name = "bumped sphere";
-  for (const glm::vec3& v : p)
-    m.vertices.push_back({v * (1.0f + 0.1f * std::sin(7.0f * v.x) * std::sin(5.0f * v.z)), v});
-  m.indices = std::move(idx);
-  m.index16 = false;
-  return m;
+  return test::mesh_of(test::icosphere(5), [](glm::vec3 v) {
+    return 1.0f + 0.1f * std::sin(7.0f * v.x) * std::sin(5.0f * v.z);
+  });
 }
 
 // Whether the world-space sphere is at least partly inside the view-projection's six planes

@@ -7,6 +7,7 @@
 #include "bindery/gpu_driven/cluster_hierarchy.hpp"
 
 #include "bindery/core/error.hpp"
+#include "support/meshes.hpp"
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
@@ -23,38 +24,11 @@ namespace {
 using namespace bindery;
 using namespace bindery::gpu_driven;
 
-struct TestMesh {
-  std::vector<glm::vec3> positions;
-  std::vector<uint32_t> indices;
-};
+using test::TestMesh;
 
-// An icosahedron subdivided `levels` times onto the unit sphere (closed, welded, counter-clockwise
-// seen from outside), its radius displaced by `bumps` (0: a sphere).
+// test::icosphere(levels), its radius displaced by `bumps` (0: a sphere).
 TestMesh icosphere(int levels, float bumps, uint32_t seed = 1) {
-  const float t = (1.0f + std::sqrt(5.0f)) / 2.0f;
-  TestMesh m;
-  m.positions = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
-                 {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
-  m.indices = {0, 11, 5, 0, 5, 1,  0, 1, 7,   0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4,
-               11, 10, 2, 10, 7, 6, 7, 1, 8, 3, 9, 4,  3, 4, 2,   3, 2, 6, 3, 6, 8,
-               3, 8, 9,  4, 9, 5,  2, 4, 11, 6, 2, 10, 8, 6, 7,   9, 8, 1};
-  for (glm::vec3& p : m.positions) p = glm::normalize(p);
-  for (int l = 0; l < levels; ++l) {
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> mid;
-    auto midpoint = [&](uint32_t a, uint32_t b) {
-      auto key = std::minmax(a, b);
-      auto [it, added] = mid.try_emplace(key, uint32_t(m.positions.size()));
-      if (added) m.positions.push_back(glm::normalize(m.positions[a] + m.positions[b]));
-      return it->second;
-    };
-    std::vector<uint32_t> next;
-    for (size_t i = 0; i < m.indices.size(); i += 3) {
-      const uint32_t a = m.indices[i], b = m.indices[i + 1], c = m.indices[i + 2];
-      const uint32_t ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a);
-      next.insert(next.end(), {a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca});
-    }
-    m.indices = std::move(next);
-  }
+  TestMesh m = test::icosphere(levels);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   const glm::vec3 k(u(rng) * 5 + 7, u(rng) * 5 + 7, u(rng) * 5 + 7);

@@ -434,7 +434,13 @@ class Builder {
                       c = local.positions[out[i + 2]];
       const glm::vec3 face = glm::cross(b - a, c - a);
       const glm::vec3 around = reference[out[i]] + reference[out[i + 1]] + reference[out[i + 2]];
-      if (glm::dot(face, around) < 0.0f) return true;
+      // Clearly against it (more than 120 degrees), where the surface around has a side at
+      // all: a thin part's two sides cancel in `around`, which says nothing there.
+      const float fa = glm::length(face), aa = glm::length(around);
+      if (aa > 0.25f * (glm::length(reference[out[i]]) + glm::length(reference[out[i + 1]]) +
+                        glm::length(reference[out[i + 2]])) &&
+          glm::dot(face, around) < -0.5f * fa * aa)
+        return true;
     }
     return false;
   }
