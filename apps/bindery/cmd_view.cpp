@@ -108,6 +108,8 @@ view::ViewOptions view_options(const ViewCli& o) {
   v.moving = o.moving;
   v.occlusion = ro.occlusion;
   v.draw_path = ro.draw_path;
+  v.clusters = ro.clusters;
+  v.lod_error_px = ro.lod_error_px;
   v.material_backend = ro.material_backend;
   v.threads = ro.threads;
   v.encode_threads = ro.encode_threads;

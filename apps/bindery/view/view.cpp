@@ -791,6 +791,8 @@ class ViewSession {
     ro.occlusion = now_.occlusion;
     ro.draw_path = o_.draw_path;
     ro.material_backend = o_.material_backend;
+    ro.clusters = o_.clusters;
+    ro.lod_error_px = o_.lod_error_px;
     ro.threads = o_.threads;
     ro.encode_threads = o_.encode_threads;
     ro.extra_color_usage = WGPUTextureUsage_TextureBinding;

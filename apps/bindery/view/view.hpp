@@ -35,6 +35,8 @@ struct ViewOptions {
   bool occlusion = true;                     ///< RenderOptions::occlusion
   std::string draw_path;                     ///< RenderOptions::draw_path
   std::string material_backend;              ///< RenderOptions::material_backend
+  std::string clusters = "auto";             ///< RenderOptions::clusters (gpu-driven)
+  float lod_error_px = 1.0f;                 ///< RenderOptions::lod_error_px
   uint32_t threads = 0;                      ///< RenderOptions::threads
   uint32_t encode_threads = 1;               ///< RenderOptions::encode_threads
   uint32_t frames_in_flight = 2;             ///< RenderOptions::frames_in_flight
