@@ -15,6 +15,7 @@
 #include <bindery/gpu_driven/object_table.hpp>
 #include <bindery/headless/offscreen.hpp>
 
+#include "support/device.hpp"
 #include "support/meshes.hpp"
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -31,11 +32,7 @@ namespace {
 
 using namespace bindery::gpu_driven;
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
-
+using test::shared_device;
 // test::icosphere(5), bumped: 20,480 triangles, closed.
 Mesh bumped_sphere() {
   return test::mesh_of(test::icosphere(5), [](glm::vec3 v) {

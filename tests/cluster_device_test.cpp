@@ -9,6 +9,7 @@
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
+#include "support/device.hpp"
 #include "support/meshes.hpp"
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -23,11 +24,7 @@ namespace {
 
 const char* kFolder = "/usr/share/assimp/models/glTF2";
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
-
+using test::shared_device;
 RenderOptions clusters(bool on, float tau, uint32_t width, uint32_t height) {
   RenderOptions o;
   o.strategy = "gpu-driven";
@@ -40,12 +37,7 @@ RenderOptions clusters(bool on, float tau, uint32_t width, uint32_t height) {
   return o;
 }
 
-void dump_on_failure(const std::string& name, const Image& a, const Image& b) {
-  if (!::testing::Test::HasFailure()) return;
-  std::filesystem::create_directories("test-output");
-  write_png("test-output/" + name + "_a.png", a);
-  write_png("test-output/" + name + "_b.png", b);
-}
+using test::dump_on_failure;
 
 // An icosahedron subdivided `levels` times onto the unit sphere, bumped, as one object filling
 // the view: a closed high-polygon mesh (20 * 4^levels triangles).
