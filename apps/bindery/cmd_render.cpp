@@ -13,6 +13,8 @@
 #include <bindery/render/scene.hpp>
 
 #include <fmt/format.h>
+
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -296,7 +298,16 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
   j["threads"] = r.threads;
   j["encodeThreads"] = r.encode_threads;
   j["throughputFps"] = r.throughput_fps();
-  for (const auto& [key, value] : r.notes) j[key] = value;
+  // A strategy's notes are text; the ones that are numbers (counts, bytes, ms) go out as JSON
+  // numbers, so that a script compares them as such.
+  for (const auto& [key, value] : r.notes) {
+    static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)");
+    if (std::regex_match(value, number))
+      j[key] = value.find('.') == std::string::npos ? nlohmann::ordered_json(std::stoll(value))
+                                                    : nlohmann::ordered_json(std::stod(value));
+    else
+      j[key] = value;
+  }
   if (const std::optional<CullingCounts> culling = r.frames.back().culling)
     j["culling"] = {{"objects", culling->objects},
                     {"afterFrustum", culling->after_frustum},

@@ -243,7 +243,8 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
       ->each([&o](const std::string&) { o.cluster_options_given = true; })
       ->capture_default_str();
   sub.add_option("--lod-error", o.lod_error,
-                 fmt::format("with --clusters on: the cut's pixel error, 0 (full detail)..{:g}",
+                 fmt::format("with --clusters on or auto: the cut's pixel error, 0 (full "
+                             "detail)..{:g}",
                              double(kMaxLodErrorPx)))
       ->each([&o](const std::string&) { o.cluster_options_given = o.lod_error_given = true; })
       ->capture_default_str();

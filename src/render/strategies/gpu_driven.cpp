@@ -191,8 +191,13 @@ class CulledStrategy final : public Strategy {
   }
 
   std::vector<std::pair<std::string, std::string>> notes() const override {
+    const std::string arrays = std::to_string(
+        scene_.materials().backend() == MaterialBackend::texture_arrays
+            ? scene_.materials().classes().size()
+            : 0);
     if (clusters_)
-      return {{"drawPath", "clusters: one drawIndexedIndirect per phase"},
+      return {{"clusterPath", "on"},
+              {"drawPath", "clusters: one drawIndexedIndirect per phase"},
               {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"},
               {"lodErrorPx", fmt::format("{:g}", clusters_->lod_error())},
               {"clusterLevels", std::to_string(cluster_levels_)},
@@ -201,15 +206,14 @@ class CulledStrategy final : public Strategy {
               {"hierarchyBuildMs", fmt::format("{:.1f}", hierarchy_build_ms_)},
               {"clusterTriangleCapacity", std::to_string(clusters_->max_triangles())},
               {"materialBackend", std::string(to_string(scene_.materials().backend()))},
+              {"textureArrays", arrays},
               {"movedBy", scene_.animated_on_gpu() ? "GPU (the article's animation)"
                                                    : "application"}};
-    return {{"drawPath", std::string(to_string(draws_->path()))},
+    return {{"clusterPath", "off"},
+            {"drawPath", std::string(to_string(draws_->path()))},
             {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"},
             {"materialBackend", std::string(to_string(scene_.materials().backend()))},
-            {"textureArrays", std::to_string(scene_.materials().backend() ==
-                                                     MaterialBackend::texture_arrays
-                                                 ? scene_.materials().classes().size()
-                                                 : 0)},
+            {"textureArrays", arrays},
             {"movedBy", scene_.animated_on_gpu() ? "GPU (the article's animation)" : "application"}};
   }
 
