@@ -54,8 +54,16 @@ RenderOptions options(const std::string& strategy, uint32_t encode_threads) {
   return o;
 }
 
-// Every field of two Counters, one EXPECT each (names in the failure message).
-void expect_same_counters(const Counters& a, const Counters& b, const std::string& what) {
+// The strategies that upload through a StagingRing: its acquire() creates a block when the
+// previous frame's mapAsync has not come back yet (it polls without waiting), so how many
+// buffers a frame creates depends on how fast the device ran, not on the split
+// (src/data/staging_ring.cpp). Seen: the sanitizer build on CI.
+const std::set<std::string> kStagingRing = {"mapped-staging", "buffer-offsets-mapped"};
+
+// Every field of two Counters, one EXPECT each (names in the failure message); with
+// `timed_creation` the buffers created are left out (kStagingRing).
+void expect_same_counters(const Counters& a, const Counters& b, const std::string& what,
+                          bool timed_creation) {
 #define BINDERY_SAME(field) EXPECT_EQ(a.field, b.field) << what << ": " #field
   BINDERY_SAME(draws);
   BINDERY_SAME(set_pipeline);
@@ -74,8 +82,10 @@ void expect_same_counters(const Counters& a, const Counters& b, const std::strin
   BINDERY_SAME(set_immediates);
   BINDERY_SAME(immediate_bytes);
   BINDERY_SAME(bind_groups_created);
-  BINDERY_SAME(buffers_created);
-  BINDERY_SAME(buffer_bytes_created);
+  if (!timed_creation) {
+    BINDERY_SAME(buffers_created);
+    BINDERY_SAME(buffer_bytes_created);
+  }
 #undef BINDERY_SAME
 }
 
@@ -157,7 +167,8 @@ TEST(EncodeThreads, SameImageAndSameCallsWithTwoAndThreeThreads) {
         same.max_draws_per_pass = static_cast<uint32_t>(draws / n);
         const RenderReport serial = render(device, scene, same);
         EXPECT_EQ(serial.passes_per_frame, n) << what;
-        expect_same_counters(serial.per_frame, many.per_frame, what + " vs 1 thread, same passes");
+        expect_same_counters(serial.per_frame, many.per_frame, what + " vs 1 thread, same passes",
+                             kStagingRing.count(name) > 0);
         ASSERT_TRUE(serial.last_frame);
         EXPECT_EQ(max_channel_difference(*serial.last_frame, *many.last_frame), 0u) << what;
       }
