@@ -20,20 +20,7 @@
 //                slot's instance and the cluster's vertex
 // @include object_record.wgsl
 // @include frustum.wgsl
-
-struct ClusterFrame {
-  viewProjection: mat4x4f,
-  eye: vec3f,
-  pixelsPerUnit: f32,  // target height / 2 * projection[1][1]
-  zNear: f32,
-  tau: f32,            // pixels
-  maxChunks: u32,
-  maxSlots: u32,
-  maxTriangles: u32,
-  flags: u32,          // bit 0: frustum culling per cluster
-  pad0: u32,
-  pad1: u32,
-};
+// @include cluster_records.wgsl
 
 struct ClusterMesh {
   sphere: vec4f,    // the hierarchy's bounding sphere (object space): where reaches start
@@ -54,31 +41,22 @@ struct ClusterLevelRecord {
   pad1: u32,
 };
 
-struct ClusterRecord {
-  sphere: vec4f,        // bounding sphere of its triangles (object space)
-  selfSphere: vec4f,    // the group that made it
-  parentSphere: vec4f,  // the group it was simplified in
-  selfError: f32,
-  parentError: f32,     // >= kRootError: a root
-  vertexOffset: u32,    // into `words`: its vertices, mesh vertex numbers
-  triangleOffset: u32,  // into `words`: its triangles, three 8-bit corners each
-  triangleCount: u32,
-  vertexBase: i32,      // the mesh's first vertex in the pool's vertex buffer
-  pad0: u32,
-  pad1: u32,
-};
-
 // Per phase: chunks, slots and triangles handed out; per frame: cluster-instances tested, visible
 // clusters, triangles submitted, clusters dropped for want of room.
+// The compute rasterizer's slots and, per frame, the triangles it was given.
 struct ClusterCounts {
   chunks: atomic<u32>,
   slots: atomic<u32>,
   triangles: atomic<u32>,
-  pad: u32,
+  rasterSlots: atomic<u32>,
   tested: atomic<u32>,
   visible: atomic<u32>,
   submitted: atomic<u32>,
   dropped: atomic<u32>,
+  rasterized: atomic<u32>,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 };
 
 // What the one-invocation passes write: three dispatches and the draw.
@@ -94,12 +72,14 @@ struct ClusterIndirect {
   firstIndex: u32,
   baseVertex: i32,
   firstInstance: u32,
+  raster: vec3u,  // the compute rasterizer's dispatch: a workgroup per raster slot
 };
 
 const kGroup = 64u;
 const kChunk = 8u;  // clusters per chunk; kGroup / kChunk chunks per test workgroup
 const kMaxGroupsX = 65535u;
 const kFrustum = 1u;
+const kMaterialHardwareOnly = 1u;  // materialFlags: alpha-masked (drawn by the hardware path)
 const kRootError = 3.0e38;
 
 @group(0) @binding(0) var<uniform> frame: ClusterFrame;
@@ -116,6 +96,10 @@ const kRootError = 3.0e38;
 @group(0) @binding(9) var<storage, read_write> counts: ClusterCounts;
 @group(0) @binding(10) var<storage, read> words: array<u32>;
 @group(0) @binding(11) var<storage, read_write> indices: array<u32>;
+// The clusters the compute rasterizer draws: (object id, cluster index) each.
+@group(0) @binding(12) var<storage, read_write> rasterSlots: array<vec2u>;
+// Per material of the object table's records: kMaterialHardwareOnly.
+@group(0) @binding(13) var<storage, read> materialFlags: array<u32>;
 // Written by the one-invocation passes alone: a buffer cannot be read-write storage and INDIRECT
 // in one dispatch (WebGPU usage scopes).
 @group(1) @binding(0) var<storage, read_write> indirect: ClusterIndirect;
@@ -131,6 +115,38 @@ fn grid(workgroups: u32) -> vec3u {
 // Whether the world-space sphere is at least partly inside the frame's frustum (frustum.wgsl).
 fn in_frustum(center: vec3f, radius: f32) -> bool {
   return sphere_in_frustum(frame.viewProjection, center, radius);
+}
+
+// Whether the visible cluster `c` of object `o` (largest scale s) goes to the compute rasterizer:
+// its material is not alpha-masked, the cube around its bounding sphere lies wholly in front of
+// the near plane and projects into a box of at most kRasterMaxExtent pixels a side (exact integer
+// edge functions: raster_core.wgsl), and that box's area per triangle is at most rasterMaxArea.
+fn rasterize_in_compute(o: ObjectRecord, s: f32, c: ClusterRecord) -> bool {
+  if (frame.rasterMaxArea <= 0.0 || (materialFlags[o.material] & kMaterialHardwareOnly) != 0u) {
+    return false;
+  }
+  let center = object_transform(o, c.sphere.xyz);
+  let r = c.sphere.w * s;
+  var lo = vec2f(3.0e38);
+  var hi = vec2f(-3.0e38);
+  for (var k = 0u; k < 8u; k++) {
+    let corner = center + r * vec3f(select(-1.0, 1.0, (k & 1u) != 0u),
+                                    select(-1.0, 1.0, (k & 2u) != 0u),
+                                    select(-1.0, 1.0, (k & 4u) != 0u));
+    let clip = frame.viewProjection * vec4f(corner, 1.0);
+    if (clip.w < frame.zNear) {
+      return false;
+    }
+    let ndc = clip.xy / clip.w;
+    let win = vec2f((ndc.x * 0.5 + 0.5) * frame.viewport.x, (0.5 - ndc.y * 0.5) * frame.viewport.y);
+    lo = min(lo, win);
+    hi = max(hi, win);
+  }
+  let extent = hi - lo;
+  if (max(extent.x, extent.y) > kRasterMaxExtent) {
+    return false;
+  }
+  return extent.x * extent.y <= frame.rasterMaxArea * f32(c.triangleCount);
 }
 
 // Projected error in pixels of a (sphere, error) of an object with world rows `o` and largest
@@ -165,6 +181,7 @@ fn begin_frame() {
   atomicStore(&counts.visible, 0u);
   atomicStore(&counts.submitted, 0u);
   atomicStore(&counts.dropped, 0u);
+  atomicStore(&counts.rasterized, 0u);
 }
 
 @compute @workgroup_size(1)
@@ -172,6 +189,7 @@ fn begin_phase() {
   atomicStore(&counts.chunks, 0u);
   atomicStore(&counts.slots, 0u);
   atomicStore(&counts.triangles, 0u);
+  atomicStore(&counts.rasterSlots, 0u);
   indirect.instances = grid((instanceCount[0] + kGroup - 1u) / kGroup);
 }
 
@@ -235,8 +253,11 @@ fn begin_test() {
 var<workgroup> groupSlots: atomic<u32>;
 var<workgroup> groupTriangles: atomic<u32>;
 var<workgroup> groupTested: atomic<u32>;
+var<workgroup> groupRaster: atomic<u32>;
+var<workgroup> groupRasterized: atomic<u32>;
 var<workgroup> slotBase: u32;
 var<workgroup> triangleBase: u32;
+var<workgroup> rasterBase: u32;
 
 // kGroup / kChunk chunks per workgroup, one invocation per cluster of a chunk. Slots and triangles are counted in
 // workgroup memory first, so that a workgroup takes its runs with one global atomic each.
@@ -247,6 +268,8 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     atomicStore(&groupSlots, 0u);
     atomicStore(&groupTriangles, 0u);
     atomicStore(&groupTested, 0u);
+    atomicStore(&groupRaster, 0u);
+    atomicStore(&groupRasterized, 0u);
   }
   workgroupBarrier();
   let chunkIndex = linear_group(wg, groups) * (kGroup / kChunk) + lane / kChunk;
@@ -258,6 +281,7 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
   var visible = false;
   var localSlot = 0u;
   var localTriangle = 0u;
+  var inCompute = false;
   var c: ClusterRecord;
   if (inChunk < chunk.z) {
     atomicAdd(&groupTested, 1u);
@@ -270,6 +294,12 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
       visible = in_frustum(object_transform(o, c.sphere.xyz), c.sphere.w * s);
     }
     if (visible) {
+      inCompute = rasterize_in_compute(o, s, c);
+    }
+    if (visible && inCompute) {
+      localSlot = atomicAdd(&groupRaster, 1u);
+      atomicAdd(&groupRasterized, c.triangleCount);
+    } else if (visible) {
       localSlot = atomicAdd(&groupSlots, 1u);
       localTriangle = atomicAdd(&groupTriangles, c.triangleCount);
     }
@@ -280,10 +310,22 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     slotBase = atomicAdd(&counts.slots, n);
     triangleBase = atomicAdd(&counts.triangles, atomicLoad(&groupTriangles));
     atomicAdd(&counts.tested, atomicLoad(&groupTested));
-    atomicAdd(&counts.visible, n);
+    let r = atomicLoad(&groupRaster);
+    rasterBase = atomicAdd(&counts.rasterSlots, r);
+    atomicAdd(&counts.rasterized, atomicLoad(&groupRasterized));
+    atomicAdd(&counts.visible, n + r);
   }
   workgroupBarrier();
   if (!visible) {
+    return;
+  }
+  if (inCompute) {
+    let r = rasterBase + localSlot;
+    if (r >= frame.maxRasterSlots) {
+      atomicAdd(&counts.dropped, 1u);
+      return;
+    }
+    rasterSlots[r] = vec2u(chunk.x, chunk.y + inChunk);
     return;
   }
   let slot = slotBase + localSlot;
@@ -304,6 +346,7 @@ fn finalize() {
   indirect.firstIndex = 0u;
   indirect.baseVertex = 0;
   indirect.firstInstance = 0u;
+  indirect.raster = grid(min(atomicLoad(&counts.rasterSlots), frame.maxRasterSlots));
   atomicAdd(&counts.submitted, triangles);
 }
 

@@ -13,7 +13,7 @@ struct ClusterDrawRecord {
   triangleOffset: u32,
   triangleCount: u32,
   vertexBase: i32,
-  pad0: u32,
+  vertexCount: u32,
   pad1: u32,
 };
 @group(2) @binding(0) var<storage, read> clusterSlots: array<vec4u>;

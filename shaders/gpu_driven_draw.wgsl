@@ -43,7 +43,12 @@ struct DrawVSOutput {
 
 @vertex fn vs_clusters(@builtin(vertex_index) index: u32) -> DrawVSOutput {
   let cv = cluster_vertex(index);
-  let v = cv.vertex * 9u;
+  return draw_vertex(pool_vertex(cv.vertex), objects[cv.object]);
+}
+
+// Vertex `vertex` of the mesh pool's vertex buffer.
+fn pool_vertex(vertex: u32) -> Vertex {
+  let v = vertex * 9u;
   var vert: Vertex;
   vert.position = vec4f(bitcast<f32>(poolVertices[v]), bitcast<f32>(poolVertices[v + 1u]),
                         bitcast<f32>(poolVertices[v + 2u]), 1.0);
@@ -51,7 +56,7 @@ struct DrawVSOutput {
                       bitcast<f32>(poolVertices[v + 5u]));
   vert.texcoord = vec2f(bitcast<f32>(poolVertices[v + 6u]), bitcast<f32>(poolVertices[v + 7u]));
   vert.color = unpack4x8unorm(poolVertices[v + 8u]);
-  return draw_vertex(vert, objects[cv.object]);
+  return vert;
 }
 
 // The vertex stage of both paths for vertex `vert` of object `o`.
@@ -87,8 +92,12 @@ fn draw_vertex(vert: Vertex, o: ObjectRecord) -> DrawVSOutput {
 @fragment fn fs(in: DrawVSOutput) -> @location(0) vec4f {
   // Derivatives in uniform control flow: material_texel samples with textureSampleGrad, since
   // which array and sampler it reads differs between the fragments of one draw.
-  let ddx = dpdx(in.texcoord);
-  let ddy = dpdy(in.texcoord);
+  return draw_fragment(in, dpdx(in.texcoord), dpdy(in.texcoord));
+}
+
+// The fragment stage of every path for the interpolated `in` and its texture coordinates'
+// derivatives along x and y.
+fn draw_fragment(in: DrawVSOutput, ddx: vec2f, ddy: vec2f) -> vec4f {
   let material = materialRecords[in.material];
   let texel = material_texel(material, in.texcoord, ddx, ddy);
   var v: VSOutput;
@@ -101,3 +110,75 @@ fn draw_vertex(vert: Vertex, o: ObjectRecord) -> DrawVSOutput {
   return shade(v, material.color, material.shininess, texel, material.alphaCutoff);
 }
 // @include material_table_default.wgsl
+
+// The resolve of the compute rasterizer (bindery/gpu_driven/cluster_raster.hpp): a full-screen
+// triangle after the phase's hardware draw, with the depth test. Each pixel the compute
+// rasterizer covered is shaded as the hardware path shades it: the triangle's three vertices
+// through draw_vertex(), interpolated with perspective-correct barycentrics at the pixel centre
+// (and at the next pixels in x and y for the texture derivatives), and written with the compute
+// depth, so that the depth test keeps the nearer of the two rasterizers and the next phase's
+// pyramid sees both.
+// @include cluster_resolve_default.wgsl
+
+@vertex fn vs_resolve(@builtin(vertex_index) index: u32) -> @builtin(position) vec4f {
+  let uv = vec2f(f32((index << 1u) & 2u), f32(index & 2u));
+  return vec4f(uv * 2.0 - 1.0, 0.0, 1.0);
+}
+
+struct ResolveOutput {
+  @location(0) color: vec4f,
+  @builtin(frag_depth) depth: f32,
+};
+
+// Perspective-correct barycentrics of clip-space triangle (a, b, c) at NDC point `ndc`: the
+// weights w with sum 1 whose combination of a, b, c projects to ndc (2D homogeneous
+// rasterization: the inverse of the matrix of the vertices' x, y, w, up to a factor).
+fn clip_barycentrics(a: vec4f, b: vec4f, c: vec4f, ndc: vec2f) -> vec3f {
+  let q = vec3f(ndc, 1.0);
+  let pa = a.xyw;
+  let pb = b.xyw;
+  let pc = c.xyw;
+  let w = vec3f(dot(cross(pb, pc), q), dot(cross(pc, pa), q), dot(cross(pa, pb), q));
+  return w / (w.x + w.y + w.z);
+}
+
+fn mix3f(a: vec3f, b: vec3f, c: vec3f, w: vec3f) -> vec3f {
+  return a * w.x + b * w.y + c * w.z;
+}
+
+fn mix2f(a: vec2f, b: vec2f, c: vec2f, w: vec3f) -> vec2f {
+  return a * w.x + b * w.y + c * w.z;
+}
+
+@fragment fn fs_resolve(@builtin(position) position: vec4f) -> ResolveOutput {
+  let s = raster_sample(vec2u(position.xy));
+  if (!s.covered) {
+    discard;
+  }
+  let o = objects[s.object];
+  let c = clusterRecords[s.cluster];
+  let packed = clusterWords[c.triangleOffset + s.triangle];
+  let corner = vec3u(packed & 0xffu, (packed >> 8u) & 0xffu, (packed >> 16u) & 0xffu);
+  let va = draw_vertex(pool_vertex(u32(i32(clusterWords[c.vertexOffset + corner.x]) + c.vertexBase)), o);
+  let vb = draw_vertex(pool_vertex(u32(i32(clusterWords[c.vertexOffset + corner.y]) + c.vertexBase)), o);
+  let vc = draw_vertex(pool_vertex(u32(i32(clusterWords[c.vertexOffset + corner.z]) + c.vertexBase)), o);
+  let size = vec2f(rasterTarget.size);
+  let ndc = vec2f(position.x / size.x * 2.0 - 1.0, 1.0 - position.y / size.y * 2.0);
+  let w = clip_barycentrics(va.position, vb.position, vc.position, ndc);
+  let wx = clip_barycentrics(va.position, vb.position, vc.position, ndc + vec2f(2.0 / size.x, 0.0));
+  let wy = clip_barycentrics(va.position, vb.position, vc.position, ndc - vec2f(0.0, 2.0 / size.y));
+  var in: DrawVSOutput;
+  in.position = vec4f(position.xy, s.depth, 1.0);
+  in.normal = mix3f(va.normal, vb.normal, vc.normal, w);
+  in.surfaceToLight = mix3f(va.surfaceToLight, vb.surfaceToLight, vc.surfaceToLight, w);
+  in.surfaceToView = mix3f(va.surfaceToView, vb.surfaceToView, vc.surfaceToView, w);
+  in.texcoord = mix2f(va.texcoord, vb.texcoord, vc.texcoord, w);
+  in.material = o.material;
+  in.color = va.color * w.x + vb.color * w.y + vc.color * w.z;
+  let ddx = mix2f(va.texcoord, vb.texcoord, vc.texcoord, wx) - in.texcoord;
+  let ddy = mix2f(va.texcoord, vb.texcoord, vc.texcoord, wy) - in.texcoord;
+  var out: ResolveOutput;
+  out.color = draw_fragment(in, ddx, ddy);
+  out.depth = s.depth;
+  return out;
+}

@@ -264,8 +264,9 @@ TimingTable print_timing_table(const RenderReport& r) {
         culling->sub_draws);
   if (const std::optional<CullingCounts> culling = r.frames.back().culling;
       culling && culling->has_clusters) {
-    out("clusters: {} tested, {} drawn, {} triangles submitted\n", culling->clusters_tested,
-               culling->clusters_visible, culling->triangles_submitted);
+    out("clusters: {} tested, {} drawn, {} triangles submitted, {} rasterized in compute\n",
+        culling->clusters_tested, culling->clusters_visible, culling->triangles_submitted,
+        culling->triangles_rasterized);
     if (culling->clusters_dropped > 0)
       fmt::print(stderr,
                  "bindery: warning: {} cluster-instances did not fit the cluster output "
@@ -320,6 +321,7 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
     j["culling"]["visibleClusters"] = culling->clusters_visible;
     j["culling"]["clustersDropped"] = culling->clusters_dropped;
     j["trianglesSubmitted"] = culling->triangles_submitted;
+    j["trianglesRasterized"] = culling->triangles_rasterized;
   }
   if (r.visible_objects) j["visibleObjects"] = *r.visible_objects;
   nlohmann::ordered_json timing;

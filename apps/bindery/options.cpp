@@ -248,6 +248,18 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
                              double(kMaxLodErrorPx)))
       ->each([&o](const std::string&) { o.cluster_options_given = o.lod_error_given = true; })
       ->capture_default_str();
+  sub.add_option("--rasterizer", o.rasterizer,
+                 "with clusters: who rasterizes them: hardware, compute (every cluster small "
+                 "enough: at most 64 pixels a side, opaque) or auto (compute where it wins on "
+                 "the device)")
+      ->check(CLI::IsMember({"auto", "hardware", "compute"}))
+      ->each([&o](const std::string&) { o.cluster_options_given = o.raster_given = true; })
+      ->capture_default_str();
+  sub.add_option("--raster-rung", o.raster_rung,
+                 "with a compute rasterizer: int64-atomic-max or core (default: the best the "
+                 "device runs)")
+      ->check(CLI::IsMember({"int64-atomic-max", "core"}))
+      ->each([&o](const std::string&) { o.cluster_options_given = o.raster_given = true; });
   sub.add_option("--spread", o.spread,
                  "scale of the cubes' placement radius (8: most outside the view)")
       ->capture_default_str();
@@ -300,8 +312,20 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --lod-error applies to the cluster path, not to --clusters off",
                             rules.command));
+  if (o.raster_given && o.clusters == "off")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --rasterizer and --raster-rung apply to the cluster path, not to "
+                            "--clusters off",
+                            rules.command));
+  if (!o.raster_rung.empty() && o.rasterizer == "hardware")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --raster-rung applies to a compute rasterizer, not to "
+                            "--rasterizer hardware",
+                            rules.command));
   base.clusters = o.clusters;
   base.lod_error_px = static_cast<float>(o.lod_error);
+  base.rasterizer = o.rasterizer;
+  base.raster_rung = o.raster_rung;
   return base;
 }
 
@@ -359,7 +383,8 @@ void check_gpu_driven_options(const std::vector<std::string>& strategies, const 
                                 command, flag, names));
   if (o.cluster_options_given && !has("gpu-driven"))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: --clusters and --lod-error apply to gpu-driven (its cluster "
+                fmt::format("{}: --clusters, --lod-error, --rasterizer and --raster-rung apply to "
+                            "gpu-driven (its cluster "
                             "hierarchies), not to {}",
                             command, names));
   if (o.occlusion_given && !has("gpu-driven"))

@@ -98,6 +98,9 @@ struct RunCliOptions {
   double lod_error = 1.0;        ///< --lod-error PX, 0..kMaxLodErrorPx
   bool cluster_options_given = false;  ///< --clusters or --lod-error was on the command line
   bool lod_error_given = false;        ///< --lod-error was on the command line
+  std::string rasterizer = "auto";     ///< --rasterizer auto|hardware|compute
+  std::string raster_rung;             ///< --raster-rung (empty: the best)
+  bool raster_given = false;           ///< --rasterizer or --raster-rung was on the command line
   double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)
 };
 

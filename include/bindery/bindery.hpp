@@ -40,6 +40,7 @@
 #include "bindery/headless/image.hpp"
 #include "bindery/headless/offscreen.hpp"
 #include "bindery/gpu_driven/cluster_culling.hpp"
+#include "bindery/gpu_driven/cluster_raster.hpp"
 #include "bindery/gpu_driven/cluster_hierarchy.hpp"
 #include "bindery/gpu_driven/culling.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"

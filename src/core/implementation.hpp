@@ -98,6 +98,9 @@ std::optional<std::string> texture_binding_array_unavailable(WGPUDevice device, 
 /// A chained struct that makes a bind group layout entry an array of `count` bindings (wgpu.h's
 /// WGPUBindGroupLayoutEntryExtras). Owns it; null where the implementation has none.
 std::shared_ptr<WGPUChainedStruct> binding_array_layout_chain(uint32_t count);
+/// Why `device` cannot run 64-bit atomic max on storage buffers (WGSL `atomic<u64>` with
+/// atomicMax: wgpu-native's ShaderInt64 and ShaderInt64AtomicMinMax, wgpu.h), or nullopt.
+std::optional<std::string> int64_atomic_max_unavailable(WGPUDevice device);
 /// A chained struct that binds `views` (which must outlive it) to a binding-array entry of a bind
 /// group (wgpu.h's WGPUBindGroupEntryExtras). Null where the implementation has none.
 std::shared_ptr<WGPUChainedStruct> binding_array_group_chain(std::span<const WGPUTextureView> views);

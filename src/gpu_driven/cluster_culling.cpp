@@ -20,13 +20,14 @@
 namespace bindery::gpu_driven {
 namespace {
 
-constexpr uint64_t kCountsBytes = 32;          // ClusterCounts
-constexpr uint64_t kTotalsOffset = 16;         // tested, visible, submitted, dropped
-constexpr uint64_t kIndirectBytes = 68;        // ClusterIndirect
-constexpr uint64_t kInstancesDispatch = 0, kTestDispatch = 16, kEmitDispatch = 32, kDraw = 48;
+constexpr uint64_t kCountsBytes = 48;   // ClusterCounts
+constexpr uint64_t kTotalsOffset = 16;  // tested, visible, submitted, dropped, rasterized
+constexpr uint64_t kIndirectBytes = 92;  // ClusterIndirect
+constexpr uint64_t kInstancesDispatch = 0, kTestDispatch = 16, kEmitDispatch = 32, kDraw = 48,
+                   kRasterDispatch = 80;
 constexpr uint64_t kMaxSlots = (1ull << 24) - 1;  // slot << 8 | corner in a uint32 index
 constexpr uint64_t kDefaultMaxTriangles = 128ull << 20;
-constexpr uint32_t kStorageBuffersNeeded = 12;
+constexpr uint32_t kStorageBuffersNeeded = 14;
 
 const Reflection& reflection() {
   static const Reflection r = [] {
@@ -103,6 +104,7 @@ void ClusterGeometry::add(MeshId mesh, const ClusterHierarchy& h) {
       v.set(s.field("triangleOffset"), triangle_base + c.triangle_offset);
       v.set(s.field("triangleCount"), c.triangle_count);
       v.set(s.field("vertexBase"), range.base_vertex);
+      v.set(s.field("vertexCount"), c.vertex_count);
     });
   }
   dirty_ = true;
@@ -184,11 +186,11 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
       buffer_entry(2, ro, cs), buffer_entry(3, ro, cs), buffer_entry(4, ro, cs),
       buffer_entry(5, ro, cs), buffer_entry(6, ro, cs), buffer_entry(7, rw, cs),
       buffer_entry(8, rw, cs), buffer_entry(9, rw, cs), buffer_entry(10, ro, cs),
-      buffer_entry(11, rw, cs)};
+      buffer_entry(11, rw, cs), buffer_entry(12, rw, cs), buffer_entry(13, ro, cs)};
   layout_ = make_layout(device, "cluster culling", entries);
   const WGPUBindGroupLayoutEntry indirect[] = {buffer_entry(0, rw, cs)};
   indirect_layout_ = make_layout(device, "cluster culling: indirect", indirect);
-  const WGPUShaderStage vs = WGPUShaderStage_Vertex;
+  const WGPUShaderStage vs = WGPUShaderStage_Vertex | WGPUShaderStage_Fragment;  // the resolve reads them too
   const WGPUBindGroupLayoutEntry draw[] = {buffer_entry(0, ro, vs), buffer_entry(1, ro, vs),
                                            buffer_entry(2, ro, vs), buffer_entry(3, ro, vs)};
   draw_layout_ = make_layout(device, "cluster draw", draw);
@@ -213,6 +215,7 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
                                  WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
   indirect_ = device.create_buffer(desc_.label + ": indirect", kIndirectBytes + 12,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
+  set_compute_raster(0.0f, {});
   const WGPUBindGroupEntry d[] = {buffer_binding(0, indirect_.get())};
   indirect_group_ = make_group(device, "cluster culling: indirect", indirect_layout_.get(), d);
   with_context("creating the cluster culling passes", [&] { device.check(); });
@@ -260,6 +263,10 @@ void ClusterCulling::create_buffers() {
                                  WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
   indices_ = device_.create_buffer(desc_.label + ": indices", max_triangles_ * 12,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_Index);
+  // The compute rasterizer's clusters: as many as visible clusters (8 bytes each).
+  max_raster_slots_ = std::min<uint64_t>(max_slots_, binding / 8);
+  raster_slots_ = device_.create_buffer(desc_.label + ": raster clusters", max_raster_slots_ * 8,
+                                        WGPUBufferUsage_Storage);
 }
 
 void ClusterCulling::create_groups() {
@@ -277,6 +284,8 @@ void ClusterCulling::create_groups() {
       buffer_binding(9, counts_.get()),
       buffer_binding(10, geometry_.word_buffer()),
       buffer_binding(11, indices_.get()),
+      buffer_binding(12, raster_slots_.get()),
+      buffer_binding(13, material_flags_.get()),
   };
   group_ = make_group(device_, "cluster culling", layout_.get(), e);
   const WGPUBindGroupEntry d[] = {
@@ -294,12 +303,14 @@ bool ClusterCulling::prepare(const ClusterView& view) {
     object_capacity_ = objects_.capacity();
     create_buffers();
   }
-  const bool inputs_changed = grown || geometry_.generation() != geometry_generation_ ||
+  const bool inputs_changed = grown || material_flags_changed_ ||
+                              geometry_.generation() != geometry_generation_ ||
                               objects_.generation() != objects_generation_ ||
                               draws_.entries_buffer() != entries_ ||
                               geometry_.pool().vertex_buffer() != pool_vertices_;
   if (inputs_changed) {
     create_groups();
+    material_flags_changed_ = false;
     geometry_generation_ = geometry_.generation();
     objects_generation_ = objects_.generation();
   }
@@ -314,6 +325,9 @@ bool ClusterCulling::prepare(const ClusterView& view) {
   v.set(layout.field("maxSlots"), uint32_t(max_slots_));
   v.set(layout.field("maxTriangles"), uint32_t(max_triangles_));
   v.set(layout.field("flags"), desc_.frustum ? 1u : 0u);
+  v.set(layout.field("maxRasterSlots"), uint32_t(max_raster_slots_));
+  v.set(layout.field("rasterMaxArea"), raster_max_area_px_);
+  v.set(layout.field("viewport"), glm::vec2(view.viewport));
   device_.write_buffer(frame_.get(), 0, frame_bytes_.data(), frame_bytes_.size());
   return inputs_changed;
 }
@@ -369,9 +383,29 @@ void ClusterCulling::copy_stats(WGPUCommandEncoder encoder, WGPUBuffer dst,
 }
 
 ClusterStats ClusterCulling::read_stats(const std::byte* bytes) {
-  uint32_t v[4];
+  uint32_t v[5];
   std::memcpy(v, bytes, sizeof(v));
-  return ClusterStats{v[0], v[1], v[2], v[3]};
+  return ClusterStats{v[0], v[1], v[2], v[3], v[4]};
+}
+
+void ClusterCulling::set_compute_raster(float max_area_px,
+                                        std::span<const uint32_t> material_flags) {
+  if (!std::isfinite(max_area_px) || max_area_px < 0.0f)
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("ClusterCulling: the compute rasterizer's area per triangle {} is not "
+                            "a finite value >= 0",
+                            max_area_px));
+  raster_max_area_px_ = max_area_px;
+  std::vector<uint32_t> flags(material_flags.begin(), material_flags.end());
+  if (flags.empty()) flags.push_back(0);
+  material_flags_ = device_.create_buffer(desc_.label + ": material flags", flags.size() * 4,
+                                          WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
+  device_.write_buffer(material_flags_.get(), 0, flags.data(), flags.size() * 4);
+  material_flags_changed_ = true;
+}
+
+void ClusterCulling::raster_dispatch(WGPUComputePassEncoder pass) const {
+  wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass, indirect_.get(), kRasterDispatch);
 }
 
 }  // namespace bindery::gpu_driven

@@ -20,7 +20,7 @@
 ///
 /// The cut: a cluster is drawn when its self error projects to at most ClusterCullingDesc::
 /// lod_error_px pixels and its parent's to more (cluster_hierarchy.hpp); 0 draws the full-detail
-/// triangles. Limits read: maxStorageBuffersPerShaderStage (12 needed), maxStorageBufferBindingSize
+/// triangles. Limits read: maxStorageBuffersPerShaderStage (14 needed), maxStorageBufferBindingSize
 /// and maxBufferSize (the output's size), maxComputeWorkgroupsPerDimension.
 #pragma once
 
@@ -35,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,7 @@ struct ClusterView {
   glm::vec3 eye{0.0f};              ///< camera position
   float pixels_per_unit = 1.0f;     ///< target height / 2 * projection[1][1]
   float z_near = 0.01f;             ///< the near plane's distance, > 0
+  glm::uvec2 viewport{1, 1};        ///< the target's size in pixels (the compute rasterizer's split)
 };
 
 /// The frame's counts (both phases).
@@ -124,6 +126,7 @@ struct ClusterStats {
   uint32_t visible = 0;              ///< clusters in the cut and the frustum
   uint32_t triangles_submitted = 0;  ///< triangles the draws submitted
   uint32_t dropped = 0;              ///< cluster-instances dropped for want of room
+  uint32_t triangles_rasterized = 0; ///< triangles given to the compute rasterizer (ClusterRaster)
 };
 
 /// Why `device` cannot run the cluster stage (one line), or nullopt.
@@ -158,6 +161,9 @@ class ClusterCulling {
   /// The draw's bind group layout (vertex stage: slots, cluster records, words, the pool's
   /// vertex buffer: gpu_driven_draw.wgsl's group 2) and the group.
   WGPUBindGroupLayout draw_layout() const { return draw_layout_.get(); }
+  /// The frame's terms (UNIFORM: shaders/cluster_records.wgsl's ClusterFrame), written by
+  /// prepare(); the compute rasterizer reads the same.
+  WGPUBuffer frame_buffer() const { return frame_.get(); }
   /// The draw's bind group of draw_layout() (re-created by prepare() when it returns true).
   WGPUBindGroup group() const { return draw_group_.get(); }
   /// The WGSL a vertex stage of the draw includes, for draw_layout() at group `group`: the
@@ -174,8 +180,29 @@ class ClusterCulling {
   /// Triangles the output holds per phase.
   uint64_t max_triangles() const { return max_triangles_; }
 
+  /// Sends the visible clusters that are small on screen to the compute rasterizer (ClusterRaster)
+  /// instead of the index buffer: a cluster goes there when the box bounding the projection of
+  /// its sphere's cube lies in front of the near plane, spans at most 64 pixels a side, and has at
+  /// most `max_area_px` pixels of that box per triangle; 0 (the default) sends none. Clusters of
+  /// objects whose material has bit 0 set in `material_flags` (indexed by the object's material;
+  /// alpha-masked materials) always stay on the hardware path. Throws InvalidArgument for a
+  /// negative or non-finite area.
+  void set_compute_raster(float max_area_px, std::span<const uint32_t> material_flags);
+  /// The area per triangle of set_compute_raster() (0: none).
+  float compute_raster_area() const { return raster_max_area_px_; }
+  /// The clusters of the compute rasterizer (STORAGE): (object id, cluster index) each, u32 x 2;
+  /// dispatched by raster_dispatch() with a workgroup each.
+  WGPUBuffer raster_clusters_buffer() const { return raster_slots_.get(); }
+  /// The phase's count of raster_clusters_buffer() entries is where ClusterCulling's counts keep
+  /// it; this buffer (STORAGE, u32 words) holds it at word 3.
+  WGPUBuffer counts_buffer() const { return counts_.get(); }
+  /// Records the compute rasterizer's dispatch into `pass` (its pipeline and groups set): a grid
+  /// of at most 65,535 x N workgroups, one per raster cluster (linear index x + y * 65,535),
+  /// after build().
+  void raster_dispatch(WGPUComputePassEncoder pass) const;
+
   /// Bytes copy_stats() copies.
-  static constexpr uint64_t kStatsBytes = 16;
+  static constexpr uint64_t kStatsBytes = 20;
   /// Records copies of the frame's counts into `dst` at `offset` (after the frame's passes).
   void copy_stats(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset) const;
   /// The counts from the kStatsBytes bytes copy_stats() copied.
@@ -190,12 +217,15 @@ class ClusterCulling {
   const ClusterGeometry& geometry_;
   const IndirectDraws& draws_;
   ClusterCullingDesc desc_;
-  uint64_t max_triangles_ = 0, max_slots_ = 0, max_chunks_ = 0;
+  uint64_t max_triangles_ = 0, max_slots_ = 0, max_chunks_ = 0, max_raster_slots_ = 0;
+  float raster_max_area_px_ = 0.0f;
+  bool material_flags_changed_ = false;
   uint32_t object_capacity_ = 0;
   uint64_t geometry_generation_ = UINT64_MAX, objects_generation_ = UINT64_MAX;
   WGPUBuffer entries_ = nullptr, pool_vertices_ = nullptr;
   std::vector<std::byte> frame_bytes_;
-  gpu::Buffer frame_, chunks_, slots_, counts_, indices_, indirect_;
+  gpu::Buffer frame_, chunks_, slots_, counts_, indices_, indirect_, raster_slots_,
+      material_flags_;
   gpu::ShaderModule module_;
   gpu::BindGroupLayout layout_, indirect_layout_, draw_layout_;
   gpu::PipelineLayout pipeline_layout_, indirect_pipeline_layout_;

@@ -107,6 +107,16 @@ struct RenderOptions {
   std::string clusters = "auto";
   /// The cut's pixel error with clusters: 0 = full detail, at most kMaxLodErrorPx.
   float lod_error_px = 1.0f;
+  /// Who rasterizes the cluster path's triangles (bindery/gpu_driven/cluster_raster.hpp):
+  /// "hardware" (the render pipeline alone), "compute" (every cluster small enough for the
+  /// compute rasterizer: a screen bound of at most 64 pixels a side in front of the near plane,
+  /// an opaque material), or "auto": compute for the clusters of at most
+  /// compute_raster_auto_area_px() pixels of screen bound per triangle on this device, hardware
+  /// for the rest. Other values: InvalidArgument. Only with clusters.
+  std::string rasterizer = "auto";
+  /// The compute rasterizer's rung: "int64-atomic-max", "core", or empty (the best the device
+  /// runs). A rung the device lacks throws StrategyUnavailable; another name, InvalidArgument.
+  std::string raster_rung;
   /// CPU threads for the per-object matrices (0 = every core; 1 = serial), at most
   /// kMaxMatrixThreads.
   uint32_t threads = 0;
@@ -178,6 +188,7 @@ struct CullingCounts {
   uint32_t clusters_visible = 0;     ///< clusters drawn
   uint32_t triangles_submitted = 0;  ///< triangles the draws submitted
   uint32_t clusters_dropped = 0;     ///< cluster-instances that did not fit the output
+  uint32_t triangles_rasterized = 0; ///< triangles given to the compute rasterizer
 };
 
 // GpuSpan (one named pass of a frame, by timestamp queries) is in headless/gpu_timer.hpp.

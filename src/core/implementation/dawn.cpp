@@ -73,6 +73,11 @@ std::shared_ptr<WGPUChainedStruct> binding_array_layout_chain(uint32_t) {
   return nullptr;
 }
 
+std::optional<std::string> int64_atomic_max_unavailable(WGPUDevice) {
+  return "webgpu.h has no 64-bit integers in WGSL; bindery uses wgpu-native's ShaderInt64 and "
+         "ShaderInt64AtomicMinMax (wgpu.h)";
+}
+
 std::shared_ptr<WGPUChainedStruct> binding_array_group_chain(std::span<const WGPUTextureView>) {
   return nullptr;
 }

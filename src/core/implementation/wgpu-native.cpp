@@ -53,6 +53,12 @@ std::vector<FeatureNeed> native_feature_needs() {
       {native(WGPUNativeFeature_SampledTextureAndStorageBufferArrayNonUniformIndexing),
        "wgpu-native SampledTextureAndStorageBufferArrayNonUniformIndexing",
        "gpu_driven::MaterialBackend::binding_array", false},
+      {native(WGPUNativeFeature_ShaderInt64), "wgpu-native ShaderInt64",
+       "gpu_driven::RasterRung::int64_atomic_max (the compute rasterizer's 64-bit visibility)",
+       false},
+      {native(WGPUNativeFeature_ShaderInt64AtomicMinMax), "wgpu-native ShaderInt64AtomicMinMax",
+       "gpu_driven::RasterRung::int64_atomic_max (the compute rasterizer's 64-bit visibility)",
+       false},
   };
 }
 
@@ -74,6 +80,15 @@ void optional_features(WGPUAdapter adapter, std::vector<WGPUFeatureName>& featur
   if (wgpuAdapterHasFeature(adapter, arrays) && wgpuAdapterHasFeature(adapter, non_uniform)) {
     features.push_back(arrays);
     features.push_back(non_uniform);
+  }
+  // 64-bit integers with atomic min/max on storage buffers (wgpu.h): the compute rasterizer's
+  // visibility buffer in one atomicMax per pixel (gpu_driven::RasterRung::int64_atomic_max).
+  // Both or neither.
+  const auto int64 = static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64);
+  const auto int64_max = static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64AtomicMinMax);
+  if (wgpuAdapterHasFeature(adapter, int64) && wgpuAdapterHasFeature(adapter, int64_max)) {
+    features.push_back(int64);
+    features.push_back(int64_max);
   }
 }
 
@@ -113,6 +128,15 @@ std::optional<std::string> texture_binding_array_unavailable(WGPUDevice device, 
     return fmt::format("{} textures in one binding array exceed the device's "
                        "maxBindingArrayElementsPerShaderStage ({})",
                        count, native.maxBindingArrayElementsPerShaderStage);
+  return std::nullopt;
+}
+
+std::optional<std::string> int64_atomic_max_unavailable(WGPUDevice device) {
+  if (!wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64)))
+    return "the device lacks wgpu-native's ShaderInt64 feature";
+  if (!wgpuDeviceHasFeature(
+          device, static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64AtomicMinMax)))
+    return "the device lacks wgpu-native's ShaderInt64AtomicMinMax feature";
   return std::nullopt;
 }
 

@@ -187,6 +187,36 @@ gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule
   return p;
 }
 
+gpu::RenderPipeline create_fullscreen_pipeline(const Device& device, WGPUShaderModule module,
+                                               WGPUPipelineLayout layout, const char* label,
+                                               const char* vertex_entry,
+                                               const char* fragment_entry) {
+  WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.layout = layout;
+  d.vertex.module = module;
+  d.vertex.entryPoint = gpu::sv(vertex_entry);
+  d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
+  d.primitive.cullMode = WGPUCullMode_None;
+  WGPUDepthStencilState ds = WGPU_DEPTH_STENCIL_STATE_INIT;
+  ds.format = kDepthFormat;
+  ds.depthWriteEnabled = WGPUOptionalBool_True;
+  ds.depthCompare = WGPUCompareFunction_Less;
+  d.depthStencil = &ds;
+  WGPUColorTargetState target = WGPU_COLOR_TARGET_STATE_INIT;
+  target.format = kColorFormat;
+  target.writeMask = WGPUColorWriteMask_All;
+  WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
+  fs.module = module;
+  fs.entryPoint = gpu::sv(fragment_entry);
+  fs.targetCount = 1;
+  fs.targets = &target;
+  d.fragment = &fs;
+  auto p = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &d));
+  with_context(fmt::format("creating render pipeline '{}'", label), [&] { device.check(); });
+  return p;
+}
+
 gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label) {
   const WGPUTextureFormat color = kColorFormat;
   WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;

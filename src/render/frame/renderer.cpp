@@ -5,6 +5,7 @@
 // copy alignment, wgpu-native examples/capture).
 #include "bindery/render/renderer.hpp"
 #include "bindery/gpu_driven/cluster_culling.hpp"
+#include "bindery/gpu_driven/cluster_raster.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
 #include "bindery/gpu_driven/material_table.hpp"
 
@@ -120,6 +121,15 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::clusters = \"{}\"; valid: auto, on, off",
                             escape_for_message(o.clusters)));
+  if (o.rasterizer != "auto" && o.rasterizer != "hardware" && o.rasterizer != "compute")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::rasterizer = \"{}\"; valid: auto, hardware, compute",
+                            escape_for_message(o.rasterizer)));
+  if (!o.raster_rung.empty() && !gpu_driven::parse_raster_rung(o.raster_rung))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::raster_rung = \"{}\"; valid: int64-atomic-max, core "
+                            "(or empty: the best the device runs)",
+                            escape_for_message(o.raster_rung)));
   if (!(o.lod_error_px >= 0.0f && o.lod_error_px <= kMaxLodErrorPx))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::lod_error_px = {} is outside 0..{} pixels",
@@ -443,6 +453,8 @@ void RenderRun::build_strategy() {
   so.material_backend = o_.material_backend;
   so.clusters = clusters;
   so.lod_error_px = o_.lod_error_px;
+  so.rasterizer = o_.rasterizer;
+  so.raster_rung = o_.raster_rung;
   so.fov_y_degrees = scene_.view.fov_y_degrees;
   so.z_near = scene_.view.near_plane;
   so.width = o_.width;

@@ -32,6 +32,7 @@
 
 #include "bindery/gpu_driven/cluster_culling.hpp"
 #include "bindery/gpu_driven/cluster_hierarchy.hpp"
+#include "bindery/gpu_driven/cluster_raster.hpp"
 #include "bindery/gpu_driven/culling.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
@@ -77,6 +78,14 @@ double build_hierarchies(const Scene& scene, ClusterGeometry& geometry, uint32_t
   }
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+// The split's area per triangle of --rasterizer: hardware none, compute every cluster the
+// compute rasterizer can take, auto what the device's measurements say.
+float compute_raster_area_px(const Device& device, const std::string& rasterizer) {
+  if (rasterizer == "hardware") return 0.0f;
+  if (rasterizer == "compute") return 3.0e38f;
+  return compute_raster_auto_area_px(device);
 }
 
 // What distinguishes the strategies built on culling and indirect draws.
@@ -126,7 +135,8 @@ class CulledStrategy final : public Strategy {
     if (clusters_) {
       geometry_->prepare();
       clusters_->prepare(ClusterView{in.values.view_projection, in.values.view_world_position,
-                                     pixels_per_unit_, z_near_});
+                                     pixels_per_unit_, z_near_, viewport_});
+      if (raster_) raster_->prepare(viewport_.x, viewport_.y);
     }
     scene_.refresh_object_group(draws_->remap_buffer(), rebuilt);
   }
@@ -135,14 +145,16 @@ class CulledStrategy final : public Strategy {
 
   void encode(WGPURenderPassEncoder pass, uint32_t, uint32_t, Counters& counters) override {
     const auto groups = scene_.groups();
-    if (clusters_)
+    if (clusters_) {
       clusters_->draw(pass, scene_.cluster_pipeline(), groups, counters);
-    else
+      if (raster_) raster_->resolve(pass, scene_.resolve_pipeline(), groups, *clusters_, counters);
+    } else
       draws_->draw(pass, 0, DrawState{scene_.pipeline(), groups}, counters);
   }
 
   void record_frame(FrameContext& ctx) override {
     upload(ctx.in, ctx.encoder);
+    if (raster_) raster_->clear(ctx.encoder);
     {
       TimedComputePass pass(ctx, "cull");
       scene_.animate(pass);
@@ -152,16 +164,22 @@ class CulledStrategy final : public Strategy {
         clusters_->build(pass.get());
       }
     }
+    if (raster_) {
+      TimedComputePass pass(ctx, "raster");
+      raster_->rasterize(pass.get());
+    }
     render_pass(ctx, "phase1", true);
     if (!occlusion_) return;
     {
       TimedComputePass pass(ctx, "pyramid");
       pyramid_->build(pass.get());
     }
+    if (raster_) raster_->clear(ctx.encoder);
     {
       TimedComputePass pass(ctx, "cull2");
       culling_->phase2(pass.get());
       if (clusters_) clusters_->build(pass.get());
+      if (raster_) raster_->rasterize(pass.get());
     }
     render_pass(ctx, "phase2", false);
   }
@@ -181,6 +199,7 @@ class CulledStrategy final : public Strategy {
       counts.clusters_visible = c.visible;
       counts.triangles_submitted = c.triangles_submitted;
       counts.clusters_dropped = c.dropped;
+      counts.triangles_rasterized = c.triangles_rasterized;
       counts.sub_draws = occlusion_ ? 2 : 1;
     }
     return counts;
@@ -205,6 +224,9 @@ class CulledStrategy final : public Strategy {
               {"hierarchyBytes", std::to_string(geometry_->bytes())},
               {"hierarchyBuildMs", fmt::format("{:.1f}", hierarchy_build_ms_)},
               {"clusterTriangleCapacity", std::to_string(clusters_->max_triangles())},
+              {"rasterizer", rasterizer_name()},
+              {"rasterRung", raster_ ? std::string(to_string(raster_->rung())) : "none"},
+              {"computeRasterAreaPx", fmt::format("{:g}", clusters_->compute_raster_area())},
               {"materialBackend", std::string(to_string(scene_.materials().backend()))},
               {"textureArrays", arrays},
               {"movedBy", scene_.animated_on_gpu() ? "GPU (the article's animation)"
@@ -241,9 +263,34 @@ class CulledStrategy final : public Strategy {
     cd.lod_error_px = options.lod_error_px;
     clusters_ = std::make_unique<ClusterCulling>(device, scene_.objects(), *geometry_, *draws_, cd);
     scene_.create_cluster_pipeline(clusters_->draw_layout());
+    viewport_ = glm::uvec2(options.width, options.height);
+    create_raster(device, scene, options, label);
     pixels_per_unit_ = float(options.height) * 0.5f /
                        std::tan(0.5f * float(options.fov_y_degrees) * 3.14159265358979f / 180.0f);
     z_near_ = options.z_near;
+  }
+
+  // The compute rasterizer (--rasterizer compute or auto where it wins): the split's area per
+  // triangle, the materials that stay on hardware (alpha-masked and blended), the resolve.
+  void create_raster(const Device& device, const Scene& scene, const StrategyOptions& options,
+                     const char* label) {
+    rasterizer_ = options.rasterizer;
+    const float area = compute_raster_area_px(device, options.rasterizer);
+    if (area <= 0.0f) return;
+    ClusterRasterDesc rd;
+    rd.label = std::string(label) + " cluster raster";
+    if (!options.raster_rung.empty()) rd.rung = parse_raster_rung(options.raster_rung);
+    raster_ = std::make_unique<ClusterRaster>(device, scene_.objects(), *geometry_, *clusters_, rd);
+    std::vector<uint32_t> flags(std::max<size_t>(scene.materials.size(), 1), 0u);
+    for (size_t m = 0; m < scene.materials.size(); ++m)
+      flags[m] = scene.materials[m].alpha_mode == AlphaMode::opaque ? 0u : 1u;
+    clusters_->set_compute_raster(area, flags);
+    scene_.create_resolve_pipeline(clusters_->draw_layout(), raster_->resolve_layout());
+  }
+
+  std::string rasterizer_name() const {
+    if (!raster_) return "hardware";
+    return rasterizer_ == "auto" ? "auto: compute for small clusters" : "compute";
   }
 
   bool occlusion_;
@@ -253,6 +300,9 @@ class CulledStrategy final : public Strategy {
   std::unique_ptr<Culling> culling_;
   std::unique_ptr<ClusterGeometry> geometry_;
   std::unique_ptr<ClusterCulling> clusters_;
+  std::unique_ptr<ClusterRaster> raster_;
+  std::string rasterizer_;
+  glm::uvec2 viewport_{1, 1};
   uint32_t cluster_levels_ = 0;
   double hierarchy_build_ms_ = 0;
   float pixels_per_unit_ = 1, z_near_ = 1;

@@ -196,7 +196,8 @@ void GpuObjectScene::create_draw_pipeline() {
       device_, "objects",
       {WGPUBufferBindingType_Uniform, WGPUBufferBindingType_ReadOnlyStorage,
        WGPUBufferBindingType_ReadOnlyStorage},
-      {WGPUShaderStage_Vertex | WGPUShaderStage_Fragment, WGPUShaderStage_Vertex,
+      {WGPUShaderStage_Vertex | WGPUShaderStage_Fragment,
+       WGPUShaderStage_Vertex | WGPUShaderStage_Fragment,  // the cluster resolve reads objects
        WGPUShaderStage_Vertex});
   const std::vector<WGPUBindGroupLayoutEntry> material_entries = materials_.layout_entries(0);
   WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
@@ -226,6 +227,20 @@ void GpuObjectScene::create_cluster_pipeline(WGPUBindGroupLayout cluster_layout)
   cluster_pipeline_layout_ = create_pipeline_layout(device_, layouts, label.c_str());
   cluster_pipeline_ = create_scene_pipeline(device_, module_.get(), cluster_pipeline_layout_.get(),
                                             label.c_str(), "vs_clusters", true);
+}
+
+void GpuObjectScene::create_resolve_pipeline(WGPUBindGroupLayout cluster_layout,
+                                             WGPUBindGroupLayout resolve_layout) {
+  WGPUBindGroupLayout layouts[4];
+  layouts[kObjectGroup] = object_layout_.get();
+  layouts[kMaterialGroup] = material_layout_.get();
+  layouts[2] = cluster_layout;
+  layouts[3] = resolve_layout;
+  const std::string label = label_ + " cluster resolve";
+  resolve_pipeline_layout_ = create_pipeline_layout(device_, layouts, label.c_str());
+  resolve_pipeline_ = create_fullscreen_pipeline(device_, module_.get(),
+                                                 resolve_pipeline_layout_.get(), label.c_str(),
+                                                 "vs_resolve", "fs_resolve");
 }
 
 void GpuObjectScene::refresh_object_group(WGPUBuffer remap, bool force) {

@@ -79,6 +79,11 @@ class GpuObjectScene {
   /// `cluster_layout` (ClusterCulling::draw_layout()).
   void create_cluster_pipeline(WGPUBindGroupLayout cluster_layout);
   WGPURenderPipeline cluster_pipeline() const { return cluster_pipeline_.get(); }
+  // The compute rasterizer's resolve (vs_resolve / fs_resolve): groups objects, materials, the
+  // cluster draw's, the resolve's; depth-tested, writing depth.
+  void create_resolve_pipeline(WGPUBindGroupLayout cluster_layout,
+                               WGPUBindGroupLayout resolve_layout);
+  WGPURenderPipeline resolve_pipeline() const { return resolve_pipeline_.get(); }
 
   const MeshPool& meshes() const { return meshes_; }
   ObjectTable& objects() { return objects_; }
@@ -116,8 +121,8 @@ class GpuObjectScene {
   gpu::BindGroup object_group_, material_group_, animate_group_;
   gpu::PipelineLayout pipeline_layout_, animate_pipeline_layout_;
   gpu::ShaderModule module_, animate_module_;
-  gpu::RenderPipeline pipeline_, cluster_pipeline_;
-  gpu::PipelineLayout cluster_pipeline_layout_;
+  gpu::RenderPipeline pipeline_, cluster_pipeline_, resolve_pipeline_;
+  gpu::PipelineLayout cluster_pipeline_layout_, resolve_pipeline_layout_;
   gpu::ComputePipeline animate_;
 };
 

@@ -141,6 +141,8 @@ struct StrategyOptions {
   std::string material_backend;  ///< RenderOptions::material_backend
   bool clusters = false;         ///< RenderOptions::clusters
   float lod_error_px = 1.0f;     ///< RenderOptions::lod_error_px
+  std::string rasterizer = "auto";  ///< RenderOptions::rasterizer
+  std::string raster_rung;          ///< RenderOptions::raster_rung
   float fov_y_degrees = 60.0f;   ///< the view's vertical field of view (the cut's projection)
   float z_near = 1.0f;           ///< the view's near plane, world units
 };
@@ -242,6 +244,13 @@ gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const
 gpu::BindGroup create_bind_group(const Device& device, const char* label,
                                  WGPUBindGroupLayout layout,
                                  std::span<const WGPUBindGroupEntry> entries);
+
+/// A render pipeline of one full-screen triangle (no vertex buffer, no culling) for the scene
+/// pipelines' target: depth24plus with less and depth writes, one colour target in kColorFormat.
+gpu::RenderPipeline create_fullscreen_pipeline(const Device& device, WGPUShaderModule module,
+                                               WGPUPipelineLayout layout, const char* label,
+                                               const char* vertex_entry,
+                                               const char* fragment_entry);
 
 /// A render pipeline for `module` (entry points `vertex_entry` / fs) with the article's state:
 /// cull back, depth24plus with less, one colour target in kColorFormat; the bindery::Vertex

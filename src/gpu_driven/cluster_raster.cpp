@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+#include "bindery/gpu_driven/cluster_raster.hpp"
+
+#include "binding_helpers.hpp"
+
+#include "core/implementation.hpp"
+#include "bindery/core/error.hpp"
+#include "bindery/data/layout_builder.hpp"
+#include "bindery_shaders.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace bindery::gpu_driven {
+namespace {
+
+// The rung's visibility store, spliced in place of cluster_raster.wgsl's marker line.
+constexpr std::string_view kMarker = "// RASTER STORE";
+
+constexpr std::string_view kStoreInt64 = R"(
+@group(1) @binding(0) var<storage, read_write> visibility: array<atomic<u64>>;
+
+fn raster_store(pixel: u32, key: u32, id: u32) {
+  atomicMax(&visibility[pixel], (u64(key) << 32u) | u64(id));
+}
+)";
+
+// Core rung, first pass: the nearest key; second pass: the largest id of that key.
+constexpr std::string_view kStoreCoreDepth = R"(
+@group(1) @binding(0) var<storage, read_write> visibility: array<atomic<u32>>;
+
+fn raster_store(pixel: u32, key: u32, id: u32) {
+  atomicMax(&visibility[pixel], key);
+}
+)";
+
+constexpr std::string_view kStoreCoreId = R"(
+@group(1) @binding(0) var<storage, read_write> visibility: array<atomic<u32>>;
+
+fn raster_store(pixel: u32, key: u32, id: u32) {
+  let n = arrayLength(&visibility) / 2u;
+  if (atomicLoad(&visibility[pixel]) == key) {
+    atomicMax(&visibility[n + pixel], id);
+  }
+}
+)";
+
+std::string raster_module_text(std::string_view store) {
+  std::string text(shaders::cluster_raster);
+  const size_t at = text.find(kMarker);
+  text.replace(at, kMarker.size(), store);
+  return text;
+}
+
+constexpr uint64_t kTargetBytes = 32;  // RasterTarget
+
+// The split of --rasterizer auto on a GPU: pixels of screen bound per triangle up to which a
+// cluster is rasterized in compute (docs/BENCHMARKS.md, "Compute rasterizer").
+constexpr float kComputeRasterAutoAreaPx = 4.0f;
+
+}  // namespace
+
+std::string_view to_string(RasterRung rung) {
+  switch (rung) {
+    case RasterRung::int64_atomic_max: return "int64-atomic-max";
+    case RasterRung::core: return "core";
+  }
+  return "core";
+}
+
+std::optional<RasterRung> parse_raster_rung(std::string_view name) {
+  for (RasterRung r : {RasterRung::int64_atomic_max, RasterRung::core})
+    if (name == to_string(r)) return r;
+  return std::nullopt;
+}
+
+float compute_raster_auto_area_px(const Device& device) {
+  // Measured (docs/BENCHMARKS.md, "Compute rasterizer"): on a discrete GPU compute wins for
+  // triangles up to a few pixels; on a CPU rasterizer (lavapipe) see the same section.
+  const bool cpu = device.adapter().adapter_type == "cpu";
+  return cpu ? 0.0f : kComputeRasterAutoAreaPx;
+}
+
+std::optional<std::string> raster_rung_unavailable(const Device& device, RasterRung rung) {
+  if (rung == RasterRung::core) return std::nullopt;
+  return implementation::int64_atomic_max_unavailable(device.get());
+}
+
+RasterRung best_raster_rung(const Device& device) {
+  return raster_rung_unavailable(device, RasterRung::int64_atomic_max) ? RasterRung::core
+                                                                       : RasterRung::int64_atomic_max;
+}
+
+ClusterRaster::ClusterRaster(const Device& device, const ObjectTable& objects,
+                             const ClusterGeometry& geometry, const ClusterCulling& culling,
+                             const ClusterRasterDesc& desc)
+    : device_(device),
+      objects_(objects),
+      geometry_(geometry),
+      culling_(culling),
+      desc_(desc),
+      rung_(desc.rung.value_or(best_raster_rung(device))) {
+  using namespace detail;
+  if (std::optional<std::string> why = raster_rung_unavailable(device, rung_))
+    throw Error(ErrorKind::StrategyUnavailable,
+                fmt::format("the compute rasterizer's rung {}: {}", to_string(rung_), *why));
+  const WGPUShaderStage cs = WGPUShaderStage_Compute;
+  const WGPUBufferBindingType ro = WGPUBufferBindingType_ReadOnlyStorage;
+  const WGPUBindGroupLayoutEntry entries[] = {
+      buffer_entry(0, WGPUBufferBindingType_Uniform, cs), buffer_entry(1, ro, cs),
+      buffer_entry(2, ro, cs), buffer_entry(3, ro, cs), buffer_entry(4, ro, cs),
+      buffer_entry(5, ro, cs), buffer_entry(6, ro, cs)};
+  layout_ = make_layout(device, "cluster raster", entries);
+  const WGPUBindGroupLayoutEntry store[] = {buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
+  store_layout_ = make_layout(device, "cluster raster: visibility", store);
+  const WGPUShaderStage fs = WGPUShaderStage_Fragment;
+  const WGPUBindGroupLayoutEntry resolve[] = {buffer_entry(0, WGPUBufferBindingType_Uniform, fs),
+                                              buffer_entry(1, ro, fs), buffer_entry(2, ro, fs)};
+  resolve_layout_ = make_layout(device, "cluster resolve", resolve);
+  WGPUBindGroupLayout two[] = {layout_.get(), store_layout_.get()};
+  pipeline_layout_ = create_pipeline_layout(device, two, "cluster raster");
+  if (rung_ == RasterRung::int64_atomic_max) {
+    module_ = device.create_shader_module("cluster_raster.wgsl (int64 atomic max)",
+                                          raster_module_text(kStoreInt64));
+    depth_pass_ = make_compute(device, module_.get(), pipeline_layout_.get(), "raster_pass");
+  } else {
+    module_ = device.create_shader_module("cluster_raster.wgsl (core: depth)",
+                                          raster_module_text(kStoreCoreDepth));
+    depth_pass_ = make_compute(device, module_.get(), pipeline_layout_.get(), "raster_pass");
+    const gpu::ShaderModule ids = device.create_shader_module(
+        "cluster_raster.wgsl (core: ids)", raster_module_text(kStoreCoreId));
+    id_pass_ = make_compute(device, ids.get(), pipeline_layout_.get(), "raster_pass");
+  }
+  target_ = device.create_buffer(desc_.label + ": target", kTargetBytes,
+                                 WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  with_context("creating the compute rasterizer", [&] { device.check(); });
+}
+
+std::string ClusterRaster::resolve_wgsl(uint32_t group) {
+  std::string text(shaders::cluster_resolve_default);
+  const size_t begin = text.find("struct RasterTarget");
+  const size_t end = text.find("// END cluster resolve");
+  text = text.substr(begin, end - begin);
+  const std::string from = "@group(3)", to = fmt::format("@group({})", group);
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+bool ClusterRaster::prepare(uint32_t width, uint32_t height) {
+  const bool resized = width != width_ || height != height_ || !visibility_;
+  if (resized) {
+    const uint64_t pixels = uint64_t(width) * height;
+    const uint64_t bytes = std::max<uint64_t>(pixels * 8, 8);
+    const Limits& limits = device_.limits();
+    const uint64_t most = std::min<uint64_t>(limits.maxStorageBufferBindingSize,
+                                             limits.maxBufferSize);
+    if (bytes > most)
+      throw Error(ErrorKind::BufferTooLarge,
+                  fmt::format("the compute rasterizer's visibility buffer for {}x{} pixels is {} "
+                              "bytes (8 a pixel); the device binds at most {} "
+                              "(maxStorageBufferBindingSize, maxBufferSize)",
+                              width, height, bytes, most));
+    visibility_ = device_.create_buffer(
+        desc_.label + ": visibility", bytes,
+        WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+    width_ = width;
+    height_ = height;
+    // RasterTarget: size, key stride and offset, id stride and offset (in u32 words).
+    const bool wide = rung_ == RasterRung::int64_atomic_max;
+    const uint32_t target[8] = {width,           height, wide ? 2u : 1u, wide ? 1u : 0u,
+                                wide ? 2u : 1u, wide ? 0u : uint32_t(pixels), 0, 0};
+    device_.write_buffer(target_.get(), 0, target, sizeof(target));
+  }
+  const bool changed = resized || culling_.raster_clusters_buffer() != raster_slots_ ||
+                       geometry_.pool().vertex_buffer() != pool_vertices_ ||
+                       objects_.buffer() != object_buffer_ ||
+                       objects_.generation() != objects_generation_ ||
+                       geometry_.generation() != geometry_generation_;
+  if (changed) create_groups();
+  return changed;
+}
+
+void ClusterRaster::create_groups() {
+  using namespace detail;
+  const WGPUBindGroupEntry e[] = {
+      buffer_binding(0, culling_.frame_buffer()),
+      buffer_binding(1, objects_.buffer()),
+      buffer_binding(2, geometry_.cluster_buffer()),
+      buffer_binding(3, geometry_.word_buffer()),
+      buffer_binding(4, geometry_.pool().vertex_buffer()),
+      buffer_binding(5, culling_.raster_clusters_buffer()),
+      buffer_binding(6, culling_.counts_buffer()),
+  };
+  group_ = make_group(device_, "cluster raster", layout_.get(), e);
+  const WGPUBindGroupEntry s[] = {buffer_binding(0, visibility_.get())};
+  store_group_ = make_group(device_, "cluster raster: visibility", store_layout_.get(), s);
+  const WGPUBindGroupEntry r[] = {buffer_binding(0, target_.get()),
+                                  buffer_binding(1, culling_.raster_clusters_buffer()),
+                                  buffer_binding(2, visibility_.get())};
+  resolve_group_ = make_group(device_, "cluster resolve", resolve_layout_.get(), r);
+  raster_slots_ = culling_.raster_clusters_buffer();
+  pool_vertices_ = geometry_.pool().vertex_buffer();
+  object_buffer_ = objects_.buffer();
+  objects_generation_ = objects_.generation();
+  geometry_generation_ = geometry_.generation();
+}
+
+void ClusterRaster::clear(WGPUCommandEncoder encoder) const {
+  wgpuCommandEncoderClearBuffer(encoder, visibility_.get(), 0, WGPU_WHOLE_SIZE);
+}
+
+void ClusterRaster::rasterize(WGPUComputePassEncoder pass) const {
+  auto run = [&](const gpu::ComputePipeline& p) {
+    wgpuComputePassEncoderSetPipeline(pass, p.get());
+    wgpuComputePassEncoderSetBindGroup(pass, 0, group_.get(), 0, nullptr);
+    wgpuComputePassEncoderSetBindGroup(pass, 1, store_group_.get(), 0, nullptr);
+    culling_.raster_dispatch(pass);
+  };
+  run(depth_pass_);
+  if (id_pass_) run(id_pass_);
+}
+
+void ClusterRaster::resolve(WGPURenderPassEncoder pass, WGPURenderPipeline pipeline,
+                            std::span<const WGPUBindGroup> groups, const ClusterCulling& culling,
+                            Counters& counters) const {
+  wgpuRenderPassEncoderSetPipeline(pass, pipeline);
+  counters.set_pipeline++;
+  uint32_t g = 0;
+  for (; g < groups.size(); ++g) {
+    wgpuRenderPassEncoderSetBindGroup(pass, g, groups[g], 0, nullptr);
+    counters.set_bind_group++;
+  }
+  wgpuRenderPassEncoderSetBindGroup(pass, g++, culling.group(), 0, nullptr);
+  wgpuRenderPassEncoderSetBindGroup(pass, g, resolve_group_.get(), 0, nullptr);
+  counters.set_bind_group += 2;
+  wgpuRenderPassEncoderDraw(pass, 3, 1, 0, 0);
+  counters.draws++;
+}
+
+}  // namespace bindery::gpu_driven
