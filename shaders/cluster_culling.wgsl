@@ -54,6 +54,11 @@ struct ClusterCounts {
   submitted: atomic<u32>,
   dropped: atomic<u32>,
   rasterized: atomic<u32>,
+  // The phase's compute clusters' screen bound, whole pixels: where the resolve draws.
+  boundsMinX: atomic<u32>,
+  boundsMinY: atomic<u32>,
+  boundsMaxX: atomic<u32>,
+  boundsMaxY: atomic<u32>,
   pad0: u32,
   pad1: u32,
   pad2: u32,
@@ -73,6 +78,12 @@ struct ClusterIndirect {
   baseVertex: i32,
   firstInstance: u32,
   raster: vec3u,  // the compute rasterizer's dispatch: a workgroup per raster slot
+  // The resolve's DrawIndirect: 6 vertices (the bound's rectangle), one instance when any
+  // cluster went to compute.
+  resolveVertexCount: u32,
+  resolveInstanceCount: u32,
+  resolveFirstVertex: u32,
+  resolveFirstInstance: u32,
 };
 
 const kGroup = 64u;
@@ -121,7 +132,9 @@ fn in_frustum(center: vec3f, radius: f32) -> bool {
 // its material is not alpha-masked, the cube around its bounding sphere lies wholly in front of
 // the near plane and projects into a box of at most kRasterMaxExtent pixels a side (exact integer
 // edge functions: raster_core.wgsl), and that box's area per triangle is at most rasterMaxArea.
-fn rasterize_in_compute(o: ObjectRecord, s: f32, c: ClusterRecord) -> bool {
+// The box (pixels) goes to `bounds`.
+fn rasterize_in_compute(o: ObjectRecord, s: f32, c: ClusterRecord,
+                        bounds: ptr<function, vec4f>) -> bool {
   if (frame.rasterMaxArea <= 0.0 || (materialFlags[o.material] & kMaterialHardwareOnly) != 0u) {
     return false;
   }
@@ -146,6 +159,7 @@ fn rasterize_in_compute(o: ObjectRecord, s: f32, c: ClusterRecord) -> bool {
   if (max(extent.x, extent.y) > kRasterMaxExtent) {
     return false;
   }
+  *bounds = vec4f(lo, hi);
   return extent.x * extent.y <= frame.rasterMaxArea * f32(c.triangleCount);
 }
 
@@ -190,6 +204,10 @@ fn begin_phase() {
   atomicStore(&counts.slots, 0u);
   atomicStore(&counts.triangles, 0u);
   atomicStore(&counts.rasterSlots, 0u);
+  atomicStore(&counts.boundsMinX, 0xffffffffu);
+  atomicStore(&counts.boundsMinY, 0xffffffffu);
+  atomicStore(&counts.boundsMaxX, 0u);
+  atomicStore(&counts.boundsMaxY, 0u);
   indirect.instances = grid((instanceCount[0] + kGroup - 1u) / kGroup);
 }
 
@@ -258,6 +276,7 @@ var<workgroup> groupRasterized: atomic<u32>;
 var<workgroup> slotBase: u32;
 var<workgroup> triangleBase: u32;
 var<workgroup> rasterBase: u32;
+var<workgroup> groupBounds: array<atomic<u32>, 4>;  // min x, min y, max x, max y
 
 // kGroup / kChunk chunks per workgroup, one invocation per cluster of a chunk. Slots and triangles are counted in
 // workgroup memory first, so that a workgroup takes its runs with one global atomic each.
@@ -270,6 +289,10 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     atomicStore(&groupTested, 0u);
     atomicStore(&groupRaster, 0u);
     atomicStore(&groupRasterized, 0u);
+    atomicStore(&groupBounds[0], 0xffffffffu);
+    atomicStore(&groupBounds[1], 0xffffffffu);
+    atomicStore(&groupBounds[2], 0u);
+    atomicStore(&groupBounds[3], 0u);
   }
   workgroupBarrier();
   let chunkIndex = linear_group(wg, groups) * (kGroup / kChunk) + lane / kChunk;
@@ -293,12 +316,19 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     if (visible && (frame.flags & kFrustum) != 0u) {
       visible = in_frustum(object_transform(o, c.sphere.xyz), c.sphere.w * s);
     }
+    var bounds = vec4f(0.0);
     if (visible) {
-      inCompute = rasterize_in_compute(o, s, c);
+      inCompute = rasterize_in_compute(o, s, c, &bounds);
     }
     if (visible && inCompute) {
       localSlot = atomicAdd(&groupRaster, 1u);
       atomicAdd(&groupRasterized, c.triangleCount);
+      let lo = vec2u(clamp(floor(bounds.xy), vec2f(0.0), frame.viewport));
+      let hi = vec2u(clamp(ceil(bounds.zw), vec2f(0.0), frame.viewport));
+      atomicMin(&groupBounds[0], lo.x);
+      atomicMin(&groupBounds[1], lo.y);
+      atomicMax(&groupBounds[2], hi.x);
+      atomicMax(&groupBounds[3], hi.y);
     } else if (visible) {
       localSlot = atomicAdd(&groupSlots, 1u);
       localTriangle = atomicAdd(&groupTriangles, c.triangleCount);
@@ -313,6 +343,12 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     let r = atomicLoad(&groupRaster);
     rasterBase = atomicAdd(&counts.rasterSlots, r);
     atomicAdd(&counts.rasterized, atomicLoad(&groupRasterized));
+    if (r > 0u) {
+      atomicMin(&counts.boundsMinX, atomicLoad(&groupBounds[0]));
+      atomicMin(&counts.boundsMinY, atomicLoad(&groupBounds[1]));
+      atomicMax(&counts.boundsMaxX, atomicLoad(&groupBounds[2]));
+      atomicMax(&counts.boundsMaxY, atomicLoad(&groupBounds[3]));
+    }
     atomicAdd(&counts.visible, n + r);
   }
   workgroupBarrier();
@@ -346,7 +382,12 @@ fn finalize() {
   indirect.firstIndex = 0u;
   indirect.baseVertex = 0;
   indirect.firstInstance = 0u;
-  indirect.raster = grid(min(atomicLoad(&counts.rasterSlots), frame.maxRasterSlots));
+  let raster = min(atomicLoad(&counts.rasterSlots), frame.maxRasterSlots);
+  indirect.raster = grid(raster);
+  indirect.resolveVertexCount = 6u;
+  indirect.resolveInstanceCount = select(0u, 1u, raster > 0u);
+  indirect.resolveFirstVertex = 0u;
+  indirect.resolveFirstInstance = 0u;
   atomicAdd(&counts.submitted, triangles);
 }
 

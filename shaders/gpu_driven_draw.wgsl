@@ -99,7 +99,11 @@ fn draw_vertex(vert: Vertex, o: ObjectRecord) -> DrawVSOutput {
 // derivatives along x and y.
 fn draw_fragment(in: DrawVSOutput, ddx: vec2f, ddy: vec2f) -> vec4f {
   let material = materialRecords[in.material];
-  let texel = material_texel(material, in.texcoord, ddx, ddy);
+  return shade_fragment(in, material, material_texel(material, in.texcoord, ddx, ddy));
+}
+
+// The shading of `in` with `material` and its texel.
+fn shade_fragment(in: DrawVSOutput, material: MaterialRecord, texel: vec4f) -> vec4f {
   var v: VSOutput;
   v.position = in.position;
   v.normal = in.normal;
@@ -111,18 +115,17 @@ fn draw_fragment(in: DrawVSOutput, ddx: vec2f, ddy: vec2f) -> vec4f {
 }
 // @include material_table_default.wgsl
 
-// The resolve of the compute rasterizer (bindery/gpu_driven/cluster_raster.hpp): a full-screen
-// triangle after the phase's hardware draw, with the depth test. Each pixel the compute
+// The resolve of the compute rasterizer (bindery/gpu_driven/cluster_raster.hpp): the rectangle
+// of the phase's compute clusters after the phase's hardware draw, with the depth test. Each pixel the compute
 // rasterizer covered is shaded as the hardware path shades it: the triangle's three vertices
 // through draw_vertex(), interpolated with perspective-correct barycentrics at the pixel centre
-// (and at the next pixels in x and y for the texture derivatives), and written with the compute
+// (and across its 2x2 quad for the texture derivatives), and written with the compute
 // depth, so that the depth test keeps the nearer of the two rasterizers and the next phase's
 // pyramid sees both.
 // @include cluster_resolve_default.wgsl
 
 @vertex fn vs_resolve(@builtin(vertex_index) index: u32) -> @builtin(position) vec4f {
-  let uv = vec2f(f32((index << 1u) & 2u), f32(index & 2u));
-  return vec4f(uv * 2.0 - 1.0, 0.0, 1.0);
+  return raster_bounds_corner(index);
 }
 
 struct ResolveOutput {
@@ -165,8 +168,17 @@ fn mix2f(a: vec2f, b: vec2f, c: vec2f, w: vec3f) -> vec2f {
   let size = vec2f(rasterTarget.size);
   let ndc = vec2f(position.x / size.x * 2.0 - 1.0, 1.0 - position.y / size.y * 2.0);
   let w = clip_barycentrics(va.position, vb.position, vc.position, ndc);
-  let wx = clip_barycentrics(va.position, vb.position, vc.position, ndc + vec2f(2.0 / size.x, 0.0));
-  let wy = clip_barycentrics(va.position, vb.position, vc.position, ndc - vec2f(0.0, 2.0 / size.y));
+  // The texture derivatives as a fragment quad takes them (fine derivatives: the difference
+  // across the pixel's 2x2 quad, in its row and its column), on this triangle's plane.
+  let quad = vec2f(floor(position.xy * 0.5) * 2.0) + 0.5;
+  let pair = vec2f(quad.x / size.x * 2.0 - 1.0, 1.0 - quad.y / size.y * 2.0);
+  let rowX0 = vec2f(pair.x, pair.y);
+  let columnY0 = vec2f(pair.x, pair.y);
+  let step = vec2f(2.0 / size.x, -2.0 / size.y);
+  let wx0 = clip_barycentrics(va.position, vb.position, vc.position, rowX0);
+  let wx1 = clip_barycentrics(va.position, vb.position, vc.position, rowX0 + vec2f(step.x, 0.0));
+  let wy0 = clip_barycentrics(va.position, vb.position, vc.position, columnY0);
+  let wy1 = clip_barycentrics(va.position, vb.position, vc.position, columnY0 + vec2f(0.0, step.y));
   var in: DrawVSOutput;
   in.position = vec4f(position.xy, s.depth, 1.0);
   in.normal = mix3f(va.normal, vb.normal, vc.normal, w);
@@ -175,10 +187,15 @@ fn mix2f(a: vec2f, b: vec2f, c: vec2f, w: vec3f) -> vec2f {
   in.texcoord = mix2f(va.texcoord, vb.texcoord, vc.texcoord, w);
   in.material = o.material;
   in.color = va.color * w.x + vb.color * w.y + vc.color * w.z;
-  let ddx = mix2f(va.texcoord, vb.texcoord, vc.texcoord, wx) - in.texcoord;
-  let ddy = mix2f(va.texcoord, vb.texcoord, vc.texcoord, wy) - in.texcoord;
+  let ddx = mix2f(va.texcoord, vb.texcoord, vc.texcoord, wx1) -
+            mix2f(va.texcoord, vb.texcoord, vc.texcoord, wx0);
+  let ddy = mix2f(va.texcoord, vb.texcoord, vc.texcoord, wy1) -
+            mix2f(va.texcoord, vb.texcoord, vc.texcoord, wy0);
   var out: ResolveOutput;
-  out.color = draw_fragment(in, ddx, ddy);
+  // The derivatives are this triangle's, not the quad's (whose pixels may show other
+  // triangles): always textureSampleGrad.
+  let material = materialRecords[in.material];
+  out.color = shade_fragment(in, material, material_texel_grad(material, in.texcoord, ddx, ddy));
   out.depth = s.depth;
   return out;
 }

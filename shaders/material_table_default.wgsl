@@ -19,4 +19,8 @@ struct MaterialRecord {
 fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {
   return textureSample(materialArray0, materialSampler0, uv, m.layer);
 }
+
+fn material_texel_grad(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {
+  return textureSampleGrad(materialArray0, materialSampler0, uv, m.layer, ddx, ddy);
+}
 // END material table

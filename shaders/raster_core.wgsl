@@ -38,7 +38,8 @@ fn raster_edge(a: vec2i, b: vec2i, p: vec2i) -> i32 {
   return (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
 }
 
-// 0 for a top or left edge of a triangle wound clockwise on the screen (y down), -1 otherwise:
+// 0 for a top or left edge of a triangle wound clockwise as seen (positive area, y down), -1
+// otherwise:
 // added to the edge function, a centre on the edge is covered only on top and left edges.
 fn raster_edge_bias(a: vec2i, b: vec2i) -> i32 {
   let top = a.y == b.y && b.x > a.x;
@@ -63,9 +64,9 @@ fn raster_triangle(wa: vec3f, wb: vec3f, wc: vec3f, size: vec2u, id: u32) {
   var zb = wb.z;
   var zc = wc.z;
   let area = raster_edge(a, b, c);
-  // Counter-clockwise in clip space (y up) is negative here (y down): front faces; swap b and c
-  // so that the front face winds clockwise on the screen (positive area). Back faces and
-  // degenerate triangles are not drawn.
+  // Counter-clockwise as seen (a front face) is a negative cross product in window coordinates
+  // (y down); swap b and c to make it positive, the winding the top-left rule below is written
+  // for (clockwise as seen). Back faces and degenerate triangles are not drawn.
   if (area >= 0) {
     return;
   }

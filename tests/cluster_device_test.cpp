@@ -34,6 +34,9 @@ RenderOptions clusters(bool on, float tau, uint32_t width, uint32_t height) {
   o.time_s = 2.0f;
   o.clusters = on ? "on" : "off";
   o.lod_error_px = tau;
+  // The cut alone: every cluster through the hardware rasterizer (the compute rasterizer's
+  // tests are cluster_raster_device_test.cpp).
+  o.rasterizer = "hardware";
   return o;
 }
 

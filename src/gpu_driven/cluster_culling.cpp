@@ -20,11 +20,11 @@
 namespace bindery::gpu_driven {
 namespace {
 
-constexpr uint64_t kCountsBytes = 48;   // ClusterCounts
+constexpr uint64_t kCountsBytes = 64;   // ClusterCounts
 constexpr uint64_t kTotalsOffset = 16;  // tested, visible, submitted, dropped, rasterized
-constexpr uint64_t kIndirectBytes = 92;  // ClusterIndirect
+constexpr uint64_t kIndirectBytes = 108;  // ClusterIndirect
 constexpr uint64_t kInstancesDispatch = 0, kTestDispatch = 16, kEmitDispatch = 32, kDraw = 48,
-                   kRasterDispatch = 80;
+                   kRasterDispatch = 80, kResolveDraw = 92;
 constexpr uint64_t kMaxSlots = (1ull << 24) - 1;  // slot << 8 | corner in a uint32 index
 constexpr uint64_t kDefaultMaxTriangles = 128ull << 20;
 constexpr uint32_t kStorageBuffersNeeded = 14;
@@ -266,7 +266,7 @@ void ClusterCulling::create_buffers() {
   // The compute rasterizer's clusters: as many as visible clusters (8 bytes each).
   max_raster_slots_ = std::min<uint64_t>(max_slots_, binding / 8);
   raster_slots_ = device_.create_buffer(desc_.label + ": raster clusters", max_raster_slots_ * 8,
-                                        WGPUBufferUsage_Storage);
+                                        WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
 }
 
 void ClusterCulling::create_groups() {
@@ -402,6 +402,10 @@ void ClusterCulling::set_compute_raster(float max_area_px,
                                           WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
   device_.write_buffer(material_flags_.get(), 0, flags.data(), flags.size() * 4);
   material_flags_changed_ = true;
+}
+
+void ClusterCulling::resolve_draw(WGPURenderPassEncoder pass) const {
+  wgpuRenderPassEncoderDrawIndirect(pass, indirect_.get(), kResolveDraw);
 }
 
 void ClusterCulling::raster_dispatch(WGPUComputePassEncoder pass) const {

@@ -55,8 +55,10 @@ std::string raster_module_text(std::string_view store) {
 
 constexpr uint64_t kTargetBytes = 32;  // RasterTarget
 
-// The split of --rasterizer auto on a GPU: pixels of screen bound per triangle up to which a
-// cluster is rasterized in compute (docs/BENCHMARKS.md, "Compute rasterizer").
+// The split of --rasterizer auto: pixels of screen bound per triangle up to which a cluster is
+// rasterized in compute. Measured (docs/BENCHMARKS.md, "Compute rasterizer"): on the H200
+// compute wins at every size measured (bounds of 0.01..4 pixels per triangle, 1.2x to 32x); on
+// lavapipe it wins below about 4 and loses above (2.7x faster at 0.8, 1.3x slower at 7).
 constexpr float kComputeRasterAutoAreaPx = 4.0f;
 
 }  // namespace
@@ -75,11 +77,10 @@ std::optional<RasterRung> parse_raster_rung(std::string_view name) {
   return std::nullopt;
 }
 
-float compute_raster_auto_area_px(const Device& device) {
-  // Measured (docs/BENCHMARKS.md, "Compute rasterizer"): on a discrete GPU compute wins for
-  // triangles up to a few pixels; on a CPU rasterizer (lavapipe) see the same section.
-  const bool cpu = device.adapter().adapter_type == "cpu";
-  return cpu ? 0.0f : kComputeRasterAutoAreaPx;
+float compute_raster_auto_area_px(const Device&) {
+  // One split for the devices measured (a discrete GPU and a CPU rasterizer): both break even
+  // near the same bound per triangle.
+  return kComputeRasterAutoAreaPx;
 }
 
 std::optional<std::string> raster_rung_unavailable(const Device& device, RasterRung rung) {
@@ -115,8 +116,9 @@ ClusterRaster::ClusterRaster(const Device& device, const ObjectTable& objects,
   const WGPUBindGroupLayoutEntry store[] = {buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
   store_layout_ = make_layout(device, "cluster raster: visibility", store);
   const WGPUShaderStage fs = WGPUShaderStage_Fragment;
-  const WGPUBindGroupLayoutEntry resolve[] = {buffer_entry(0, WGPUBufferBindingType_Uniform, fs),
-                                              buffer_entry(1, ro, fs), buffer_entry(2, ro, fs)};
+  const WGPUBindGroupLayoutEntry resolve[] = {
+      buffer_entry(0, WGPUBufferBindingType_Uniform, fs | WGPUShaderStage_Vertex),
+      buffer_entry(1, ro, fs), buffer_entry(2, ro, fs), buffer_entry(3, ro, WGPUShaderStage_Vertex)};
   resolve_layout_ = make_layout(device, "cluster resolve", resolve);
   WGPUBindGroupLayout two[] = {layout_.get(), store_layout_.get()};
   pipeline_layout_ = create_pipeline_layout(device, two, "cluster raster");
@@ -198,7 +200,8 @@ void ClusterRaster::create_groups() {
   store_group_ = make_group(device_, "cluster raster: visibility", store_layout_.get(), s);
   const WGPUBindGroupEntry r[] = {buffer_binding(0, target_.get()),
                                   buffer_binding(1, culling_.raster_clusters_buffer()),
-                                  buffer_binding(2, visibility_.get())};
+                                  buffer_binding(2, visibility_.get()),
+                                  buffer_binding(3, culling_.counts_buffer())};
   resolve_group_ = make_group(device_, "cluster resolve", resolve_layout_.get(), r);
   raster_slots_ = culling_.raster_clusters_buffer();
   pool_vertices_ = geometry_.pool().vertex_buffer();
@@ -235,7 +238,7 @@ void ClusterRaster::resolve(WGPURenderPassEncoder pass, WGPURenderPipeline pipel
   wgpuRenderPassEncoderSetBindGroup(pass, g++, culling.group(), 0, nullptr);
   wgpuRenderPassEncoderSetBindGroup(pass, g, resolve_group_.get(), 0, nullptr);
   counters.set_bind_group += 2;
-  wgpuRenderPassEncoderDraw(pass, 3, 1, 0, 0);
+  culling.resolve_draw(pass);
   counters.draws++;
 }
 

@@ -104,11 +104,13 @@ std::string declarations(uint32_t group, uint32_t first_binding, size_t arrays,
 // in the binding array, non-uniform across a draw) sampled with each sampler in the caller's
 // uniform control flow and the material's sampler selected afterwards, up to
 // kMaxImplicitLodPairs samplers; beyond, a switch over samplers with textureSampleGrad.
-std::string binding_array_texel_function(size_t samplers) {
-  std::string s =
-      "fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {\n"
-      "  var texel = vec4f(1.0);\n";
-  if (material_texel_uses_implicit_lod(1, samplers)) {
+std::string binding_array_texel_function(size_t samplers, std::string_view name = "material_texel",
+                                         bool implicit = true) {
+  std::string s = fmt::format(
+      "fn {}(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {{\n"
+      "  var texel = vec4f(1.0);\n",
+      name);
+  if (implicit && material_texel_uses_implicit_lod(1, samplers)) {
     for (size_t i = 0; i < samplers; ++i)
       s += fmt::format(
           "  let t{0} = textureSample(materialTextures[m.textureArray], materialSampler{0}, uv);\n"
@@ -127,17 +129,21 @@ std::string binding_array_texel_function(size_t samplers) {
 }
 
 // material_texel: an outer switch over samplers, an inner one over arrays; an index out of range
-// takes case 0 (the constructor and set_material never write one).
-std::string texel_function(size_t arrays, size_t samplers) {
-  if (material_texel_uses_implicit_lod(arrays, samplers)) {
+// takes case 0 (the constructor and set_material never write one). `name` and `implicit`: the
+// function's name and whether it may sample with implicit derivatives (material_texel_grad, for
+// callers whose quad neighbours show other triangles, never does).
+std::string texel_function(size_t arrays, size_t samplers, std::string_view name = "material_texel",
+                           bool implicit = true) {
+  if (implicit && material_texel_uses_implicit_lod(arrays, samplers)) {
     // Few (array, sampler) pairs: every pair sampled with textureSample in the caller's uniform
     // control flow (no branch before the samples), the material's pair selected afterwards. The
     // implicit derivatives then give exactly the texels of the CPU strategies' textureSample;
     // textureSampleGrad with the same derivatives picks other mip levels on some devices
     // (lavapipe: up to 4 levels off on 0.6% of a textured box's pixels).
-    std::string u =
-        "fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {\n"
-        "  var texel = vec4f(1.0);\n";
+    std::string u = fmt::format(
+        "fn {}(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {{\n"
+        "  var texel = vec4f(1.0);\n",
+        name);
     for (size_t i = 0; i < samplers; ++i)
       for (size_t a = 0; a < arrays; ++a)
         u += fmt::format(
@@ -146,9 +152,10 @@ std::string texel_function(size_t arrays, size_t samplers) {
             i, a);
     return u + "  return texel;\n}\n";
   }
-  std::string s =
-      "fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {\n"
-      "  var texel = vec4f(1.0);\n";
+  std::string s = fmt::format(
+      "fn {}(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f {{\n"
+      "  var texel = vec4f(1.0);\n",
+      name);
   if (arrays > 0 && samplers > 0) {
     s += "  switch m.samplerIndex {\n";
     for (size_t i = 0; i < samplers; ++i) {
@@ -496,13 +503,15 @@ std::vector<WGPUBindGroupEntry> MaterialTable::group_entries(uint32_t first_bind
 
 std::string material_table_wgsl(uint32_t group, uint32_t first_binding, size_t arrays,
                                 size_t samplers) {
-  return declarations(group, first_binding, arrays, samplers) + texel_function(arrays, samplers);
+  return declarations(group, first_binding, arrays, samplers) + texel_function(arrays, samplers) +
+         texel_function(arrays, samplers, "material_texel_grad", false);
 }
 
 std::string MaterialTable::wgsl(uint32_t group, uint32_t first_binding) const {
   if (binding_array())
     return declarations(group, first_binding, plan_.classes.size(), samplers_.size(), true) +
-           binding_array_texel_function(samplers_.size());
+           binding_array_texel_function(samplers_.size()) +
+           binding_array_texel_function(samplers_.size(), "material_texel_grad", false);
   return material_table_wgsl(group, first_binding, plan_.classes.size(), samplers_.size());
 }
 

@@ -190,7 +190,8 @@ class ClusterCulling {
   void set_compute_raster(float max_area_px, std::span<const uint32_t> material_flags);
   /// The area per triangle of set_compute_raster() (0: none).
   float compute_raster_area() const { return raster_max_area_px_; }
-  /// The clusters of the compute rasterizer (STORAGE): (object id, cluster index) each, u32 x 2;
+  /// The clusters of the compute rasterizer (STORAGE | COPY_SRC): (object id, cluster index)
+  /// each, u32 x 2;
   /// dispatched by raster_dispatch() with a workgroup each.
   WGPUBuffer raster_clusters_buffer() const { return raster_slots_.get(); }
   /// The phase's count of raster_clusters_buffer() entries is where ClusterCulling's counts keep
@@ -200,6 +201,11 @@ class ClusterCulling {
   /// of at most 65,535 x N workgroups, one per raster cluster (linear index x + y * 65,535),
   /// after build().
   void raster_dispatch(WGPUComputePassEncoder pass) const;
+  /// Records the resolve's draw into `pass` (its pipeline and groups set): a DrawIndirect of 6
+  /// vertices, one instance when the phase sent any cluster to compute, none otherwise. The
+  /// vertex stage reads the phase's compute clusters' screen bound from counts_buffer() (u32
+  /// words 9..12: min x, min y, max x, max y in pixels) and covers that rectangle.
+  void resolve_draw(WGPURenderPassEncoder pass) const;
 
   /// Bytes copy_stats() copies.
   static constexpr uint64_t kStatsBytes = 20;

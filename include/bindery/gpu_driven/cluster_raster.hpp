@@ -9,8 +9,9 @@
 ///   encoder: raster.clear(encoder)                 // the visibility buffer emptied
 ///   compute: culling.phase1(pass); clusters.build(pass); raster.rasterize(pass)
 ///   render:  clusters.draw(pass, ...)               // the hardware clusters, shaded as before
-///            raster.resolve(pass, pipeline, groups) // a full-screen triangle, depth-tested:
-///                                                   // each compute pixel shaded, its depth written
+///            raster.resolve(pass, pipeline, groups) // the compute clusters' screen rectangle,
+///                                                   // depth-tested: each compute pixel shaded,
+///                                                   // its depth written
 /// The resolve shades with the hardware path's fragment function (shaders/gpu_driven_draw.wgsl
 /// `fs_resolve`), so the two rasterizers give one image; the depth it writes is what the next
 /// phase's depth pyramid reads.
@@ -93,13 +94,15 @@ class ClusterRaster {
   void rasterize(WGPUComputePassEncoder pass) const;
   /// Draws the resolve into `pass` with `pipeline` (vs_resolve / fs_resolve of a module that
   /// includes resolve_wgsl(groups.size() + 1)), `groups` as its first groups, ClusterCulling::group()
-  /// next and resolve_group() last: one draw of 3 vertices.
+  /// next and resolve_group() last: ClusterCulling::resolve_draw(), over the screen rectangle of
+  /// the phase's compute clusters, nothing when there are none.
   void resolve(WGPURenderPassEncoder pass, WGPURenderPipeline pipeline,
                std::span<const WGPUBindGroup> groups, const ClusterCulling& culling,
                Counters& counters) const;
 
-  /// The resolve's bind group layout (fragment stage: the target's terms, the raster clusters,
-  /// the visibility words) and its group (re-created by prepare() when it returns true).
+  /// The resolve's bind group layout (the target's terms; fragment stage: the raster clusters, the
+  /// visibility words; vertex stage: the cluster stage's counts, for the compute clusters' screen
+  /// bound) and its group (re-created by prepare() when it returns true).
   WGPUBindGroupLayout resolve_layout() const { return resolve_layout_.get(); }
   /// The bind group of resolve_layout().
   WGPUBindGroup resolve_group() const { return resolve_group_.get(); }

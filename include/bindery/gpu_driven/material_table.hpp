@@ -202,7 +202,9 @@ class MaterialTable {
   /// `fn material_texel(m: MaterialRecord, uv: vec2f, ddx: vec2f, ddy: vec2f) -> vec4f`, which
   /// samples (array, layer) with the material's sampler by textureSampleGrad through a switch over
   /// arrays and samplers (legal in non-uniform control flow: the caller takes dpdx/dpdy of uv in
-  /// uniform control flow). With no texture it returns vec4f(1).
+  /// uniform control flow). With no texture it returns vec4f(1). Also `fn material_texel_grad`
+  /// (the same arguments), which always samples with textureSampleGrad and the given derivatives:
+  /// for callers whose quad neighbours are other triangles (the compute rasterizer's resolve).
   std::string wgsl(uint32_t group, uint32_t first_binding) const;
   /// Whether this table's material_texel() samples with textureSample (see
   /// material_texel_uses_implicit_lod()).

@@ -187,7 +187,7 @@ gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule
   return p;
 }
 
-gpu::RenderPipeline create_fullscreen_pipeline(const Device& device, WGPUShaderModule module,
+gpu::RenderPipeline create_screen_space_pipeline(const Device& device, WGPUShaderModule module,
                                                WGPUPipelineLayout layout, const char* label,
                                                const char* vertex_entry,
                                                const char* fragment_entry) {

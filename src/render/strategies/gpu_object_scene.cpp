@@ -238,7 +238,7 @@ void GpuObjectScene::create_resolve_pipeline(WGPUBindGroupLayout cluster_layout,
   layouts[3] = resolve_layout;
   const std::string label = label_ + " cluster resolve";
   resolve_pipeline_layout_ = create_pipeline_layout(device_, layouts, label.c_str());
-  resolve_pipeline_ = create_fullscreen_pipeline(device_, module_.get(),
+  resolve_pipeline_ = create_screen_space_pipeline(device_, module_.get(),
                                                  resolve_pipeline_layout_.get(), label.c_str(),
                                                  "vs_resolve", "fs_resolve");
 }

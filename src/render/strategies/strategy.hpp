@@ -245,9 +245,10 @@ gpu::BindGroup create_bind_group(const Device& device, const char* label,
                                  WGPUBindGroupLayout layout,
                                  std::span<const WGPUBindGroupEntry> entries);
 
-/// A render pipeline of one full-screen triangle (no vertex buffer, no culling) for the scene
-/// pipelines' target: depth24plus with less and depth writes, one colour target in kColorFormat.
-gpu::RenderPipeline create_fullscreen_pipeline(const Device& device, WGPUShaderModule module,
+/// A render pipeline whose vertex stage places its own vertices in clip space (no vertex buffer,
+/// no culling: a rectangle of the screen) for the scene pipelines' target: depth24plus with less
+/// and depth writes, one colour target in kColorFormat.
+gpu::RenderPipeline create_screen_space_pipeline(const Device& device, WGPUShaderModule module,
                                                WGPUPipelineLayout layout, const char* label,
                                                const char* vertex_entry,
                                                const char* fragment_entry);
