@@ -4,12 +4,12 @@
 // its vertices pulled from the mesh pool and projected once into workgroup memory, then one
 // invocation per triangle rasterizes it (raster_core.wgsl) into the visibility buffer, each
 // covered pixel keeping the nearest (depth key, id); id = raster slot << 7 | triangle.
-// The visibility store is the rung's (ClusterRaster splices it in place of the marker line):
+// The visibility store is the rung's (ClusterRaster splices it in place of
+// raster_store_default.wgsl's block, which raster_core.wgsl includes):
 //   int64 atomic max:  one atomic<u64> per pixel, atomicMax(key << 32 | id)
 //   core (32-bit):     two passes over the same clusters: atomicMax of the key into word p, then
 //                      where the key is the pixel's nearest, atomicMax of the id into word N + p
 // @include object_record.wgsl
-// @include cluster_records.wgsl
 // @include raster_core.wgsl
 
 @group(0) @binding(0) var<uniform> frame: ClusterFrame;
@@ -20,8 +20,6 @@
 @group(0) @binding(5) var<storage, read> rasterSlots: array<vec2u>;
 // ClusterCounts as words: the phase's raster slots at word 3.
 @group(0) @binding(6) var<storage, read> counts: array<u32>;
-
-// RASTER STORE
 
 const kRasterGroup = 64u;
 const kVertexWords = 9u;  // bindery::Vertex: position, normal, texcoord, unorm8x4 colour

@@ -15,9 +15,11 @@
 // stage sends a cluster to compute only when its screen bound is that small
 // (cluster_culling.wgsl's rasterize_in_compute). A CPU model of the same steps is
 // tests/support/raster_model.hpp.
-// The including module provides `fn raster_store(pixel: u32, key: u32, id: u32)`: key is the
-// depth as an order-reversed u32 (nearer is larger, 0 is empty), pixel is y * width + x; and
-// kRasterMaxExtent (cluster_records.wgsl).
+// The store: `fn raster_store(pixel: u32, key: u32, id: u32)`, key the depth as an
+// order-reversed u32 (nearer is larger, 0 is empty), pixel y * width + x: the rung's, spliced by
+// ClusterRaster in place of raster_store_default.wgsl's block.
+// @include cluster_records.wgsl
+// @include raster_store_default.wgsl
 
 const kRasterSubpixels = 256.0;
 

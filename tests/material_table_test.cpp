@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 namespace bindery::gpu_driven {
 namespace {
 
@@ -170,7 +173,13 @@ size_t count(const std::string& text, const std::string& what) {
 // Up to kMaxImplicitLodPairs (array, sampler) pairs: one textureSample per pair, no branch before
 // them; more: one textureSampleGrad per pair inside the switches.
 TEST(MaterialTableWgsl, OneSampleCallPerArrayAndSampler) {
-  const std::string w = material_table_wgsl(0, 0, 3, 2);
+  // material_texel, then material_texel_grad (never implicit: the compute rasterizer's resolve).
+  const auto split = [](const std::string& w) {
+    const size_t at = w.find("fn material_texel_grad(");
+    EXPECT_NE(at, std::string::npos);
+    return std::pair{w.substr(0, at), w.substr(at)};
+  };
+  const auto [w, w_grad] = split(material_table_wgsl(0, 0, 3, 2));
   EXPECT_EQ(count(w, "textureSample("), 6u);
   EXPECT_EQ(count(w, "textureSampleGrad("), 0u);
   EXPECT_EQ(count(w, "switch"), 0u);
@@ -179,15 +188,21 @@ TEST(MaterialTableWgsl, OneSampleCallPerArrayAndSampler) {
       EXPECT_NE(w.find("textureSample(materialArray" + std::to_string(a) + ", materialSampler" +
                        std::to_string(s) + ","),
                 std::string::npos);
-  const std::string many = material_table_wgsl(0, 0, 17, 1);
+  // 3 arrays x 2 samplers: 6 grad samples behind an outer switch and one inner switch a sampler.
+  EXPECT_EQ(count(w_grad, "textureSampleGrad("), 6u);
+  EXPECT_EQ(count(w_grad, "textureSample("), 0u);
+  EXPECT_EQ(count(w_grad, "switch"), 3u);
+  const auto [many, many_grad] = split(material_table_wgsl(0, 0, 17, 1));
   EXPECT_EQ(count(many, "textureSampleGrad("), 17u);
   EXPECT_EQ(count(many, "textureSample("), 0u);
+  EXPECT_EQ(count(many_grad, "textureSampleGrad("), 17u);
   EXPECT_TRUE(material_texel_uses_implicit_lod(16, 1));
   EXPECT_FALSE(material_texel_uses_implicit_lod(17, 1));
   EXPECT_FALSE(material_texel_uses_implicit_lod(0, 1));
   const std::string none = material_table_wgsl(0, 0, 0, 0);
   EXPECT_EQ(none.find("textureSample"), std::string::npos);
   EXPECT_NE(none.find("fn material_texel("), std::string::npos);
+  EXPECT_NE(none.find("fn material_texel_grad("), std::string::npos);
 }
 
 }  // namespace

@@ -110,6 +110,8 @@ view::ViewOptions view_options(const ViewCli& o) {
   v.draw_path = ro.draw_path;
   v.clusters = ro.clusters;
   v.lod_error_px = ro.lod_error_px;
+  v.rasterizer = ro.rasterizer;
+  v.raster_rung = ro.raster_rung;
   v.material_backend = ro.material_backend;
   v.threads = ro.threads;
   v.encode_threads = ro.encode_threads;

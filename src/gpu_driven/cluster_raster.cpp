@@ -15,8 +15,10 @@
 namespace bindery::gpu_driven {
 namespace {
 
-// The rung's visibility store, spliced in place of cluster_raster.wgsl's marker line.
-constexpr std::string_view kMarker = "// RASTER STORE";
+// The rung's visibility store, spliced in place of raster_store_default.wgsl's block (in
+// cluster_raster.wgsl through raster_core.wgsl).
+constexpr std::string_view kStoreBegin = "// BEGIN raster store";
+constexpr std::string_view kStoreEnd = "// END raster store";
 
 constexpr std::string_view kStoreInt64 = R"(
 @group(1) @binding(0) var<storage, read_write> visibility: array<atomic<u64>>;
@@ -48,8 +50,9 @@ fn raster_store(pixel: u32, key: u32, id: u32) {
 
 std::string raster_module_text(std::string_view store) {
   std::string text(shaders::cluster_raster);
-  const size_t at = text.find(kMarker);
-  text.replace(at, kMarker.size(), store);
+  const size_t begin = text.find(kStoreBegin);
+  const size_t end = text.find(kStoreEnd);
+  text.replace(begin, end + kStoreEnd.size() - begin, store);
   return text;
 }
 

@@ -793,6 +793,8 @@ class ViewSession {
     ro.material_backend = o_.material_backend;
     ro.clusters = o_.clusters;
     ro.lod_error_px = o_.lod_error_px;
+    ro.rasterizer = o_.rasterizer;
+    ro.raster_rung = o_.raster_rung;
     ro.threads = o_.threads;
     ro.encode_threads = o_.encode_threads;
     ro.extra_color_usage = WGPUTextureUsage_TextureBinding;

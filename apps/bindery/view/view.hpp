@@ -37,6 +37,8 @@ struct ViewOptions {
   std::string material_backend;              ///< RenderOptions::material_backend
   std::string clusters = "auto";             ///< RenderOptions::clusters (gpu-driven)
   float lod_error_px = 1.0f;                 ///< RenderOptions::lod_error_px
+  std::string rasterizer = "auto";           ///< RenderOptions::rasterizer
+  std::string raster_rung;                   ///< RenderOptions::raster_rung
   uint32_t threads = 0;                      ///< RenderOptions::threads
   uint32_t encode_threads = 1;               ///< RenderOptions::encode_threads
   uint32_t frames_in_flight = 2;             ///< RenderOptions::frames_in_flight
