@@ -81,28 +81,7 @@ GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_ver
   // One WebGPU sampler per scene sampler (materials name them); the default is seed 003's:
   // magFilter linear, minFilter linear, mipmapFilter nearest, clamp-to-edge.
   for (const SamplerData& s : scene.samplers) {
-    auto address = [](AddressMode m) {
-      switch (m) {
-        case AddressMode::repeat:
-          return WGPUAddressMode_Repeat;
-        case AddressMode::mirror_repeat:
-          return WGPUAddressMode_MirrorRepeat;
-        default:
-          return WGPUAddressMode_ClampToEdge;
-      }
-    };
-    auto filter = [](FilterMode f) {
-      return f == FilterMode::nearest ? WGPUFilterMode_Nearest : WGPUFilterMode_Linear;
-    };
-    WGPUSamplerDescriptor sd = WGPU_SAMPLER_DESCRIPTOR_INIT;
-    sd.addressModeU = address(s.address_mode_u);
-    sd.addressModeV = address(s.address_mode_v);
-    sd.magFilter = filter(s.mag_filter);
-    sd.minFilter = filter(s.min_filter);
-    sd.mipmapFilter = s.mipmap_filter == FilterMode::nearest ? WGPUMipmapFilterMode_Nearest
-                                                             : WGPUMipmapFilterMode_Linear;
-    // Without mipmapping (glTF minFilter NEAREST or LINEAR) only level 0 is sampled.
-    if (!s.use_mipmaps) sd.lodMaxClamp = 0.0f;
+    const WGPUSamplerDescriptor sd = sampler_descriptor(s);
     g.samplers.push_back(gpu::Sampler::acquire(wgpuDeviceCreateSampler(device.get(), &sd)));
   }
   with_context("uploading the scene", [&] { device.check(); });
@@ -141,17 +120,6 @@ WGPUVertexBufferLayout vertex_buffer_layout() {
   l.attributeCount = std::size(kVertexAttributes);
   l.attributes = kVertexAttributes;
   return l;
-}
-
-gpu::BindGroup create_bind_group(const Device& device, const char* label,
-                                 WGPUBindGroupLayout layout,
-                                 std::span<const WGPUBindGroupEntry> entries) {
-  WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
-  d.layout = layout;
-  d.entryCount = entries.size();
-  d.entries = entries.data();
-  return device.create_bind_group(d);
 }
 
 gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,

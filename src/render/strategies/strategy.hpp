@@ -6,6 +6,8 @@
 #pragma once
 
 #include "bindery/core/device.hpp"
+#include "bindery/data/layout_builder.hpp"
+#include "bindery/data/scene_gpu.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"
 #include "bindery/headless/gpu_timer.hpp"
 #include "bindery/render/renderer.hpp"
@@ -53,19 +55,6 @@ struct GpuScene {
 /// `storage_vertices`: the pool's buffers also bindable as storage (a vertex stage that pulls
 /// its vertices: the cluster path), so each at most maxStorageBufferBindingSize bytes.
 GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_vertices = false);
-
-/// The WGSL `alphaCutoff` of a material (shaders/cubes_common.wgsl): 0 for AlphaMode::opaque
-/// (nothing is discarded), the cutoff for mask, -1 for blend (ordered-dither coverage).
-inline float alpha_cutoff_uniform(const Material& m) {
-  switch (m.alpha_mode) {
-    case AlphaMode::mask:
-      return std::max(m.alpha_cutoff, 0.0f);
-    case AlphaMode::blend:
-      return -1.0f;
-    default:
-      return 0.0f;
-  }
-}
 
 /// Values shared by every object in a frame.
 struct FrameValues {
@@ -236,12 +225,6 @@ WGPUVertexBufferLayout vertex_buffer_layout();
 /// A render bundle encoder for the scene pipelines' target (kColorFormat, kDepthFormat, one
 /// sample): WebGPU §17.1 GPURenderBundleEncoderDescriptor must match the pass's attachments.
 gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label);
-
-/// A bind group of `layout` with `entries`, labelled `label`, through Device::create_bind_group
-/// (counted; validation errors reported by the device).
-gpu::BindGroup create_bind_group(const Device& device, const char* label,
-                                 WGPUBindGroupLayout layout,
-                                 std::span<const WGPUBindGroupEntry> entries);
 
 /// A render pipeline for `module` (entry points `vertex_entry` / fs) with the article's state:
 /// cull back, depth24plus with less, one colour target in kColorFormat; the bindery::Vertex
