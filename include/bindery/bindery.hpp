@@ -29,6 +29,7 @@
 #include "bindery/data/frames_in_flight.hpp"
 #include "bindery/data/layout_builder.hpp"
 #include "bindery/data/scene_data.hpp"
+#include "bindery/data/scene_gpu.hpp"
 #include "bindery/data/staging_ring.hpp"
 #include "bindery/data/storage_array.hpp"
 #include "bindery/data/validation.hpp"

@@ -693,6 +693,43 @@ gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBuf
   return buffer;
 }
 
+uint32_t texture_texel_bytes(WGPUTextureFormat format) {
+  switch (format) {
+    case WGPUTextureFormat_R8Unorm:
+      return 1;
+    case WGPUTextureFormat_RGBA8Unorm:
+    case WGPUTextureFormat_RGBA8UnormSrgb:
+    case WGPUTextureFormat_BGRA8Unorm:
+    case WGPUTextureFormat_BGRA8UnormSrgb:
+    case WGPUTextureFormat_R32Float:
+    case WGPUTextureFormat_Depth24Plus:
+    case WGPUTextureFormat_Depth32Float:
+      return 4;
+    case WGPUTextureFormat_RGBA16Float:
+      return 8;
+    case WGPUTextureFormat_RGBA32Float:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+uint64_t texture_bytes(const WGPUTextureDescriptor& desc) {
+  uint64_t texels = 0;
+  for (uint32_t level = 0; level < desc.mipLevelCount; ++level)
+    texels += uint64_t(std::max(1u, desc.size.width >> level)) *
+              std::max(1u, desc.size.height >> level) * desc.size.depthOrArrayLayers;
+  return texels * texture_texel_bytes(desc.format);
+}
+
+gpu::Texture Device::create_texture(const WGPUTextureDescriptor& desc) const {
+  s_->throw_if_lost("createTexture");
+  s_->counters.textures_created++;
+  s_->counters.texture_bytes_created += texture_bytes(desc);
+  const CallScope scope(*this);
+  return gpu::Texture::acquire(wgpuDeviceCreateTexture(s_->device.get(), &desc));
+}
+
 gpu::ShaderModule Device::create_shader_module(std::string_view label,
                                                std::string_view wgsl) const {
   s_->throw_if_lost(fmt::format("createShaderModule('{}')", label));

@@ -322,7 +322,7 @@ void MaterialTable::upload_textures(const Device& device, std::span<const Textur
     td.format = c.format;
     td.mipLevelCount = c.mip_levels;
     td.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
-    arrays_.push_back(gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td)));
+    arrays_.push_back(device.create_texture(td));
     // An explicit 2D-array view: the default view of a 1-layer texture would be "2d". The
     // binding array holds 2D views.
     WGPUTextureViewDescriptor vd = WGPU_TEXTURE_VIEW_DESCRIPTOR_INIT;

@@ -47,11 +47,15 @@ void upload_meshes(const Device& device, const Scene& scene, GpuScene& g, bool s
 
 }  // namespace
 
-GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_vertices) {
+GpuScene upload_scene(const Device& device, const Scene& scene,
+                      const SceneUploadOptions& options) {
   GpuScene g;
-  upload_meshes(device, scene, g, storage_vertices);
+  upload_meshes(device, scene, g, options.storage_vertices);
 
-  for (const TextureData& t : scene.textures) {
+  const std::span<const TextureData> textures =
+      options.textures ? std::span<const TextureData>(scene.textures)
+                       : std::span<const TextureData>();
+  for (const TextureData& t : textures) {
     WGPUTextureDescriptor desc = WGPU_TEXTURE_DESCRIPTOR_INIT;
     std::string label = fmt::format("texture {}", t.name);
     desc.label = gpu::sv(label);
@@ -59,7 +63,7 @@ GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_ver
     desc.format = WGPUTextureFormat_RGBA8Unorm;
     desc.mipLevelCount = static_cast<uint32_t>(t.mips.size());
     desc.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
-    gpu::Texture tex = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &desc));
+    gpu::Texture tex = device.create_texture(desc);
     uint32_t w = t.width, h = t.height;
     for (uint32_t level = 0; level < t.mips.size(); ++level) {
       WGPUTexelCopyTextureInfo dst = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;

@@ -51,10 +51,20 @@ struct GpuScene {
   std::vector<gpu::Sampler> samplers;  ///< one per Scene::samplers entry
 };
 
-/// Uploads meshes (into one MeshPool) and textures (with mips) and creates the scene's samplers.
-/// `storage_vertices`: the pool's buffers also bindable as storage (a vertex stage that pulls
-/// its vertices: the cluster path), so each at most maxStorageBufferBindingSize bytes.
-GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_vertices = false);
+/// What upload_scene() puts on the GPU besides the meshes.
+struct SceneUploadOptions {
+  /// The pool's buffers also bindable as storage (a vertex stage that pulls its vertices: the
+  /// cluster path), so each at most maxStorageBufferBindingSize bytes.
+  bool storage_vertices = false;
+  /// Each scene texture (with mips) as a 2D texture and view. false for a strategy whose
+  /// MaterialTable uploads them itself (StrategyRow::own_textures): each texture on the GPU once.
+  bool textures = true;
+};
+
+/// Uploads meshes (into one MeshPool) and textures (with mips, unless `options.textures` is
+/// false) and creates the scene's samplers.
+GpuScene upload_scene(const Device& device, const Scene& scene,
+                      const SceneUploadOptions& options = {});
 
 /// Values shared by every object in a frame.
 struct FrameValues {
@@ -193,6 +203,9 @@ struct StrategyRow {
   /// threads (see Strategy::encode). false for strategies that record their own passes or
   /// record render bundles lazily inside encode().
   bool parallel_encode = false;
+  /// Whether the strategy's MaterialTable uploads the scene's textures (as 2D arrays) and so
+  /// needs none of GpuScene::textures / views: upload_scene() then leaves them empty.
+  bool own_textures = false;
 };
 
 /// The registry: every strategy's row, in catalogue order.
