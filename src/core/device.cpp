@@ -3,7 +3,7 @@
 #include "bindery/core/device.hpp"
 
 #include "bindery/core/device_checks.hpp"
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 
 #include "compute_helpers.hpp"
 #include "bindery/data/layout_builder.hpp"
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include "bindery/core/error.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"

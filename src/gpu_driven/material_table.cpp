@@ -6,7 +6,7 @@
 #include "bindery/core/features.hpp"
 #include "bindery/data/layout_builder.hpp"
 #include "bindery/wgsl/struct_view.hpp"
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The layout verifier (layout_verify.hpp): compile verdicts through error scopes and GPU round
 // trips of every scalar leaf of reflected structs, many structs per generated compute module.
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 #include "wgsl/parser.hpp"
 
 #include <bindery/wgsl/layout_verify.hpp>

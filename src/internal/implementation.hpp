@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The parts of webgpu.h use that differ between WebGPU implementations, behind one small private
-// interface (issue 13). Exactly one of src/implementation/wgpu-native.cpp and
-// src/implementation/dawn.cpp is compiled into a build (CMake option BINDERY_WEBGPU); everything
+// src/internal/implementation.hpp — the parts of webgpu.h use that differ between WebGPU
+// implementations, behind one small internal interface (issue 13; who may include it:
+// src/internal/README.md). Exactly one of src/core/implementation/wgpu-native.cpp and
+// src/core/implementation/dawn.cpp is compiled into a build (CMake option BINDERY_WEBGPU); everything
 // else in bindery calls these functions and plain webgpu.h, and compiles unchanged for both.
 //
 //   instance + backend   wgpu-native: WGPUInstanceExtras (wgpu.h) chooses the backends;
