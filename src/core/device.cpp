@@ -253,7 +253,7 @@ struct Device::State {
       };
       cb.userdata1 = &popped;
       wgpuDevicePopErrorScope(device.get(), cb);
-      for (int n = 0; n < 100000 && !popped.done; ++n) wgpuInstanceProcessEvents(instance.get());
+      implementation::wait_until(instance.get(), popped.done);
       if (!discard && popped.type != WGPUErrorType_NoError)
         record_uncaptured(popped.type, popped.message);
     }
@@ -302,7 +302,7 @@ gpu::Adapter request_adapter(WGPUInstance instance, const implementation::Backen
   };
   cb.userdata1 = &result;
   wgpuInstanceRequestAdapter(instance, &options, cb);
-  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
+  implementation::wait_until(instance, result.done, 1000);
   if (!result.adapter) {
     throw Error(ErrorKind::AdapterUnavailable,
                 "requestAdapter: no WebGPU adapter" +
@@ -425,7 +425,7 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter,
   };
   cb.userdata1 = &result;
   wgpuAdapterRequestDevice(adapter, &desc, cb);
-  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
+  implementation::wait_until(instance, result.done, 1000);
   if (!result.device)
     throw Error(ErrorKind::DeviceCreation, "requestDevice failed: " + result.message);
   return result.device;

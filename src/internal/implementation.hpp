@@ -117,6 +117,25 @@ void wait(WGPUInstance instance, WGPUDevice device, WGPUQueue queue, const Submi
 /// Runs ready callbacks; with `wait`, first blocks until all submitted work is done.
 void poll(WGPUInstance instance, WGPUDevice device, WGPUQueue queue, bool wait);
 
+/// Rounds wait_until() runs by default before it gives up on a callback.
+inline constexpr int kWaitRounds = 100000;
+/// The one wait-and-poll loop of bindery, for a callback of mode AllowProcessEvents that sets
+/// `done`: up to `rounds` times, calls `poll` (a device poll, or nothing) and then
+/// wgpuInstanceProcessEvents(instance), stopping as soon as `done` is true. Bounded, so a callback
+/// that never comes ends in the caller's error instead of a hang. Returns `done`.
+template <class Poll>
+bool wait_until(WGPUInstance instance, const bool& done, int rounds, Poll&& poll) {
+  for (int i = 0; i < rounds && !done; ++i) {
+    poll();
+    wgpuInstanceProcessEvents(instance);
+  }
+  return done;
+}
+/// wait_until() without a device poll: events only.
+inline bool wait_until(WGPUInstance instance, const bool& done, int rounds = kWaitRounds) {
+  return wait_until(instance, done, rounds, [] {});
+}
+
 /// Whether the implementation's WGSL compiler leaves @align out of a struct's alignment
 /// (gfx-rs/wgpu#4377: naga, wgpu-native) instead of following WGSL §14.4.1 (Dawn's Tint).
 bool struct_align_ignores_member_align();
