@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
+/// bindery/core/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
 ///
 /// Every bindery part that calls webgpu.h for per-draw data (Device::write_buffer, the arenas, the
 /// draw-list encoder) adds to the Counters of its Device, so the render report can say what a

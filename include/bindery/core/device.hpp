@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/device.hpp — one WebGPU adapter + device + queue, created headless, with errors that
-/// become C++ exceptions.
+/// bindery/core/device.hpp — one WebGPU adapter + device + queue, created headless, with errors
+/// that become C++ exceptions.
 ///
 /// Device::create() asks the adapter for its limits and, by default, REQUIRES the adapter's best
 /// values (LimitsRequest::adapter_best): a device created without requiredLimits keeps the spec
