@@ -21,14 +21,27 @@ WGPUBufferBindingType to_wgpu_buffer_type(BindingKind kind) {
                                                : WGPUBufferBindingType_ReadOnlyStorage;
 }
 
+// The entry every kind starts from: WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT (no binding kind used)
+// with the binding number and the stages.
+WGPUBindGroupLayoutEntry base_layout_entry(uint32_t binding, WGPUShaderStage visibility) {
+  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+  e.binding = binding;
+  e.visibility = visibility;
+  return e;
+}
+
+WGPUBindGroupEntry base_group_entry(uint32_t binding) {
+  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+  e.binding = binding;
+  return e;
+}
+
 }  // namespace
 
 WGPUBindGroupLayoutEntry buffer_layout_entry(uint32_t binding, WGPUShaderStage visibility,
                                              WGPUBufferBindingType type, bool has_dynamic_offset,
                                              uint64_t min_binding_size) {
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = binding;
-  e.visibility = visibility;
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
   e.buffer = WGPU_BUFFER_BINDING_LAYOUT_INIT;
   e.buffer.type = type;
   e.buffer.hasDynamicOffset = has_dynamic_offset;
@@ -40,9 +53,7 @@ WGPUBindGroupLayoutEntry texture_layout_entry(uint32_t binding, WGPUShaderStage 
                                               WGPUTextureSampleType sample_type,
                                               WGPUTextureViewDimension view_dimension,
                                               bool multisampled) {
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = binding;
-  e.visibility = visibility;
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
   e.texture.sampleType = sample_type;
   e.texture.viewDimension = view_dimension;
   e.texture.multisampled = multisampled;
@@ -53,9 +64,7 @@ WGPUBindGroupLayoutEntry storage_texture_layout_entry(uint32_t binding, WGPUShad
                                                       WGPUTextureFormat format,
                                                       WGPUStorageTextureAccess access,
                                                       WGPUTextureViewDimension view_dimension) {
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = binding;
-  e.visibility = visibility;
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
   e.storageTexture.access = access;
   e.storageTexture.format = format;
   e.storageTexture.viewDimension = view_dimension;
@@ -64,9 +73,7 @@ WGPUBindGroupLayoutEntry storage_texture_layout_entry(uint32_t binding, WGPUShad
 
 WGPUBindGroupLayoutEntry sampler_layout_entry(uint32_t binding, WGPUShaderStage visibility,
                                               WGPUSamplerBindingType type) {
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = binding;
-  e.visibility = visibility;
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
   e.sampler.type = type;
   return e;
 }
@@ -86,8 +93,7 @@ WGPUBindGroupLayoutEntry layout_entry(const BindingLayoutEntry& entry) {
 
 WGPUBindGroupEntry buffer_group_entry(uint32_t binding, WGPUBuffer buffer, uint64_t offset,
                                       uint64_t size) {
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = binding;
+  WGPUBindGroupEntry e = base_group_entry(binding);
   e.buffer = buffer;
   e.offset = offset;
   e.size = size;
@@ -95,15 +101,13 @@ WGPUBindGroupEntry buffer_group_entry(uint32_t binding, WGPUBuffer buffer, uint6
 }
 
 WGPUBindGroupEntry texture_group_entry(uint32_t binding, WGPUTextureView view) {
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = binding;
+  WGPUBindGroupEntry e = base_group_entry(binding);
   e.textureView = view;
   return e;
 }
 
 WGPUBindGroupEntry sampler_group_entry(uint32_t binding, WGPUSampler sampler) {
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = binding;
+  WGPUBindGroupEntry e = base_group_entry(binding);
   e.sampler = sampler;
   return e;
 }

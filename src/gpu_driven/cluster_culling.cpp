@@ -180,17 +180,25 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
   const WGPUBufferBindingType ro = WGPUBufferBindingType_ReadOnlyStorage;
   const WGPUBufferBindingType rw = WGPUBufferBindingType_Storage;
   const WGPUBindGroupLayoutEntry entries[] = {
-      buffer_layout_entry(0, cs, WGPUBufferBindingType_Uniform), buffer_layout_entry(1, cs, ro),
-      buffer_layout_entry(2, cs, ro), buffer_layout_entry(3, cs, ro), buffer_layout_entry(4, cs, ro),
-      buffer_layout_entry(5, cs, ro), buffer_layout_entry(6, cs, ro), buffer_layout_entry(7, cs, rw),
-      buffer_layout_entry(8, cs, rw), buffer_layout_entry(9, cs, rw), buffer_layout_entry(10, cs, ro),
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Uniform),
+      buffer_layout_entry(1, cs, ro),
+      buffer_layout_entry(2, cs, ro),
+      buffer_layout_entry(3, cs, ro),
+      buffer_layout_entry(4, cs, ro),
+      buffer_layout_entry(5, cs, ro),
+      buffer_layout_entry(6, cs, ro),
+      buffer_layout_entry(7, cs, rw),
+      buffer_layout_entry(8, cs, rw),
+      buffer_layout_entry(9, cs, rw),
+      buffer_layout_entry(10, cs, ro),
       buffer_layout_entry(11, cs, rw)};
   layout_ = create_bind_group_layout(device, "cluster culling", entries);
   const WGPUBindGroupLayoutEntry indirect[] = {buffer_layout_entry(0, cs, rw)};
   indirect_layout_ = create_bind_group_layout(device, "cluster culling: indirect", indirect);
   const WGPUShaderStage vs = WGPUShaderStage_Vertex;
-  const WGPUBindGroupLayoutEntry draw[] = {buffer_layout_entry(0, vs, ro), buffer_layout_entry(1, vs, ro),
-                                           buffer_layout_entry(2, vs, ro), buffer_layout_entry(3, vs, ro)};
+  const WGPUBindGroupLayoutEntry draw[] = {
+      buffer_layout_entry(0, vs, ro), buffer_layout_entry(1, vs, ro),
+      buffer_layout_entry(2, vs, ro), buffer_layout_entry(3, vs, ro)};
   draw_layout_ = create_bind_group_layout(device, "cluster draw", draw);
   WGPUBindGroupLayout one[] = {layout_.get()};
   WGPUBindGroupLayout two[] = {layout_.get(), indirect_layout_.get()};
@@ -214,7 +222,8 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
   indirect_ = device.create_buffer(desc_.label + ": indirect", kIndirectBytes + 12,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, indirect_.get())};
-  indirect_group_ = create_bind_group(device, "cluster culling: indirect", indirect_layout_.get(), d);
+  indirect_group_ =
+      create_bind_group(device, "cluster culling: indirect", indirect_layout_.get(), d);
   with_context("creating the cluster culling passes", [&] { device.check(); });
 }
 
@@ -279,10 +288,10 @@ void ClusterCulling::create_groups() {
       buffer_group_entry(11, indices_.get()),
   };
   group_ = create_bind_group(device_, "cluster culling", layout_.get(), e);
-  const WGPUBindGroupEntry d[] = {
-      buffer_group_entry(0, slots_.get()), buffer_group_entry(1, geometry_.cluster_buffer()),
-      buffer_group_entry(2, geometry_.word_buffer()),
-      buffer_group_entry(3, geometry_.pool().vertex_buffer())};
+  const WGPUBindGroupEntry d[] = {buffer_group_entry(0, slots_.get()),
+                                  buffer_group_entry(1, geometry_.cluster_buffer()),
+                                  buffer_group_entry(2, geometry_.word_buffer()),
+                                  buffer_group_entry(3, geometry_.pool().vertex_buffer())};
   draw_group_ = create_bind_group(device_, "cluster draw", draw_layout_.get(), d);
   entries_ = draws_.entries_buffer();
   pool_vertices_ = geometry_.pool().vertex_buffer();

@@ -58,10 +58,12 @@ Culling::Culling(const Device& device, const ObjectTable& objects, const MeshPoo
       buffer_layout_entry(5, cs, WGPUBufferBindingType_Storage),
       buffer_layout_entry(6, cs, WGPUBufferBindingType_Storage),
       buffer_layout_entry(7, cs, WGPUBufferBindingType_Storage),
-      texture_layout_entry(8, cs, WGPUTextureSampleType_UnfilterableFloat, WGPUTextureViewDimension_2D),
+      texture_layout_entry(8, cs, WGPUTextureSampleType_UnfilterableFloat,
+                           WGPUTextureViewDimension_2D),
   };
   layout_ = create_bind_group_layout(device, "culling", entries);
-  const WGPUBindGroupLayoutEntry dispatch[] = {buffer_layout_entry(0, cs, WGPUBufferBindingType_Storage)};
+  const WGPUBindGroupLayoutEntry dispatch[] = {
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Storage)};
   dispatch_layout_ = create_bind_group_layout(device, "culling: phase 2 dispatch", dispatch);
   WGPUBindGroupLayout one[] = {layout_.get()};
   WGPUBindGroupLayout two[] = {layout_.get(), dispatch_layout_.get()};
@@ -91,7 +93,8 @@ Culling::Culling(const Device& device, const ObjectTable& objects, const MeshPoo
     dummy_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(dummy_pyramid_.get(), nullptr));
   }
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, phase2_dispatch_.get())};
-  dispatch_group_ = create_bind_group(device, "culling: phase 2 dispatch", dispatch_layout_.get(), d);
+  dispatch_group_ =
+      create_bind_group(device, "culling: phase 2 dispatch", dispatch_layout_.get(), d);
   prepare(glm::mat4(1.0f));
   with_context("creating the culling passes", [&] { device.check(); });
 }

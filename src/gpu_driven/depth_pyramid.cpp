@@ -52,7 +52,8 @@ DepthPyramid::DepthPyramid(const Device& device, WGPUTexture depth, uint32_t wid
       texture_layout_entry(0, cs, WGPUTextureSampleType_Depth, WGPUTextureViewDimension_2D),
       storage_texture_layout_entry(1, cs, WGPUTextureFormat_R32Float)};
   const WGPUBindGroupLayoutEntry reduce[] = {
-      texture_layout_entry(2, cs, WGPUTextureSampleType_UnfilterableFloat, WGPUTextureViewDimension_2D),
+      texture_layout_entry(2, cs, WGPUTextureSampleType_UnfilterableFloat,
+                           WGPUTextureViewDimension_2D),
       storage_texture_layout_entry(3, cs, WGPUTextureFormat_R32Float)};
   from_depth_layout_ = create_bind_group_layout(device, "pyramid from depth", from_depth);
   reduce_layout_ = create_bind_group_layout(device, "pyramid reduce", reduce);

@@ -119,7 +119,8 @@ IndirectDraws::IndirectDraws(const Device& device, const ObjectTable& objects,
       buffer_layout_entry(7, cs, WGPUBufferBindingType_Storage),
   };
   layout_ = create_bind_group_layout(device, "indirect draws", entries);
-  const WGPUBindGroupLayoutEntry dispatch[] = {buffer_layout_entry(0, cs, WGPUBufferBindingType_Storage)};
+  const WGPUBindGroupLayoutEntry dispatch[] = {
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Storage)};
   dispatch_layout_ = create_bind_group_layout(device, "indirect draws: scatter dispatch", dispatch);
   WGPUBindGroupLayout one[] = {layout_.get()};
   WGPUBindGroupLayout two[] = {layout_.get(), dispatch_layout_.get()};
@@ -177,14 +178,15 @@ void IndirectDraws::create_buffers() {
 void IndirectDraws::create_groups() {
   using namespace detail;
   const WGPUBindGroupEntry e[] = {
-      buffer_group_entry(0, params_.get()),   buffer_group_entry(1, objects_.buffer()),
+      buffer_group_entry(0, params_.get()),        buffer_group_entry(1, objects_.buffer()),
       buffer_group_entry(2, meshes_.mesh_table()), buffer_group_entry(3, bins_.get()),
-      buffer_group_entry(4, args_.get()),     buffer_group_entry(5, entries_.get()),
-      buffer_group_entry(6, remap_.get()),    buffer_group_entry(7, counters_.get()),
+      buffer_group_entry(4, args_.get()),          buffer_group_entry(5, entries_.get()),
+      buffer_group_entry(6, remap_.get()),         buffer_group_entry(7, counters_.get()),
   };
   group_ = create_bind_group(device_, "indirect draws", layout_.get(), e);
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, scatter_dispatch_.get())};
-  dispatch_group_ = create_bind_group(device_, "indirect draws: scatter dispatch", dispatch_layout_.get(), d);
+  dispatch_group_ =
+      create_bind_group(device_, "indirect draws: scatter dispatch", dispatch_layout_.get(), d);
 }
 
 void IndirectDraws::reset(WGPUComputePassEncoder pass) const {

@@ -418,8 +418,8 @@ std::vector<WGPUBindGroupLayoutEntry> MaterialTable::layout_entries(uint32_t fir
     entries.push_back(e);
   }
   for (size_t i = 0; i < samplers_.size(); ++i)
-    entries.push_back(sampler_layout_entry(
-        static_cast<uint32_t>(first_binding + 1 + texture_bindings + i), fs));
+    entries.push_back(
+        sampler_layout_entry(static_cast<uint32_t>(first_binding + 1 + texture_bindings + i), fs));
   return entries;
 }
 

@@ -186,8 +186,8 @@ void ObjectTable::State::ensure_scatter_capacity(uint32_t n) {
   while (cap < n) cap *= 2;
   cap = std::min<uint64_t>(cap, max_records);
   const WGPUBufferUsage usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
-  scatter_ids = device->create_buffer(label + " scatter ids",
-                                      align_to(kIdsHeaderBytes + 4 * cap, 16), usage);
+  scatter_ids =
+      device->create_buffer(label + " scatter ids", align_to(kIdsHeaderBytes + 4 * cap, 16), usage);
   scatter_records =
       device->create_buffer(label + " scatter records", cap * kObjectRecordBytes, usage);
   scatter_capacity = uint32_t(cap);

@@ -36,7 +36,8 @@ std::string draw_shader(const MaterialTable& materials, uint32_t group) {
   const size_t end = source.find(end_marker);
   if (begin == std::string::npos || end == std::string::npos)
     throw Error(ErrorKind::Internal, "gpu_driven_draw.wgsl: the material table markers are gone");
-  source.replace(begin, end + end_marker.size() - begin, materials.wgsl(group, GpuObjectScene::kMaterialFirstBinding));
+  source.replace(begin, end + end_marker.size() - begin,
+                 materials.wgsl(group, GpuObjectScene::kMaterialFirstBinding));
   const size_t cluster_begin = source.find("// BEGIN cluster draw");
   const std::string cluster_end = "// END cluster draw";
   const size_t cluster_stop = source.find(cluster_end);

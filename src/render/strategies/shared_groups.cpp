@@ -75,10 +75,10 @@ MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const G
     v.set(shininess, m.shininess);
     v.set(alpha_cutoff, shader_alpha_cutoff(m));
     if (groups == SharedBindGroups::none) continue;
-    const WGPUBindGroupEntry e[] = {texture_group_entry(0, gpu.views[m.texture].get()),
-                                    sampler_group_entry(1, gpu.samplers[m.sampler].get()),
-                                    buffer_group_entry(2, buffer_.get(), g * stride,
-                                                       material.size)};
+    const WGPUBindGroupEntry e[] = {
+        texture_group_entry(0, gpu.views[m.texture].get()),
+        sampler_group_entry(1, gpu.samplers[m.sampler].get()),
+        buffer_group_entry(2, buffer_.get(), g * stride, material.size)};
     groups_.push_back(create_bind_group(device, "material", layout_.get(), e));
   }
   if (!bytes.empty()) device.write_buffer(buffer_.get(), 0, bytes.data(), bytes.size());
