@@ -2,7 +2,7 @@
 // The redundant-state tracker alone (bindery::RenderStateTracker, bindery/draw_list.hpp): the
 // decision logic behind RenderPassState, no WebGPU calls.
 //
-// The draw stream is the dynamic-offsets strategy's per draw (src/render/strategy_dynamic_offsets
+// The draw stream is the dynamic-offsets strategy's per draw (src/render/strategies/dynamic_offsets
 // encode_range): setPipeline (same pipeline), setBindGroup(0) frame group (same bind group, key
 // 0), setBindGroup(1) material group (a new material every `draws_per_material` draws, key =
 // material id), setBindGroup(2) object group (same bind group, one dynamic offset = slot * 256,

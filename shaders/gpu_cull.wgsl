@@ -36,26 +36,14 @@ struct CullCounters {
   drawn: atomic<u32>,
 };
 
-// indirect_draws.wgsl's Bin and DrawCounters, with the fields this shader appends through atomic.
+// indirect_draws.wgsl's Bin, with the count this shader appends through atomic.
 struct Bin {
   count: atomic<u32>,
   first: u32,
   draw: u32,
   pad: u32,
 };
-struct DrawCounters {
-  entries: atomic<u32>,
-  subDraws: atomic<u32>,
-  pad0: u32,
-  pad1: u32,
-  drawCounts: array<u32>,
-};
-
-struct DispatchArgs {
-  x: u32,
-  y: u32,
-  z: u32,
-};
+// @include draw_counters.wgsl
 
 const kGroup = 64u;
 const kMaxGroupsX = 65535u;

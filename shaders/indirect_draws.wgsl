@@ -41,21 +41,7 @@ struct Bin {
   pad: u32,
 };
 
-// entries: appended this phase; subDraws: non-empty bins, summed over the frame's phases;
-// drawCounts[p]: pipeline p's non-empty bins this phase (multiDrawIndexedIndirectCount's count).
-struct DrawCounters {
-  entries: u32,
-  subDraws: u32,
-  pad0: u32,
-  pad1: u32,
-  drawCounts: array<u32>,
-};
-
-struct DispatchArgs {
-  x: u32,
-  y: u32,
-  z: u32,
-};
+// @include draw_counters.wgsl
 
 const kScanThreads = 256u;
 const kGroup = 64u;
@@ -82,7 +68,7 @@ fn linear(id: vec3u, groups: vec3u) -> u32 {
 fn reset(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) groups: vec3u) {
   let b = linear(id, groups);
   if (b == 0u) {
-    counters.entries = 0u;
+    atomicStore(&counters.entries, 0u);
   }
   if (b <= params.bins) {
     bins[b].count = 0u;
@@ -135,8 +121,8 @@ fn scan(@builtin(local_invocation_index) t: u32) {
   if (t == kScanThreads - 1u) {
     bins[n].draw = drawSums[t];
     bins[n].first = instanceSums[t];
-    counters.subDraws += drawSums[t];
-    let groups = (counters.entries + kGroup - 1u) / kGroup;
+    atomicAdd(&counters.subDraws, drawSums[t]);
+    let groups = (atomicLoad(&counters.entries) + kGroup - 1u) / kGroup;
     scatterDispatch.x = min(groups, kMaxGroupsX);
     scatterDispatch.y = (groups + kMaxGroupsX - 1u) / kMaxGroupsX;
     scatterDispatch.z = 1u;
@@ -170,7 +156,7 @@ fn write_args(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups)
 @compute @workgroup_size(64)
 fn scatter(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) groups: vec3u) {
   let e = linear(id, groups);
-  if (e >= counters.entries) {
+  if (e >= atomicLoad(&counters.entries)) {
     return;
   }
   let entry = entries[e];

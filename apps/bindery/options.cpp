@@ -151,7 +151,9 @@ nlohmann::ordered_json counters_json(const Counters& c) {
           {"immediateBytes", c.immediate_bytes},
           {"bindGroupsCreated", c.bind_groups_created},
           {"buffersCreated", c.buffers_created},
-          {"bufferBytesCreated", c.buffer_bytes_created}};
+          {"bufferBytesCreated", c.buffer_bytes_created},
+          {"texturesCreated", c.textures_created},
+          {"textureBytesCreated", c.texture_bytes_created}};
 }
 
 bool is_capacity_limit(ErrorKind kind) {

@@ -5,6 +5,13 @@
 /// that cares about compile times includes the parts it uses (docs/GUIDE.md says which part
 /// solves which problem). The reference renderer is <bindery/render.hpp> (bindery::render).
 /// tests/package_test.cpp checks that this lists every header of those folders.
+///
+/// What bindery does not do: no window system in the library, no scene graph, no shader
+/// translation (it reads WGSL, it does not write or convert it), no asset pipeline; the renderer
+/// (bindery::render) is a reference that measures the parts, not an engine. What it takes from
+/// the application: the device and queue (Device::adopt(), or Device::create() headless) and the
+/// command encoders and passes the parts record into; the surface and frame loop stay the
+/// application's.
 #pragma once
 
 #include "bindery/core/backend.hpp"
@@ -29,6 +36,7 @@
 #include "bindery/data/frames_in_flight.hpp"
 #include "bindery/data/layout_builder.hpp"
 #include "bindery/data/scene_data.hpp"
+#include "bindery/data/scene_gpu.hpp"
 #include "bindery/data/staging_ring.hpp"
 #include "bindery/data/storage_array.hpp"
 #include "bindery/data/validation.hpp"

@@ -12,3 +12,4 @@
 #include "bindery/render/renderer.hpp"
 #include "bindery/render/scene.hpp"
 #include "bindery/render/soak.hpp"
+#include "bindery/render/strategy_info.hpp"

@@ -3,7 +3,7 @@
 #include "bindery/core/device.hpp"
 
 #include "bindery/core/device_checks.hpp"
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <fmt/format.h>
 
@@ -253,7 +253,7 @@ struct Device::State {
       };
       cb.userdata1 = &popped;
       wgpuDevicePopErrorScope(device.get(), cb);
-      for (int n = 0; n < 100000 && !popped.done; ++n) wgpuInstanceProcessEvents(instance.get());
+      implementation::wait_until(instance.get(), popped.done);
       if (!discard && popped.type != WGPUErrorType_NoError)
         record_uncaptured(popped.type, popped.message);
     }
@@ -302,7 +302,7 @@ gpu::Adapter request_adapter(WGPUInstance instance, const implementation::Backen
   };
   cb.userdata1 = &result;
   wgpuInstanceRequestAdapter(instance, &options, cb);
-  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
+  implementation::wait_until(instance, result.done, 1000);
   if (!result.adapter) {
     throw Error(ErrorKind::AdapterUnavailable,
                 "requestAdapter: no WebGPU adapter" +
@@ -425,7 +425,7 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter,
   };
   cb.userdata1 = &result;
   wgpuAdapterRequestDevice(adapter, &desc, cb);
-  for (int i = 0; i < 1000 && !result.done; ++i) wgpuInstanceProcessEvents(instance);
+  implementation::wait_until(instance, result.done, 1000);
   if (!result.device)
     throw Error(ErrorKind::DeviceCreation, "requestDevice failed: " + result.message);
   return result.device;
@@ -691,6 +691,43 @@ gpu::Buffer Device::create_buffer(std::string_view label, uint64_t size, WGPUBuf
   auto buffer = gpu::Buffer::acquire(wgpuDeviceCreateBuffer(s_->device.get(), &desc));
   check();
   return buffer;
+}
+
+uint32_t texture_texel_bytes(WGPUTextureFormat format) {
+  switch (format) {
+    case WGPUTextureFormat_R8Unorm:
+      return 1;
+    case WGPUTextureFormat_RGBA8Unorm:
+    case WGPUTextureFormat_RGBA8UnormSrgb:
+    case WGPUTextureFormat_BGRA8Unorm:
+    case WGPUTextureFormat_BGRA8UnormSrgb:
+    case WGPUTextureFormat_R32Float:
+    case WGPUTextureFormat_Depth24Plus:
+    case WGPUTextureFormat_Depth32Float:
+      return 4;
+    case WGPUTextureFormat_RGBA16Float:
+      return 8;
+    case WGPUTextureFormat_RGBA32Float:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+uint64_t texture_bytes(const WGPUTextureDescriptor& desc) {
+  uint64_t texels = 0;
+  for (uint32_t level = 0; level < desc.mipLevelCount; ++level)
+    texels += uint64_t(std::max(1u, desc.size.width >> level)) *
+              std::max(1u, desc.size.height >> level) * desc.size.depthOrArrayLayers;
+  return texels * texture_texel_bytes(desc.format);
+}
+
+gpu::Texture Device::create_texture(const WGPUTextureDescriptor& desc) const {
+  s_->throw_if_lost("createTexture");
+  s_->counters.textures_created++;
+  s_->counters.texture_bytes_created += texture_bytes(desc);
+  const CallScope scope(*this);
+  return gpu::Texture::acquire(wgpuDeviceCreateTexture(s_->device.get(), &desc));
 }
 
 gpu::ShaderModule Device::create_shader_module(std::string_view label,

@@ -4,7 +4,7 @@
 
 #include "bindery/core/device.hpp"
 #include "bindery/core/error.hpp"
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <fmt/format.h>
 

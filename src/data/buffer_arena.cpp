@@ -4,6 +4,7 @@
 
 #include "bindery/core/device.hpp"
 #include "bindery/core/error.hpp"
+#include "bindery/data/layout_builder.hpp"
 #include "bindery/data/validation.hpp"
 
 #include <fmt/format.h>
@@ -13,20 +14,6 @@
 namespace bindery {
 
 namespace {
-
-WGPUBufferBindingType to_wgpu(BindingKind kind) {
-  switch (kind) {
-    case BindingKind::uniform_buffer:
-      return WGPUBufferBindingType_Uniform;
-    case BindingKind::storage_buffer:
-      return WGPUBufferBindingType_Storage;
-    case BindingKind::read_only_storage_buffer:
-      return WGPUBufferBindingType_ReadOnlyStorage;
-    default:
-      break;
-  }
-  throw Error(ErrorKind::InvalidArgument, "buffer arena: binding kind is not a buffer");
-}
 
 void check_chunk(uint32_t chunk, size_t count, const char* call) {
   if (chunk >= count) {
@@ -40,18 +27,10 @@ gpu::BindGroupLayout create_single_entry_layout(const Device& device, const std:
                                                 const BindingLayoutEntry& entry) {
   const CallScope scope(device);
   validate_bind_group_layout({label, {entry}}, device.limits());
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = entry.binding;
-  e.visibility = static_cast<WGPUShaderStage>(entry.visibility);
-  e.buffer = WGPU_BUFFER_BINDING_LAYOUT_INIT;
-  e.buffer.type = to_wgpu(entry.kind);
-  e.buffer.hasDynamicOffset = entry.has_dynamic_offset;
-  e.buffer.minBindingSize = entry.min_binding_size;
-  WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
-  d.entryCount = 1;
-  d.entries = &e;
-  auto layout = gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device.get(), &d));
+  if (!is_buffer(entry.kind))
+    throw Error(ErrorKind::InvalidArgument, "buffer arena: binding kind is not a buffer");
+  const WGPUBindGroupLayoutEntry e = layout_entry(entry);
+  auto layout = create_bind_group_layout(device, label, {&e, 1});
   with_context(fmt::format("creating bind group layout '{}'", label), [&] { device.check(); });
   return layout;
 }
@@ -111,13 +90,9 @@ uint64_t BufferArena::buffer_size(uint32_t chunk) const {
 
 WGPUBindGroupEntry BufferArena::bind_group_entry(uint32_t chunk) const {
   check_chunk(chunk, buffers_.size(), "bind_group_entry");
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = kind_.binding;
-  e.buffer = buffers_[chunk].get();
-  e.offset = 0;
   // Dynamic offsets: the element, not the whole buffer (seed 002); storage: the whole chunk.
-  e.size = kind_.has_dynamic_offset ? element_size() : buffer_sizes_[chunk];
-  return e;
+  return buffer_group_entry(kind_.binding, buffers_[chunk].get(), 0,
+                            kind_.has_dynamic_offset ? element_size() : buffer_sizes_[chunk]);
 }
 
 FlushStats BufferArena::flush() {
@@ -156,12 +131,7 @@ void BufferArena::rebuild_chunks_from(uint32_t first) {
     validate_buffer_binding({kind_.binding, kind_.binding_kind, e.offset, e.size, size,
                              layout_entry().min_binding_size, 0},
                             device_->limits());
-    WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-    d.label = gpu::sv(label);
-    d.layout = layout_;
-    d.entryCount = 1;
-    d.entries = &e;
-    bind_groups_.push_back(device_->create_bind_group(d));
+    bind_groups_.push_back(create_bind_group(*device_, label, layout_, {&e, 1}));
     with_context(fmt::format("creating bind group '{}'", label), [&] { device_->check(); });
   }
 }

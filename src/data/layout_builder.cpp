@@ -7,45 +7,140 @@
 
 namespace bindery {
 
+namespace {
+
+WGPUShaderStage to_wgpu_stages(uint32_t visibility) {
+  return (visibility & kStageVertex ? WGPUShaderStage_Vertex : WGPUShaderStage_None) |
+         (visibility & kStageFragment ? WGPUShaderStage_Fragment : WGPUShaderStage_None) |
+         (visibility & kStageCompute ? WGPUShaderStage_Compute : WGPUShaderStage_None);
+}
+
+WGPUBufferBindingType to_wgpu_buffer_type(BindingKind kind) {
+  return kind == BindingKind::uniform_buffer   ? WGPUBufferBindingType_Uniform
+         : kind == BindingKind::storage_buffer ? WGPUBufferBindingType_Storage
+                                               : WGPUBufferBindingType_ReadOnlyStorage;
+}
+
+// The entry every kind starts from: WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT (no binding kind used)
+// with the binding number and the stages.
+WGPUBindGroupLayoutEntry base_layout_entry(uint32_t binding, WGPUShaderStage visibility) {
+  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+  e.binding = binding;
+  e.visibility = visibility;
+  return e;
+}
+
+WGPUBindGroupEntry base_group_entry(uint32_t binding) {
+  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+  e.binding = binding;
+  return e;
+}
+
+}  // namespace
+
+WGPUBindGroupLayoutEntry buffer_layout_entry(uint32_t binding, WGPUShaderStage visibility,
+                                             WGPUBufferBindingType type, bool has_dynamic_offset,
+                                             uint64_t min_binding_size) {
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
+  e.buffer = WGPU_BUFFER_BINDING_LAYOUT_INIT;
+  e.buffer.type = type;
+  e.buffer.hasDynamicOffset = has_dynamic_offset;
+  e.buffer.minBindingSize = min_binding_size;
+  return e;
+}
+
+WGPUBindGroupLayoutEntry texture_layout_entry(uint32_t binding, WGPUShaderStage visibility,
+                                              WGPUTextureSampleType sample_type,
+                                              WGPUTextureViewDimension view_dimension,
+                                              bool multisampled) {
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
+  e.texture.sampleType = sample_type;
+  e.texture.viewDimension = view_dimension;
+  e.texture.multisampled = multisampled;
+  return e;
+}
+
+WGPUBindGroupLayoutEntry storage_texture_layout_entry(uint32_t binding, WGPUShaderStage visibility,
+                                                      WGPUTextureFormat format,
+                                                      WGPUStorageTextureAccess access,
+                                                      WGPUTextureViewDimension view_dimension) {
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
+  e.storageTexture.access = access;
+  e.storageTexture.format = format;
+  e.storageTexture.viewDimension = view_dimension;
+  return e;
+}
+
+WGPUBindGroupLayoutEntry sampler_layout_entry(uint32_t binding, WGPUShaderStage visibility,
+                                              WGPUSamplerBindingType type) {
+  WGPUBindGroupLayoutEntry e = base_layout_entry(binding, visibility);
+  e.sampler.type = type;
+  return e;
+}
+
+WGPUBindGroupLayoutEntry layout_entry(const BindingLayoutEntry& entry) {
+  const WGPUShaderStage stages = to_wgpu_stages(entry.visibility);
+  switch (entry.kind) {
+    case BindingKind::sampled_texture:
+      return texture_layout_entry(entry.binding, stages);
+    case BindingKind::sampler:
+      return sampler_layout_entry(entry.binding, stages);
+    default:
+      return buffer_layout_entry(entry.binding, stages, to_wgpu_buffer_type(entry.kind),
+                                 entry.has_dynamic_offset, entry.min_binding_size);
+  }
+}
+
+WGPUBindGroupEntry buffer_group_entry(uint32_t binding, WGPUBuffer buffer, uint64_t offset,
+                                      uint64_t size) {
+  WGPUBindGroupEntry e = base_group_entry(binding);
+  e.buffer = buffer;
+  e.offset = offset;
+  e.size = size;
+  return e;
+}
+
+WGPUBindGroupEntry texture_group_entry(uint32_t binding, WGPUTextureView view) {
+  WGPUBindGroupEntry e = base_group_entry(binding);
+  e.textureView = view;
+  return e;
+}
+
+WGPUBindGroupEntry sampler_group_entry(uint32_t binding, WGPUSampler sampler) {
+  WGPUBindGroupEntry e = base_group_entry(binding);
+  e.sampler = sampler;
+  return e;
+}
+
 gpu::BindGroupLayout create_bind_group_layout(const Device& device,
                                               const BindGroupLayoutDesc& desc) {
   const CallScope scope(device);
   std::vector<WGPUBindGroupLayoutEntry> entries;
-  for (const BindingLayoutEntry& e : desc.entries) {
-    WGPUBindGroupLayoutEntry w = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-    w.binding = e.binding;
-    w.visibility =
-        (e.visibility & kStageVertex ? WGPUShaderStage_Vertex : WGPUShaderStage_None) |
-        (e.visibility & kStageFragment ? WGPUShaderStage_Fragment : WGPUShaderStage_None) |
-        (e.visibility & kStageCompute ? WGPUShaderStage_Compute : WGPUShaderStage_None);
-    switch (e.kind) {
-      case BindingKind::uniform_buffer:
-      case BindingKind::storage_buffer:
-      case BindingKind::read_only_storage_buffer:
-        w.buffer.type = e.kind == BindingKind::uniform_buffer ? WGPUBufferBindingType_Uniform
-                        : e.kind == BindingKind::storage_buffer
-                            ? WGPUBufferBindingType_Storage
-                            : WGPUBufferBindingType_ReadOnlyStorage;
-        w.buffer.hasDynamicOffset = e.has_dynamic_offset;
-        w.buffer.minBindingSize = e.min_binding_size;
-        break;
-      case BindingKind::sampled_texture:
-        w.texture.sampleType = WGPUTextureSampleType_Float;
-        w.texture.viewDimension = WGPUTextureViewDimension_2D;
-        break;
-      case BindingKind::sampler:
-        w.sampler.type = WGPUSamplerBindingType_Filtering;
-        break;
-    }
-    entries.push_back(w);
-  }
-  WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
-  d.label = gpu::sv(desc.label);
-  d.entryCount = entries.size();
-  d.entries = entries.data();
-  auto layout = gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device.get(), &d));
+  for (const BindingLayoutEntry& e : desc.entries) entries.push_back(layout_entry(e));
+  auto layout = create_bind_group_layout(device, desc.label, entries);
   with_context(fmt::format("creating bind group layout '{}'", desc.label), [&] { device.check(); });
   return layout;
+}
+
+gpu::BindGroupLayout create_bind_group_layout(const Device& device, std::string_view label,
+                                              std::span<const WGPUBindGroupLayoutEntry> entries) {
+  const CallScope scope(device);
+  WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.entryCount = entries.size();
+  d.entries = entries.data();
+  return gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device.get(), &d));
+}
+
+gpu::BindGroup create_bind_group(const Device& device, std::string_view label,
+                                 WGPUBindGroupLayout layout,
+                                 std::span<const WGPUBindGroupEntry> entries) {
+  WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  d.label = gpu::sv(label);
+  d.layout = layout;
+  d.entryCount = entries.size();
+  d.entries = entries.data();
+  return device.create_bind_group(d);
 }
 
 gpu::PipelineLayout create_pipeline_layout(const Device& device,

@@ -3,7 +3,7 @@
 // (docs/PLAN_FORMAT.md), the text and JSON reports, and the WGSL declarations.
 #include "bindery/encode/bind_group_plan.hpp"
 #include "bindery/core/error.hpp"
-#include "encode/json_message.hpp"
+#include "internal/json_message.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

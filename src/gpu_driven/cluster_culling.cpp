@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "bindery/gpu_driven/cluster_culling.hpp"
 
-#include "binding_helpers.hpp"
+#include "compute_helpers.hpp"
+#include "bindery/data/layout_builder.hpp"
 
 #include "bindery/core/error.hpp"
-#include "bindery/data/layout_builder.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
 #include "bindery/wgsl/struct_check.hpp"
 #include "bindery/wgsl/struct_view.hpp"
@@ -182,18 +182,29 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
   const WGPUBufferBindingType ro = WGPUBufferBindingType_ReadOnlyStorage;
   const WGPUBufferBindingType rw = WGPUBufferBindingType_Storage;
   const WGPUBindGroupLayoutEntry entries[] = {
-      buffer_entry(0, WGPUBufferBindingType_Uniform, cs), buffer_entry(1, ro, cs),
-      buffer_entry(2, ro, cs), buffer_entry(3, ro, cs), buffer_entry(4, ro, cs),
-      buffer_entry(5, ro, cs), buffer_entry(6, ro, cs), buffer_entry(7, rw, cs),
-      buffer_entry(8, rw, cs), buffer_entry(9, rw, cs), buffer_entry(10, ro, cs),
-      buffer_entry(11, rw, cs), buffer_entry(12, rw, cs), buffer_entry(13, ro, cs)};
-  layout_ = make_layout(device, "cluster culling", entries);
-  const WGPUBindGroupLayoutEntry indirect[] = {buffer_entry(0, rw, cs)};
-  indirect_layout_ = make_layout(device, "cluster culling: indirect", indirect);
-  const WGPUShaderStage vs = WGPUShaderStage_Vertex | WGPUShaderStage_Fragment;  // the resolve reads them too
-  const WGPUBindGroupLayoutEntry draw[] = {buffer_entry(0, ro, vs), buffer_entry(1, ro, vs),
-                                           buffer_entry(2, ro, vs), buffer_entry(3, ro, vs)};
-  draw_layout_ = make_layout(device, "cluster draw", draw);
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Uniform),
+      buffer_layout_entry(1, cs, ro),
+      buffer_layout_entry(2, cs, ro),
+      buffer_layout_entry(3, cs, ro),
+      buffer_layout_entry(4, cs, ro),
+      buffer_layout_entry(5, cs, ro),
+      buffer_layout_entry(6, cs, ro),
+      buffer_layout_entry(7, cs, rw),
+      buffer_layout_entry(8, cs, rw),
+      buffer_layout_entry(9, cs, rw),
+      buffer_layout_entry(10, cs, ro),
+      buffer_layout_entry(11, cs, rw),
+      buffer_layout_entry(12, cs, rw),
+      buffer_layout_entry(13, cs, ro)};
+  layout_ = create_bind_group_layout(device, "cluster culling", entries);
+  const WGPUBindGroupLayoutEntry indirect[] = {buffer_layout_entry(0, cs, rw)};
+  indirect_layout_ = create_bind_group_layout(device, "cluster culling: indirect", indirect);
+  // The vertex stage pulls from them; the compute rasterizer's resolve reads them too.
+  const WGPUShaderStage vs = WGPUShaderStage_Vertex | WGPUShaderStage_Fragment;
+  const WGPUBindGroupLayoutEntry draw[] = {
+      buffer_layout_entry(0, vs, ro), buffer_layout_entry(1, vs, ro),
+      buffer_layout_entry(2, vs, ro), buffer_layout_entry(3, vs, ro)};
+  draw_layout_ = create_bind_group_layout(device, "cluster draw", draw);
   WGPUBindGroupLayout one[] = {layout_.get()};
   WGPUBindGroupLayout two[] = {layout_.get(), indirect_layout_.get()};
   pipeline_layout_ = create_pipeline_layout(device, one, "cluster culling");
@@ -216,8 +227,9 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
   indirect_ = device.create_buffer(desc_.label + ": indirect", kIndirectBytes + 12,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
   set_compute_raster(0.0f, {});
-  const WGPUBindGroupEntry d[] = {buffer_binding(0, indirect_.get())};
-  indirect_group_ = make_group(device, "cluster culling: indirect", indirect_layout_.get(), d);
+  const WGPUBindGroupEntry d[] = {buffer_group_entry(0, indirect_.get())};
+  indirect_group_ =
+      create_bind_group(device, "cluster culling: indirect", indirect_layout_.get(), d);
   with_context("creating the cluster culling passes", [&] { device.check(); });
 }
 
@@ -272,27 +284,27 @@ void ClusterCulling::create_buffers() {
 void ClusterCulling::create_groups() {
   using namespace detail;
   const WGPUBindGroupEntry e[] = {
-      buffer_binding(0, frame_.get()),
-      buffer_binding(1, objects_.buffer()),
-      buffer_binding(2, geometry_.mesh_buffer()),
-      buffer_binding(3, geometry_.level_buffer()),
-      buffer_binding(4, geometry_.cluster_buffer()),
-      buffer_binding(5, draws_.entries_buffer()),
-      buffer_binding(6, draws_.counters_buffer()),
-      buffer_binding(7, chunks_.get()),
-      buffer_binding(8, slots_.get()),
-      buffer_binding(9, counts_.get()),
-      buffer_binding(10, geometry_.word_buffer()),
-      buffer_binding(11, indices_.get()),
-      buffer_binding(12, raster_slots_.get()),
-      buffer_binding(13, material_flags_.get()),
+      buffer_group_entry(0, frame_.get()),
+      buffer_group_entry(1, objects_.buffer()),
+      buffer_group_entry(2, geometry_.mesh_buffer()),
+      buffer_group_entry(3, geometry_.level_buffer()),
+      buffer_group_entry(4, geometry_.cluster_buffer()),
+      buffer_group_entry(5, draws_.entries_buffer()),
+      buffer_group_entry(6, draws_.counters_buffer()),
+      buffer_group_entry(7, chunks_.get()),
+      buffer_group_entry(8, slots_.get()),
+      buffer_group_entry(9, counts_.get()),
+      buffer_group_entry(10, geometry_.word_buffer()),
+      buffer_group_entry(11, indices_.get()),
+      buffer_group_entry(12, raster_slots_.get()),
+      buffer_group_entry(13, material_flags_.get()),
   };
-  group_ = make_group(device_, "cluster culling", layout_.get(), e);
-  const WGPUBindGroupEntry d[] = {
-      buffer_binding(0, slots_.get()), buffer_binding(1, geometry_.cluster_buffer()),
-      buffer_binding(2, geometry_.word_buffer()),
-      buffer_binding(3, geometry_.pool().vertex_buffer())};
-  draw_group_ = make_group(device_, "cluster draw", draw_layout_.get(), d);
+  group_ = create_bind_group(device_, "cluster culling", layout_.get(), e);
+  const WGPUBindGroupEntry d[] = {buffer_group_entry(0, slots_.get()),
+                                  buffer_group_entry(1, geometry_.cluster_buffer()),
+                                  buffer_group_entry(2, geometry_.word_buffer()),
+                                  buffer_group_entry(3, geometry_.pool().vertex_buffer())};
+  draw_group_ = create_bind_group(device_, "cluster draw", draw_layout_.get(), d);
   entries_ = draws_.entries_buffer();
   pool_vertices_ = geometry_.pool().vertex_buffer();
 }

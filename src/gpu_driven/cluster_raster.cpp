@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "bindery/gpu_driven/cluster_raster.hpp"
 
-#include "binding_helpers.hpp"
+#include "compute_helpers.hpp"
 
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 #include "bindery/core/error.hpp"
 #include "bindery/data/layout_builder.hpp"
 #include "bindery_shaders.hpp"
@@ -112,17 +112,17 @@ ClusterRaster::ClusterRaster(const Device& device, const ObjectTable& objects,
   const WGPUShaderStage cs = WGPUShaderStage_Compute;
   const WGPUBufferBindingType ro = WGPUBufferBindingType_ReadOnlyStorage;
   const WGPUBindGroupLayoutEntry entries[] = {
-      buffer_entry(0, WGPUBufferBindingType_Uniform, cs), buffer_entry(1, ro, cs),
-      buffer_entry(2, ro, cs), buffer_entry(3, ro, cs), buffer_entry(4, ro, cs),
-      buffer_entry(5, ro, cs), buffer_entry(6, ro, cs)};
-  layout_ = make_layout(device, "cluster raster", entries);
-  const WGPUBindGroupLayoutEntry store[] = {buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
-  store_layout_ = make_layout(device, "cluster raster: visibility", store);
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Uniform), buffer_layout_entry(1, cs, ro),
+      buffer_layout_entry(2, cs, ro), buffer_layout_entry(3, cs, ro), buffer_layout_entry(4, cs, ro),
+      buffer_layout_entry(5, cs, ro), buffer_layout_entry(6, cs, ro)};
+  layout_ = create_bind_group_layout(device, "cluster raster", entries);
+  const WGPUBindGroupLayoutEntry store[] = {buffer_layout_entry(0, cs, WGPUBufferBindingType_Storage)};
+  store_layout_ = create_bind_group_layout(device, "cluster raster: visibility", store);
   const WGPUShaderStage fs = WGPUShaderStage_Fragment;
   const WGPUBindGroupLayoutEntry resolve[] = {
-      buffer_entry(0, WGPUBufferBindingType_Uniform, fs | WGPUShaderStage_Vertex),
-      buffer_entry(1, ro, fs), buffer_entry(2, ro, fs), buffer_entry(3, ro, WGPUShaderStage_Vertex)};
-  resolve_layout_ = make_layout(device, "cluster resolve", resolve);
+      buffer_layout_entry(0, fs | WGPUShaderStage_Vertex, WGPUBufferBindingType_Uniform),
+      buffer_layout_entry(1, fs, ro), buffer_layout_entry(2, fs, ro), buffer_layout_entry(3, WGPUShaderStage_Vertex, ro)};
+  resolve_layout_ = create_bind_group_layout(device, "cluster resolve", resolve);
   WGPUBindGroupLayout two[] = {layout_.get(), store_layout_.get()};
   pipeline_layout_ = create_pipeline_layout(device, two, "cluster raster");
   if (rung_ == RasterRung::int64_atomic_max) {
@@ -190,22 +190,22 @@ bool ClusterRaster::prepare(uint32_t width, uint32_t height) {
 void ClusterRaster::create_groups() {
   using namespace detail;
   const WGPUBindGroupEntry e[] = {
-      buffer_binding(0, culling_.frame_buffer()),
-      buffer_binding(1, objects_.buffer()),
-      buffer_binding(2, geometry_.cluster_buffer()),
-      buffer_binding(3, geometry_.word_buffer()),
-      buffer_binding(4, geometry_.pool().vertex_buffer()),
-      buffer_binding(5, culling_.raster_clusters_buffer()),
-      buffer_binding(6, culling_.counts_buffer()),
+      buffer_group_entry(0, culling_.frame_buffer()),
+      buffer_group_entry(1, objects_.buffer()),
+      buffer_group_entry(2, geometry_.cluster_buffer()),
+      buffer_group_entry(3, geometry_.word_buffer()),
+      buffer_group_entry(4, geometry_.pool().vertex_buffer()),
+      buffer_group_entry(5, culling_.raster_clusters_buffer()),
+      buffer_group_entry(6, culling_.counts_buffer()),
   };
-  group_ = make_group(device_, "cluster raster", layout_.get(), e);
-  const WGPUBindGroupEntry s[] = {buffer_binding(0, visibility_.get())};
-  store_group_ = make_group(device_, "cluster raster: visibility", store_layout_.get(), s);
-  const WGPUBindGroupEntry r[] = {buffer_binding(0, target_.get()),
-                                  buffer_binding(1, culling_.raster_clusters_buffer()),
-                                  buffer_binding(2, visibility_.get()),
-                                  buffer_binding(3, culling_.counts_buffer())};
-  resolve_group_ = make_group(device_, "cluster resolve", resolve_layout_.get(), r);
+  group_ = create_bind_group(device_, "cluster raster", layout_.get(), e);
+  const WGPUBindGroupEntry s[] = {buffer_group_entry(0, visibility_.get())};
+  store_group_ = create_bind_group(device_, "cluster raster: visibility", store_layout_.get(), s);
+  const WGPUBindGroupEntry r[] = {buffer_group_entry(0, target_.get()),
+                                  buffer_group_entry(1, culling_.raster_clusters_buffer()),
+                                  buffer_group_entry(2, visibility_.get()),
+                                  buffer_group_entry(3, culling_.counts_buffer())};
+  resolve_group_ = create_bind_group(device_, "cluster resolve", resolve_layout_.get(), r);
   raster_slots_ = culling_.raster_clusters_buffer();
   pool_vertices_ = geometry_.pool().vertex_buffer();
   object_buffer_ = objects_.buffer();

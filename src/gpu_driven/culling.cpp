@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "bindery/gpu_driven/culling.hpp"
 
-#include "binding_helpers.hpp"
+#include "compute_helpers.hpp"
+#include "bindery/data/layout_builder.hpp"
 
 #include "bindery/core/error.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
-#include "bindery/data/layout_builder.hpp"
 #include "bindery/wgsl/struct_view.hpp"
 #include "bindery/wgsl/wgsl_layout.hpp"
 #include "bindery_shaders.hpp"
@@ -50,19 +50,21 @@ Culling::Culling(const Device& device, const ObjectTable& objects, const MeshPoo
                 "Culling: CullingDesc::occlusion needs a DepthPyramid (pyramid is null)");
   const WGPUShaderStage cs = WGPUShaderStage_Compute;
   const WGPUBindGroupLayoutEntry entries[] = {
-      buffer_entry(0, WGPUBufferBindingType_Uniform, cs),
-      buffer_entry(1, WGPUBufferBindingType_ReadOnlyStorage, cs),
-      buffer_entry(2, WGPUBufferBindingType_ReadOnlyStorage, cs),
-      buffer_entry(3, WGPUBufferBindingType_Storage, cs),
-      buffer_entry(4, WGPUBufferBindingType_Storage, cs),
-      buffer_entry(5, WGPUBufferBindingType_Storage, cs),
-      buffer_entry(6, WGPUBufferBindingType_Storage, cs),
-      buffer_entry(7, WGPUBufferBindingType_Storage, cs),
-      texture_entry(8, WGPUTextureSampleType_UnfilterableFloat, WGPUTextureViewDimension_2D, cs),
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Uniform),
+      buffer_layout_entry(1, cs, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(2, cs, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(3, cs, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(4, cs, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(5, cs, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(6, cs, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(7, cs, WGPUBufferBindingType_Storage),
+      texture_layout_entry(8, cs, WGPUTextureSampleType_UnfilterableFloat,
+                           WGPUTextureViewDimension_2D),
   };
-  layout_ = make_layout(device, "culling", entries);
-  const WGPUBindGroupLayoutEntry dispatch[] = {buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
-  dispatch_layout_ = make_layout(device, "culling: phase 2 dispatch", dispatch);
+  layout_ = create_bind_group_layout(device, "culling", entries);
+  const WGPUBindGroupLayoutEntry dispatch[] = {
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Storage)};
+  dispatch_layout_ = create_bind_group_layout(device, "culling: phase 2 dispatch", dispatch);
   WGPUBindGroupLayout one[] = {layout_.get()};
   WGPUBindGroupLayout two[] = {layout_.get(), dispatch_layout_.get()};
   pipeline_layout_ = create_pipeline_layout(device, one, "culling");
@@ -90,8 +92,9 @@ Culling::Culling(const Device& device, const ObjectTable& objects, const MeshPoo
     dummy_pyramid_ = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td));
     dummy_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(dummy_pyramid_.get(), nullptr));
   }
-  const WGPUBindGroupEntry d[] = {buffer_binding(0, phase2_dispatch_.get())};
-  dispatch_group_ = make_group(device, "culling: phase 2 dispatch", dispatch_layout_.get(), d);
+  const WGPUBindGroupEntry d[] = {buffer_group_entry(0, phase2_dispatch_.get())};
+  dispatch_group_ =
+      create_bind_group(device, "culling: phase 2 dispatch", dispatch_layout_.get(), d);
   prepare(glm::mat4(1.0f));
   with_context("creating the culling passes", [&] { device.check(); });
 }
@@ -106,17 +109,17 @@ void Culling::create_buffers() {
 void Culling::create_groups() {
   using namespace detail;
   const WGPUBindGroupEntry e[] = {
-      buffer_binding(0, frame_.get()),
-      buffer_binding(1, objects_.buffer()),
-      buffer_binding(2, meshes_.mesh_table()),
-      buffer_binding(3, state_.get()),
-      buffer_binding(4, counters_.get()),
-      buffer_binding(5, draws_.bins_buffer()),
-      buffer_binding(6, draws_.entries_buffer()),
-      buffer_binding(7, draws_.counters_buffer()),
-      texture_binding(8, pyramid_ ? pyramid_->view() : dummy_view_.get()),
+      buffer_group_entry(0, frame_.get()),
+      buffer_group_entry(1, objects_.buffer()),
+      buffer_group_entry(2, meshes_.mesh_table()),
+      buffer_group_entry(3, state_.get()),
+      buffer_group_entry(4, counters_.get()),
+      buffer_group_entry(5, draws_.bins_buffer()),
+      buffer_group_entry(6, draws_.entries_buffer()),
+      buffer_group_entry(7, draws_.counters_buffer()),
+      texture_group_entry(8, pyramid_ ? pyramid_->view() : dummy_view_.get()),
   };
-  group_ = make_group(device_, "culling", layout_.get(), e);
+  group_ = create_bind_group(device_, "culling", layout_.get(), e);
 }
 
 bool Culling::prepare(const glm::mat4& view_projection) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "bindery/gpu_driven/depth_pyramid.hpp"
 
-#include "binding_helpers.hpp"
+#include "compute_helpers.hpp"
+#include "bindery/data/layout_builder.hpp"
 
 #include "bindery/core/error.hpp"
-#include "bindery/data/layout_builder.hpp"
 #include "bindery_shaders.hpp"
 
 #include <algorithm>
@@ -49,13 +49,14 @@ DepthPyramid::DepthPyramid(const Device& device, WGPUTexture depth, uint32_t wid
 
   const WGPUShaderStage cs = WGPUShaderStage_Compute;
   const WGPUBindGroupLayoutEntry from_depth[] = {
-      texture_entry(0, WGPUTextureSampleType_Depth, WGPUTextureViewDimension_2D, cs),
-      storage_texture_entry(1, cs)};
+      texture_layout_entry(0, cs, WGPUTextureSampleType_Depth, WGPUTextureViewDimension_2D),
+      storage_texture_layout_entry(1, cs, WGPUTextureFormat_R32Float)};
   const WGPUBindGroupLayoutEntry reduce[] = {
-      texture_entry(2, WGPUTextureSampleType_UnfilterableFloat, WGPUTextureViewDimension_2D, cs),
-      storage_texture_entry(3, cs)};
-  from_depth_layout_ = make_layout(device, "pyramid from depth", from_depth);
-  reduce_layout_ = make_layout(device, "pyramid reduce", reduce);
+      texture_layout_entry(2, cs, WGPUTextureSampleType_UnfilterableFloat,
+                           WGPUTextureViewDimension_2D),
+      storage_texture_layout_entry(3, cs, WGPUTextureFormat_R32Float)};
+  from_depth_layout_ = create_bind_group_layout(device, "pyramid from depth", from_depth);
+  reduce_layout_ = create_bind_group_layout(device, "pyramid reduce", reduce);
   WGPUBindGroupLayout fl[] = {from_depth_layout_.get()};
   WGPUBindGroupLayout rl[] = {reduce_layout_.get()};
   from_depth_pipeline_layout_ = create_pipeline_layout(device, fl, "pyramid from depth");
@@ -65,13 +66,13 @@ DepthPyramid::DepthPyramid(const Device& device, WGPUTexture depth, uint32_t wid
   reduce_ = make_compute(device, module_.get(), reduce_pipeline_layout_.get(), "reduce");
   for (uint32_t level = 0; level < levels_; ++level) {
     if (level == 0) {
-      const WGPUBindGroupEntry e[] = {texture_binding(0, depth_view_.get()),
-                                      texture_binding(1, level_views_[0].get())};
-      groups_.push_back(make_group(device, "pyramid level 0", from_depth_layout_.get(), e));
+      const WGPUBindGroupEntry e[] = {texture_group_entry(0, depth_view_.get()),
+                                      texture_group_entry(1, level_views_[0].get())};
+      groups_.push_back(create_bind_group(device, "pyramid level 0", from_depth_layout_.get(), e));
     } else {
-      const WGPUBindGroupEntry e[] = {texture_binding(2, level_views_[level - 1].get()),
-                                      texture_binding(3, level_views_[level].get())};
-      groups_.push_back(make_group(device, "pyramid level", reduce_layout_.get(), e));
+      const WGPUBindGroupEntry e[] = {texture_group_entry(2, level_views_[level - 1].get()),
+                                      texture_group_entry(3, level_views_[level].get())};
+      groups_.push_back(create_bind_group(device, "pyramid level", reduce_layout_.get(), e));
     }
   }
   with_context("creating the depth pyramid", [&] { device.check(); });

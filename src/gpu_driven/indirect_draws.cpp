@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "bindery/gpu_driven/indirect_draws.hpp"
 
-#include "binding_helpers.hpp"
-#include "core/implementation.hpp"
+#include "compute_helpers.hpp"
+#include "bindery/data/layout_builder.hpp"
+#include "internal/implementation.hpp"
 
 #include "bindery/core/error.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
-#include "bindery/data/layout_builder.hpp"
 #include "bindery_shaders.hpp"
 
 #include <fmt/format.h>
@@ -109,18 +109,19 @@ IndirectDraws::IndirectDraws(const Device& device, const ObjectTable& objects,
                 fmt::format("IndirectDraws: draw path {}: {}", to_string(path_), why->message));
   const WGPUShaderStage cs = WGPUShaderStage_Compute;
   const WGPUBindGroupLayoutEntry entries[] = {
-      buffer_entry(0, WGPUBufferBindingType_Uniform, cs),
-      buffer_entry(1, WGPUBufferBindingType_ReadOnlyStorage, cs),
-      buffer_entry(2, WGPUBufferBindingType_ReadOnlyStorage, cs),
-      buffer_entry(3, WGPUBufferBindingType_Storage, cs),
-      buffer_entry(4, WGPUBufferBindingType_Storage, cs),
-      buffer_entry(5, WGPUBufferBindingType_ReadOnlyStorage, cs),
-      buffer_entry(6, WGPUBufferBindingType_Storage, cs),
-      buffer_entry(7, WGPUBufferBindingType_Storage, cs),
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Uniform),
+      buffer_layout_entry(1, cs, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(2, cs, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(3, cs, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(4, cs, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(5, cs, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(6, cs, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(7, cs, WGPUBufferBindingType_Storage),
   };
-  layout_ = make_layout(device, "indirect draws", entries);
-  const WGPUBindGroupLayoutEntry dispatch[] = {buffer_entry(0, WGPUBufferBindingType_Storage, cs)};
-  dispatch_layout_ = make_layout(device, "indirect draws: scatter dispatch", dispatch);
+  layout_ = create_bind_group_layout(device, "indirect draws", entries);
+  const WGPUBindGroupLayoutEntry dispatch[] = {
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Storage)};
+  dispatch_layout_ = create_bind_group_layout(device, "indirect draws: scatter dispatch", dispatch);
   WGPUBindGroupLayout one[] = {layout_.get()};
   WGPUBindGroupLayout two[] = {layout_.get(), dispatch_layout_.get()};
   pipeline_layout_ = create_pipeline_layout(device, one, "indirect draws");
@@ -177,14 +178,15 @@ void IndirectDraws::create_buffers() {
 void IndirectDraws::create_groups() {
   using namespace detail;
   const WGPUBindGroupEntry e[] = {
-      buffer_binding(0, params_.get()),   buffer_binding(1, objects_.buffer()),
-      buffer_binding(2, meshes_.mesh_table()), buffer_binding(3, bins_.get()),
-      buffer_binding(4, args_.get()),     buffer_binding(5, entries_.get()),
-      buffer_binding(6, remap_.get()),    buffer_binding(7, counters_.get()),
+      buffer_group_entry(0, params_.get()),        buffer_group_entry(1, objects_.buffer()),
+      buffer_group_entry(2, meshes_.mesh_table()), buffer_group_entry(3, bins_.get()),
+      buffer_group_entry(4, args_.get()),          buffer_group_entry(5, entries_.get()),
+      buffer_group_entry(6, remap_.get()),         buffer_group_entry(7, counters_.get()),
   };
-  group_ = make_group(device_, "indirect draws", layout_.get(), e);
-  const WGPUBindGroupEntry d[] = {buffer_binding(0, scatter_dispatch_.get())};
-  dispatch_group_ = make_group(device_, "indirect draws: scatter dispatch", dispatch_layout_.get(), d);
+  group_ = create_bind_group(device_, "indirect draws", layout_.get(), e);
+  const WGPUBindGroupEntry d[] = {buffer_group_entry(0, scatter_dispatch_.get())};
+  dispatch_group_ =
+      create_bind_group(device_, "indirect draws: scatter dispatch", dispatch_layout_.get(), d);
 }
 
 void IndirectDraws::reset(WGPUComputePassEncoder pass) const {

@@ -4,8 +4,9 @@
 #include "bindery/gpu_driven/material_table.hpp"
 
 #include "bindery/core/features.hpp"
+#include "bindery/data/layout_builder.hpp"
 #include "bindery/wgsl/struct_view.hpp"
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <fmt/format.h>
 
@@ -50,21 +51,6 @@ void check_texture(const TextureData& t, size_t index, const Limits& limits) {
                               texture_name(t, index), level, t.mips[level].size(), w, h,
                               w * h * 4));
   }
-}
-
-WGPUAddressMode address_mode(AddressMode m) {
-  switch (m) {
-    case AddressMode::repeat:
-      return WGPUAddressMode_Repeat;
-    case AddressMode::mirror_repeat:
-      return WGPUAddressMode_MirrorRepeat;
-    default:
-      return WGPUAddressMode_ClampToEdge;
-  }
-}
-
-WGPUFilterMode filter_mode(FilterMode f) {
-  return f == FilterMode::nearest ? WGPUFilterMode_Nearest : WGPUFilterMode_Linear;
 }
 
 // The WGSL of MaterialRecord and the bindings (no functions): what the constructor reflects.
@@ -240,19 +226,6 @@ TextureClassPlan plan_texture_classes(std::span<const TextureData> textures, uin
   return plan;
 }
 
-WGPUSamplerDescriptor sampler_descriptor(const SamplerData& s) {
-  WGPUSamplerDescriptor sd = WGPU_SAMPLER_DESCRIPTOR_INIT;
-  sd.addressModeU = address_mode(s.address_mode_u);
-  sd.addressModeV = address_mode(s.address_mode_v);
-  sd.magFilter = filter_mode(s.mag_filter);
-  sd.minFilter = filter_mode(s.min_filter);
-  sd.mipmapFilter = s.mipmap_filter == FilterMode::nearest ? WGPUMipmapFilterMode_Nearest
-                                                           : WGPUMipmapFilterMode_Linear;
-  // Without mipmapping (glTF minFilter NEAREST or LINEAR) only level 0 is sampled.
-  if (!s.use_mipmaps) sd.lodMaxClamp = 0.0f;
-  return sd;
-}
-
 MaterialTable::MaterialTable(const Device& device, std::span<const Material> materials,
                              std::span<const TextureData> textures,
                              std::span<const SamplerData> samplers, const MaterialTableDesc& desc,
@@ -356,7 +329,7 @@ void MaterialTable::upload_textures(const Device& device, std::span<const Textur
     td.format = c.format;
     td.mipLevelCount = c.mip_levels;
     td.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
-    arrays_.push_back(gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td)));
+    arrays_.push_back(device.create_texture(td));
     // An explicit 2D-array view: the default view of a 1-layer texture would be "2d". The
     // binding array holds 2D views.
     WGPUTextureViewDescriptor vd = WGPU_TEXTURE_VIEW_DESCRIPTOR_INIT;
@@ -405,11 +378,7 @@ std::vector<std::byte> MaterialTable::pack(const Material& m) const {
   StructView v(record, std::span<std::byte>(bytes));
   v.set(record.field("color"), m.color);
   v.set(record.field("shininess"), m.shininess);
-  // alpha_cutoff_uniform() of src/render/strategy.hpp: 0 opaque, the cutoff for mask, -1 blend.
-  const float cutoff = m.alpha_mode == AlphaMode::mask    ? std::max(m.alpha_cutoff, 0.0f)
-                       : m.alpha_mode == AlphaMode::blend ? -1.0f
-                                                          : 0.0f;
-  v.set(record.field("alphaCutoff"), cutoff);
+  v.set(record.field("alphaCutoff"), shader_alpha_cutoff(m));
   const TextureSlot s = texture_count_ == 0 ? TextureSlot{} : slot(m.texture);
   v.set(record.field("textureArray"), s.array);
   v.set(record.field("layer"), s.layer);
@@ -444,60 +413,39 @@ std::vector<WGPUBindGroupLayoutEntry> MaterialTable::layout_entries(uint32_t fir
                 fmt::format("the material table's bindings {}..{} reach maxBindingsPerBindGroup "
                             "({})",
                             first_binding, last, max_bindings));
+  const WGPUShaderStage fs = WGPUShaderStage_Fragment;
   std::vector<WGPUBindGroupLayoutEntry> entries;
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = first_binding;
-  e.visibility = WGPUShaderStage_Fragment;
-  e.buffer.type = WGPUBufferBindingType_ReadOnlyStorage;
-  e.buffer.minBindingSize = record_layout().size;
-  entries.push_back(e);
+  entries.push_back(buffer_layout_entry(first_binding, fs, WGPUBufferBindingType_ReadOnlyStorage,
+                                        false, record_layout().size));
   for (size_t a = 0; a < texture_bindings; ++a) {
-    e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-    e.binding = static_cast<uint32_t>(first_binding + 1 + a);
-    e.visibility = WGPUShaderStage_Fragment;
-    e.texture.sampleType = WGPUTextureSampleType_Float;
-    e.texture.viewDimension =
-        binding_array() ? WGPUTextureViewDimension_2D : WGPUTextureViewDimension_2DArray;
+    WGPUBindGroupLayoutEntry e = texture_layout_entry(
+        static_cast<uint32_t>(first_binding + 1 + a), fs, WGPUTextureSampleType_Float,
+        binding_array() ? WGPUTextureViewDimension_2D : WGPUTextureViewDimension_2DArray);
     e.nextInChain = binding_array() ? layout_chain_.get() : nullptr;
     entries.push_back(e);
   }
-  for (size_t i = 0; i < samplers_.size(); ++i) {
-    e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-    e.binding = static_cast<uint32_t>(first_binding + 1 + texture_bindings + i);
-    e.visibility = WGPUShaderStage_Fragment;
-    e.sampler.type = WGPUSamplerBindingType_Filtering;
-    entries.push_back(e);
-  }
+  for (size_t i = 0; i < samplers_.size(); ++i)
+    entries.push_back(
+        sampler_layout_entry(static_cast<uint32_t>(first_binding + 1 + texture_bindings + i), fs));
   return entries;
 }
 
 std::vector<WGPUBindGroupEntry> MaterialTable::group_entries(uint32_t first_binding) const {
   std::vector<WGPUBindGroupEntry> entries;
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = first_binding;
-  e.buffer = buffer_.get();
-  e.size = WGPU_WHOLE_SIZE;
-  entries.push_back(e);
+  entries.push_back(buffer_group_entry(first_binding, buffer_.get()));
   const size_t texture_bindings = binding_array() ? 1 : views_.size();
   if (binding_array()) {
-    e = WGPU_BIND_GROUP_ENTRY_INIT;
-    e.binding = first_binding + 1;
+    WGPUBindGroupEntry e = texture_group_entry(first_binding + 1, nullptr);
     e.nextInChain = group_chain_.get();
     entries.push_back(e);
   } else {
-    for (size_t a = 0; a < views_.size(); ++a) {
-      e = WGPU_BIND_GROUP_ENTRY_INIT;
-      e.binding = static_cast<uint32_t>(first_binding + 1 + a);
-      e.textureView = views_[a].get();
-      entries.push_back(e);
-    }
+    for (size_t a = 0; a < views_.size(); ++a)
+      entries.push_back(
+          texture_group_entry(static_cast<uint32_t>(first_binding + 1 + a), views_[a].get()));
   }
-  for (size_t i = 0; i < samplers_.size(); ++i) {
-    e = WGPU_BIND_GROUP_ENTRY_INIT;
-    e.binding = static_cast<uint32_t>(first_binding + 1 + texture_bindings + i);
-    e.sampler = samplers_[i].get();
-    entries.push_back(e);
-  }
+  for (size_t i = 0; i < samplers_.size(); ++i)
+    entries.push_back(sampler_group_entry(
+        static_cast<uint32_t>(first_binding + 1 + texture_bindings + i), samplers_[i].get()));
   return entries;
 }
 

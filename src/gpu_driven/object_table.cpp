@@ -5,6 +5,8 @@
 
 #include "bindery/core/device.hpp"
 #include "bindery/core/error.hpp"
+#include "bindery/data/align.hpp"
+#include "bindery/data/layout_builder.hpp"
 #include "bindery/wgsl/struct_check.hpp"
 #include "bindery/wgsl/wgsl_layout.hpp"
 #include "bindery_shaders.hpp"
@@ -27,9 +29,6 @@ constexpr uint32_t kScatterWorkgroupSize = 64;  // @workgroup_size of object_sca
 constexpr uint64_t kIdsHeaderBytes = 4;         // ScatterIndices.count before the ids
 constexpr uint32_t kMinScatterCapacity = 256;   // records the scatter source holds at least
 
-uint64_t align4(uint64_t v) { return (v + 3) & ~uint64_t(3); }
-uint64_t align16(uint64_t v) { return (v + 15) & ~uint64_t(15); }
-
 // Whether all 16 elements are finite: exponent bits not all ones (integer test, vectorizes).
 bool all_finite(const glm::mat4& m) {
   uint32_t bits[16];
@@ -37,22 +36,6 @@ bool all_finite(const glm::mat4& m) {
   uint32_t bad = 0;
   for (uint32_t b : bits) bad |= uint32_t((b & 0x7f800000u) == 0x7f800000u);
   return bad == 0;
-}
-
-WGPUBindGroupLayoutEntry storage_entry(uint32_t binding, WGPUBufferBindingType type) {
-  WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-  e.binding = binding;
-  e.visibility = WGPUShaderStage_Compute;
-  e.buffer.type = type;
-  return e;
-}
-
-WGPUBindGroupEntry whole_buffer(uint32_t binding, WGPUBuffer buffer) {
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = binding;
-  e.buffer = buffer;
-  e.size = WGPU_WHOLE_SIZE;
-  return e;
 }
 
 }  // namespace
@@ -158,16 +141,11 @@ void ObjectTable::State::create_pipeline() {
   check_struct_matches<ObjectRecord>(reflection.struct_layout("ObjectRecord"));
   module = device->create_shader_module("object_scatter.wgsl", shaders::object_scatter);
   const WGPUBindGroupLayoutEntry entries[] = {
-      storage_entry(0, WGPUBufferBindingType_ReadOnlyStorage),
-      storage_entry(1, WGPUBufferBindingType_ReadOnlyStorage),
-      storage_entry(2, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(0, WGPUShaderStage_Compute, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(1, WGPUShaderStage_Compute, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(2, WGPUShaderStage_Compute, WGPUBufferBindingType_Storage),
   };
-  WGPUBindGroupLayoutDescriptor ld = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
-  ld.label = gpu::sv("object scatter");
-  ld.entryCount = std::size(entries);
-  ld.entries = entries;
-  group_layout =
-      gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device->get(), &ld));
+  group_layout = create_bind_group_layout(*device, "object scatter", entries);
   WGPUBindGroupLayout layouts[] = {group_layout.get()};
   WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
   pd.label = gpu::sv("object scatter");
@@ -208,8 +186,8 @@ void ObjectTable::State::ensure_scatter_capacity(uint32_t n) {
   while (cap < n) cap *= 2;
   cap = std::min<uint64_t>(cap, max_records);
   const WGPUBufferUsage usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
-  scatter_ids = device->create_buffer(label + " scatter ids",
-                                      align16(kIdsHeaderBytes + 4 * cap), usage);
+  scatter_ids =
+      device->create_buffer(label + " scatter ids", align_to(kIdsHeaderBytes + 4 * cap, 16), usage);
   scatter_records =
       device->create_buffer(label + " scatter records", cap * kObjectRecordBytes, usage);
   scatter_capacity = uint32_t(cap);
@@ -230,8 +208,8 @@ void ObjectTable::State::whole_copy(WGPUCommandEncoder encoder, ObjectFlushStats
 void ObjectTable::State::scatter(WGPUCommandEncoder encoder, ObjectFlushStats& st) {
   const uint32_t n = uint32_t(dirty_ids.size());
   ensure_scatter_capacity(n);
-  const uint64_t ids_bytes = align4(kIdsHeaderBytes + 4 * uint64_t(n));
-  const uint64_t records_offset = align16(ids_bytes);
+  const uint64_t ids_bytes = align_to(kIdsHeaderBytes + 4 * uint64_t(n), 4);
+  const uint64_t records_offset = align_to(ids_bytes, 16);
   const uint64_t records_bytes = uint64_t(n) * kObjectRecordBytes;
   StagingBlock block = ring.acquire(records_offset + records_bytes);
   std::byte* base = block.data.data();
@@ -256,15 +234,10 @@ void ObjectTable::State::scatter(WGPUCommandEncoder encoder, ObjectFlushStats& s
 
 void ObjectTable::State::dispatch(WGPUCommandEncoder encoder, uint32_t n) {
   if (!group) {
-    const WGPUBindGroupEntry entries[] = {whole_buffer(0, scatter_ids.get()),
-                                          whole_buffer(1, scatter_records.get()),
-                                          whole_buffer(2, table.get())};
-    WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-    d.label = gpu::sv("object scatter");
-    d.layout = group_layout.get();
-    d.entryCount = std::size(entries);
-    d.entries = entries;
-    group = device->create_bind_group(d);
+    const WGPUBindGroupEntry entries[] = {buffer_group_entry(0, scatter_ids.get()),
+                                          buffer_group_entry(1, scatter_records.get()),
+                                          buffer_group_entry(2, table.get())};
+    group = create_bind_group(*device, "object scatter", group_layout.get(), entries);
   }
   const uint32_t max_x = device->limits().maxComputeWorkgroupsPerDimension;
   const auto [x, y] = scatter_grid(n, max_x);

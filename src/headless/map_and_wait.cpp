@@ -4,6 +4,7 @@
 #include "headless/map_and_wait.hpp"
 
 #include "bindery/core/error.hpp"
+#include "internal/implementation.hpp"
 
 #include <string>
 
@@ -30,10 +31,8 @@ void map_and_wait(const Device& device, WGPUBuffer buffer, WGPUMapMode mode, uin
   // Not counted in Counters::map_async: this is bindery's own instrumentation (timestamps,
   // frame readback), not a cost of the strategy being measured.
   wgpuBufferMapAsync(buffer, mode, 0, size, cb);
-  for (int i = 0; i < 100000 && !st.done; ++i) {
-    device.poll(true);
-    wgpuInstanceProcessEvents(device.instance());
-  }
+  implementation::wait_until(device.instance(), st.done, implementation::kWaitRounds,
+                             [&] { device.poll(true); });
   device.check();
   if (!st.done || st.status != WGPUMapAsyncStatus_Success)
     throw Error(ErrorKind::WebGPUValidation, "mapAsync failed: " + st.message);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// src/headless/map_and_wait.hpp — mapping a buffer and waiting for it (internal to bindery: used
-// by TextureReadback and by the renderer's strategies).
+// src/headless/map_and_wait.hpp — mapping a buffer and waiting for it. Private to headless/ (used
+// by TextureReadback and BufferReadback).
 #pragma once
 
 #include "bindery/core/device.hpp"

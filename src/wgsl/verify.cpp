@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The layout verifier (layout_verify.hpp): compile verdicts through error scopes and GPU round
 // trips of every scalar leaf of reflected structs, many structs per generated compute module.
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 #include "wgsl/parser.hpp"
 
 #include <bindery/wgsl/layout_verify.hpp>
@@ -758,7 +758,7 @@ struct Scope {
     };
     cb.userdata1 = &r;
     wgpuDevicePopErrorScope(d.get(), cb);
-    for (int i = 0; i < 100000 && !r.done; ++i) wgpuInstanceProcessEvents(d.instance());
+    implementation::wait_until(d.instance(), r.done);
     if (!r.done || r.status != WGPUPopErrorScopeStatus_Success)
       throw Error(ErrorKind::DeviceLost,
                   "popErrorScope: the implementation never reported the scope's result");

@@ -4,6 +4,8 @@
 // alpha blending, a scissor rectangle per command.
 #include "imgui_webgpu.hpp"
 
+#include "bindery/data/layout_builder.hpp"
+
 #include <imgui.h>
 
 #include <fmt/format.h>
@@ -121,17 +123,9 @@ ImGuiRenderer::ImGuiRenderer(const Device& device, WGPUTextureFormat format) : d
   reserve(indices_, index_capacity_, 16 * 1024, WGPUBufferUsage_Index, "imgui indices");
   uniforms_ = device.create_buffer("imgui transform", 16,
                                    WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
-  WGPUBindGroupEntry entries[3] = {};
-  entries[0] = WGPU_BIND_GROUP_ENTRY_INIT;
-  entries[0].binding = 0;
-  entries[0].buffer = uniforms_.get();
-  entries[0].size = 16;
-  entries[1] = WGPU_BIND_GROUP_ENTRY_INIT;
-  entries[1].binding = 1;
-  entries[1].sampler = sampler_.get();
-  entries[2] = WGPU_BIND_GROUP_ENTRY_INIT;
-  entries[2].binding = 2;
-  entries[2].textureView = font_view_.get();
+  const WGPUBindGroupEntry entries[3] = {buffer_group_entry(0, uniforms_.get(), 0, 16),
+                                         sampler_group_entry(1, sampler_.get()),
+                                         texture_group_entry(2, font_view_.get())};
   gpu::BindGroupLayout bgl =
       gpu::BindGroupLayout::acquire(wgpuRenderPipelineGetBindGroupLayout(pipeline_.get(), 0));
   WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/binding.hpp — plain descriptions of bind group layouts, shared by the validation
+/// bindery/core/binding.hpp — plain descriptions of bind group layouts, shared by the validation
 /// functions (validation.hpp), the bind group planner (bind_group_plan.hpp) and the code that turns
 /// them into WGPUBindGroupLayoutDescriptor.
 ///

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
+/// bindery/core/counters.hpp — counts of the WebGPU calls and bytes that bindery issues.
 ///
 /// Every bindery part that calls webgpu.h for per-draw data (Device::write_buffer, the arenas, the
 /// draw-list encoder) adds to the Counters of its Device, so the render report can say what a
@@ -37,6 +37,9 @@ struct Counters {
   uint64_t bind_groups_created = 0;   ///< createBindGroup calls through Device::create_bind_group
   uint64_t buffers_created = 0;       ///< createBuffer calls through Device::create_buffer
   uint64_t buffer_bytes_created = 0;  ///< bytes of those buffers
+  uint64_t textures_created = 0;       ///< createTexture calls through Device::create_texture
+  /// Bytes of those textures: every mip level and array layer at the format's texel size.
+  uint64_t texture_bytes_created = 0;
 
   /// Element-wise sum, for counts kept apart and added up (one Counters per encoding thread,
   /// RenderOptions::encode_threads).
@@ -60,6 +63,8 @@ struct Counters {
     bind_groups_created += other.bind_groups_created;
     buffers_created += other.buffers_created;
     buffer_bytes_created += other.buffer_bytes_created;
+    textures_created += other.textures_created;
+    texture_bytes_created += other.texture_bytes_created;
     return *this;
   }
 
@@ -85,6 +90,8 @@ struct Counters {
     d.bind_groups_created = bind_groups_created - before.bind_groups_created;
     d.buffers_created = buffers_created - before.buffers_created;
     d.buffer_bytes_created = buffer_bytes_created - before.buffer_bytes_created;
+    d.textures_created = textures_created - before.textures_created;
+    d.texture_bytes_created = texture_bytes_created - before.texture_bytes_created;
     return d;
   }
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/device.hpp — one WebGPU adapter + device + queue, created headless, with errors that
-/// become C++ exceptions.
+/// bindery/core/device.hpp — one WebGPU adapter + device + queue, created headless, with errors
+/// that become C++ exceptions.
 ///
 /// Device::create() asks the adapter for its limits and, by default, REQUIRES the adapter's best
 /// values (LimitsRequest::adapter_best): a device created without requiredLimits keeps the spec
@@ -272,6 +272,11 @@ class Device {
   /// Creates a buffer (checks size against maxBufferSize first: BufferTooLarge).
   gpu::Buffer create_buffer(std::string_view label, uint64_t size, WGPUBufferUsage usage,
                             bool mapped_at_creation = false) const;
+  /// Creates a texture of `desc` and counts it (textures_created, texture_bytes_created: every
+  /// mip level and layer of a 2D texture at texture_texel_bytes(desc.format)). bindery creates
+  /// the scene's textures through it (upload_scene, MaterialTable); render targets and depth
+  /// pyramids are not counted.
+  gpu::Texture create_texture(const WGPUTextureDescriptor& desc) const;
   /// Creates a WGSL shader module; a compile error is thrown as WebGPUValidation with the
   /// implementation's message.
   gpu::ShaderModule create_shader_module(std::string_view label, std::string_view wgsl) const;
@@ -320,6 +325,13 @@ class CallScope {
   const Device* device_ = nullptr;  // null when the device's mode brackets nothing here
   bool pushed_ = false;             // the outermost of the nest: pushed, pops in ~CallScope
 };
+
+/// Bytes of one texel of `format` for the formats bindery creates (8-bit RGBA/BGRA, R32Float,
+/// depth24plus, depth32float: 4; R8: 1; RGBA16Float: 8; RGBA32Float: 16); 0 for any other.
+uint32_t texture_texel_bytes(WGPUTextureFormat format);
+/// Bytes of a texture of `desc`: for each of its mipLevelCount levels, max(1, width >> level) x
+/// max(1, height >> level) x depthOrArrayLayers texels of texture_texel_bytes(desc.format).
+uint64_t texture_bytes(const WGPUTextureDescriptor& desc);
 
 /// Converts a webgpu.h WGPULimits into bindery's Limits.
 Limits to_limits(const WGPULimits& raw);

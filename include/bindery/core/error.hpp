@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/error.hpp — the catalogue of error kinds every bindery part throws.
+/// bindery/core/error.hpp — the catalogue of error kinds every bindery part throws.
 ///
 /// One exception type, bindery::Error, carries an ErrorKind and a message that names the call,
 /// the field, the value and the rule or limit it broke, e.g. "setBindGroup(2): dynamic offset

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/gpu.hpp — move-only RAII owners for webgpu.h handles.
+/// bindery/core/gpu.hpp — move-only RAII owners for webgpu.h handles.
 ///
 /// gpu::Buffer, gpu::BindGroup, ... each own one reference to a webgpu.h object and release it
 /// exactly once. Taking ownership of a raw handle is explicit (gpu::Buffer::acquire(raw)); so is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/io.hpp — reading the input files bindery's tools take (WGSL shaders, scene JSON):
+/// bindery/core/io.hpp — reading the input files bindery's tools take (WGSL shaders, scene JSON):
 /// regular files only, with a size cap, so a FIFO, a directory or /dev/zero is an error rather
 /// than a hang or an unbounded read.
 #pragma once

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/limits.hpp — the WebGPU limits bindery reads, as a plain value type.
+/// bindery/core/limits.hpp — the WebGPU limits bindery reads, as a plain value type.
 ///
 /// Every bindery part that depends on a limit takes a `const Limits&` so that CPU-only code and
 /// tests can run without a device. At run time the values come from the DEVICE

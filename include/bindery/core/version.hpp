@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/version.hpp — the library's version, as macros (for preprocessor tests) and constants.
+/// bindery/core/version.hpp — the library's version, as macros (for preprocessor tests) and
+/// constants.
 ///
 /// Semantic versioning; while the major version is 0 a minor version may break the API, so the
 /// CMake package accepts the same minor version only (find_package(bindery 0.2) finds 0.2.x).

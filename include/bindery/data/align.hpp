@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/align.hpp — alignment arithmetic for per-draw data: align_to and the strides that
+/// bindery/data/align.hpp — alignment arithmetic for per-draw data: align_to and the strides that
 /// dynamic offsets and storage arrays need.
 ///
 /// WebGPU terms: an "alignment" limit (minUniformBufferOffsetAlignment,

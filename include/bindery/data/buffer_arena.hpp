@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/buffer_arena.hpp — what DynamicUniformBuffer and StorageArray share: N equally sized
-/// slots of per-draw data in one or more GPU buffers ("chunks"), one bind group per chunk, and a
-/// CPU shadow copy with per-slot dirty marks that flush() uploads with queue.writeBuffer.
+/// bindery/data/buffer_arena.hpp — what DynamicUniformBuffer and StorageArray share: N equally
+/// sized slots of per-draw data in one or more GPU buffers ("chunks"), one bind group per chunk,
+/// and a CPU shadow copy with per-slot dirty marks that flush() uploads with queue.writeBuffer.
 ///
 /// The CPU core (SlotLayout, SlotShadow, the upload plan) needs no device and is unit-tested on its
 /// own; BufferArena is the GPU layer over it. The two concrete arenas differ only in their slot

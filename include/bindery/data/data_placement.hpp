@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/data_placement.hpp — the decision tree of the uniform-buffer note ("El uniform buffer"): for one piece
-/// of shader data, should it be a plain uniform buffer, a uniform buffer with a dynamic offset,
-/// or a storage buffer?
+/// bindery/data/data_placement.hpp — the decision tree of the uniform-buffer note ("El uniform
+/// buffer"): for one piece of shader data, should it be a plain uniform buffer, a uniform buffer
+/// with a dynamic offset, or a storage buffer?
 ///
 /// The three questions, in order:
 ///   1. Do all invocations read it the same way (uniform access)? No -> storage buffer (a

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/dynamic_uniform_buffer.hpp — per-draw data in one uniform buffer addressed by dynamic
-/// offsets: one buffer, one bind group and a number that moves at draw time (the dynamic-offsets and offset-alignment notes).
+/// bindery/data/dynamic_uniform_buffer.hpp — per-draw data in one uniform buffer addressed by
+/// dynamic offsets: one buffer, one bind group and a number that moves at draw time (the
+/// dynamic-offsets and offset-alignment notes).
 ///
 /// The part is split in two:
 ///  - a pure CPU core, tested without a device: SlotLayout (stride and chunk arithmetic) and

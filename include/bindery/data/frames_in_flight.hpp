@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/frames_in_flight.hpp — N copies of per-frame data, so the CPU never writes a copy the
-/// GPU may still read (double / triple buffering; bgfx's ChunkedScratchBuffer, the optimization article's
-/// "double buffering" idea).
+/// bindery/data/frames_in_flight.hpp — N copies of per-frame data, so the CPU never writes a copy
+/// the GPU may still read (double / triple buffering; bgfx's ChunkedScratchBuffer, the optimization
+/// article's "double buffering" idea).
 ///
 /// Frame f uses copy f % N. With N copies, the copy written in frame f is next written in frame
 /// f + N, so up to N - 1 submitted frames may still be in flight on the GPU while the CPU fills

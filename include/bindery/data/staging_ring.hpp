@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/staging_ring.hpp — a pool of mapped staging buffers for uploads without an
+/// bindery/data/staging_ring.hpp — a pool of mapped staging buffers for uploads without an
 /// intermediate copy (the optimization article: "mapped transfer buffers with copyBufferToBuffer").
 ///
 /// Each block is a buffer with usage MAP_WRITE | COPY_SRC, created with mappedAtCreation. A frame:

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/storage_array.hpp — per-draw data as a read-only storage buffer at the NATURAL stride,
-/// bound once in a low-frequency group and indexed in the shader by `@builtin(instance_index)`
-/// (the dynamic-offsets note "Un storage buffer indexado desde el shader", the offset-alignment note point 3):
+/// bindery/data/storage_array.hpp — per-draw data as a read-only storage buffer at the NATURAL
+/// stride, bound once in a low-frequency group and indexed in the shader by
+/// `@builtin(instance_index)` (the dynamic-offsets note "Un storage buffer indexado desde el
+/// shader", the offset-alignment note point 3):
 ///
 /// @code
 ///   @group(0) @binding(2) var<storage, read> objects : array<Object>;

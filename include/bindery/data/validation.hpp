@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/validation.hpp — the WebGPU binding rules checked on the CPU, before the
+/// bindery/data/validation.hpp — the WebGPU binding rules checked on the CPU, before the
 /// implementation sees a call, each failure a bindery::Error naming the call, the value and the
 /// limit (e.g. "setBindGroup(2): dynamic offset 320 is not a multiple of
 /// minUniformBufferOffsetAlignment (256)").

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/bind_group_plan.hpp — bind groups organised by frequency of change: the planner, its
-/// call/bind-group arithmetic, static intruder detection and the scene description it reads.
+/// bindery/encode/bind_group_plan.hpp — bind groups organised by frequency of change: the planner,
+/// its call/bind-group arithmetic, static intruder detection and the scene description it reads.
 ///
 /// The by-frequency note ("Organizar los bind groups por frecuencia de cambio"): the cost of a draw loop is set
 /// by how often each resource must be re-bound, so bindings are grouped by how often they change

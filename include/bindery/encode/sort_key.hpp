@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/sort_key.hpp — the 64-bit sort key of a draw-list item and its bit layout.
+/// bindery/encode/sort_key.hpp — the 64-bit sort key of a draw-list item and its bit layout.
 ///
 /// Sorting draws by a single integer puts equal state next to each other, so the encoder can skip
 /// redundant setPipeline / setBindGroup calls (the by-frequency note: "ordenas el bucle por material").

@@ -40,6 +40,7 @@
 #include "bindery/core/device.hpp"
 #include "bindery/core/gpu.hpp"
 #include "bindery/data/scene_data.hpp"
+#include "bindery/data/scene_gpu.hpp"  // sampler_descriptor(), shader_alpha_cutoff()
 #include "bindery/wgsl/wgsl_layout.hpp"
 
 #include <cstdint>
@@ -88,10 +89,6 @@ struct TextureClassPlan {
 /// already holds `max_layers` layers (maxTextureArrayLayers). Throws InvalidArgument when
 /// `max_layers` is 0 or a texture has a zero size or no mip level.
 TextureClassPlan plan_texture_classes(std::span<const TextureData> textures, uint32_t max_layers);
-
-/// The WebGPU sampler descriptor of a scene sampler (address modes, filters; lodMaxClamp 0 when
-/// the sampler does not use mipmaps), as the CPU strategies create it (label not set).
-WGPUSamplerDescriptor sampler_descriptor(const SamplerData& sampler);
 
 /// The WGSL MaterialTable::wgsl() returns for a table of `arrays` array textures and `samplers`
 /// samplers at `group`, bindings from `first_binding` (see there). Needs no device: the record

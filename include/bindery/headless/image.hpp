@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/image.hpp — RGBA8 frames on the CPU: PNG output (libspng) and the comparisons the
-/// image tests use.
+/// bindery/headless/image.hpp — RGBA8 frames on the CPU: PNG output (libspng) and the comparisons
+/// the image tests use.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/offscreen.hpp — rendering without a window: an offscreen colour + depth target, and
-/// reading a rendered texture back into a bindery::Image (then write_png from image.hpp).
+/// bindery/headless/offscreen.hpp — rendering without a window: an offscreen colour + depth target,
+/// and reading a rendered texture back into a bindery::Image (then write_png from image.hpp).
 ///
 /// WebGPU terms: render attachment, texture view, GPUTexelCopyBufferLayout (bytesPerRow,
 /// rowsPerImage), copyTextureToBuffer, mapAsync. A texture-to-buffer copy needs bytesPerRow to be

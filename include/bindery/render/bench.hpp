@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/bench.hpp — `bindery bench`: the most objects each strategy draws within a frame budget.
+/// bindery/render/bench.hpp — `bindery bench`: the most objects each strategy draws within a frame
+/// budget.
 ///
 /// For one strategy the search renders the cube scene at growing object counts (doubling from
 /// `start_objects`) until the median frame time exceeds the budget, then bisects between the last

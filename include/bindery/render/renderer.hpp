@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with one
-/// per-draw-data strategy into an offscreen target, times every frame and reports counters.
+/// bindery/render/renderer.hpp — the headless renderer behind `bindery render`: draws a Scene with
+/// one per-draw-data strategy into an offscreen target, times every frame and reports counters.
 ///
 /// Frame timing (the optimization article's measurements): math_ms = computing world/normal matrices on the CPU
 /// (on every core by default); cpu_ms = uploads + command encoding + submit; gpu_ms = the frame's
@@ -19,6 +19,7 @@
 #include "bindery/headless/gpu_timer.hpp"
 #include "bindery/headless/image.hpp"
 #include "bindery/render/scene.hpp"
+#include "bindery/render/strategy_info.hpp"
 
 #include <functional>
 #include <optional>
@@ -29,15 +30,6 @@
 #include <vector>
 
 namespace bindery {
-
-/// One row of the strategy catalogue: how per-draw data reaches the shader. Every strategy renders
-/// the same image for the same scene, seed and time (tested). Strategies live one per file in
-/// src/render/strategy_*.cpp, each with one row in src/render/strategy_registry.cpp.
-struct StrategyInfo {
-  std::string_view name;          ///< the --strategy name, e.g. "dynamic-offsets"
-  std::string_view summary;       ///< one line: what carries per-object data, calls per frame
-  std::string_view article_step;  ///< the article section it implements (the optimization article unless named)
-};
 
 /// Every strategy, in the order the CLI lists them.
 std::span<const StrategyInfo> strategy_catalog();
@@ -167,29 +159,6 @@ struct RenderOptions {
 /// per pixel): about where, on the H200, the cluster stage's fixed cost (about 1 ms) equals what
 /// the triangles it removes cost the graphics pipeline (about 1.3 ns each).
 inline constexpr uint64_t kClusterAutoTriangles = 4'000'000;
-
-/// Objects counted by the GPU in one frame (GPU-driven strategies): in the scene, inside the
-/// view frustum, not hidden by the depth pyramid (equal to after_frustum without occlusion
-/// culling), and drawn (phase 1 + phase 2).
-struct CullingCounts {
-  /// Object counts, in the order of the pipeline: objects (the scene's), after_frustum,
-  /// after_occlusion, drawn.
-  ///@{
-  uint32_t objects = 0, after_frustum = 0, after_occlusion = 0, drawn = 0;
-  ///@}
-  /// Indirect draws that drew something (non-empty bins), summed over the frame's phases; 0
-  /// for strategies that do not count them.
-  uint32_t sub_draws = 0;
-  /// With clusters (RenderOptions::clusters): cluster-instances tested, clusters drawn, the
-  /// triangles the draws submitted, cluster-instances dropped for want of room; all summed over
-  /// the frame's phases.
-  bool has_clusters = false;
-  uint32_t clusters_tested = 0;      ///< cluster-instances tested (after the level pruning)
-  uint32_t clusters_visible = 0;     ///< clusters drawn
-  uint32_t triangles_submitted = 0;  ///< triangles the draws submitted
-  uint32_t clusters_dropped = 0;     ///< cluster-instances that did not fit the output
-  uint32_t triangles_rasterized = 0; ///< triangles given to the compute rasterizer
-};
 
 // GpuSpan (one named pass of a frame, by timestamp queries) is in headless/gpu_timer.hpp.
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/scene.hpp — what a strategy draws: meshes, textures, materials and objects on the CPU,
-/// independent of how per-draw data reaches the GPU.
+/// bindery/render/scene.hpp — what a strategy draws: meshes, textures, materials and objects on the
+/// CPU, independent of how per-draw data reaches the GPU.
 ///
 /// Three scenes fill it:
 /// - make_cube_scene(): the webgpufundamentals "optimization" article (the optimization article): one cube mesh

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/soak.hpp — long runs: does a strategy keep memory, WebGPU objects and per-frame work
-/// flat over thousands of frames?
+/// bindery/render/soak.hpp — long runs: does a strategy keep memory, WebGPU objects and per-frame
+/// work flat over thousands of frames?
 ///
 /// soak() renders one scene with one strategy for many frames (bindery::render) and samples,
 /// every `check_every` frames once the frame is done on the GPU: the process's resident memory,

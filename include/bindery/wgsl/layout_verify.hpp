@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/layout_verify.hpp — bindery's WGSL layout reflection checked against the WebGPU
+/// bindery/wgsl/layout_verify.hpp — bindery's WGSL layout reflection checked against the WebGPU
 /// implementation itself (issue 11).
 ///
 /// Two checks, both on the current device (lavapipe on CPU-only machines):

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/struct_check.hpp — verify at start-up that a C++ struct matches a reflected WGSL struct.
+/// bindery/wgsl/struct_check.hpp — verify at start-up that a C++ struct matches a reflected WGSL
+/// struct.
 ///
 /// Declare the C++ struct's fields once, next to the struct:
 ///

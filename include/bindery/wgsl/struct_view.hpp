@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/struct_view.hpp — a typed writer over the bytes of one reflected WGSL struct.
+/// bindery/wgsl/struct_view.hpp — a typed writer over the bytes of one reflected WGSL struct.
 ///
 /// StructView puts host values where the shader reads them: offsets, array element strides and
 /// matrix column strides come from the reflected StructLayout (wgsl_layout.hpp), never from

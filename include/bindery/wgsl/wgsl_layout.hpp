@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/wgsl_layout.hpp — WGSL memory layout reflection: struct offsets, sizes, alignments,
+/// bindery/wgsl/wgsl_layout.hpp — WGSL memory layout reflection: struct offsets, sizes, alignments,
 /// array strides and per-binding minBindingSize, read from the shader source itself.
 ///
 /// Why: every per-draw mechanism writes bytes at offsets; those offsets must come from the shader

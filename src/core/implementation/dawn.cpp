@@ -3,7 +3,7 @@
 // its own webgpu.h): the -DBINDERY_WEBGPU=dawn build. Plain webgpu.h only: Dawn's event model
 // (futures, callback modes, wgpuInstanceWaitAny / wgpuInstanceProcessEvents) replaces
 // wgpu-native's wgpuDevicePoll.
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <webgpu/webgpu.h>
 

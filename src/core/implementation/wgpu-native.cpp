@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // implementation.hpp for wgpu-native (webgpu.h + its extensions in wgpu.h): the default build.
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <webgpu/wgpu.h>
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Uploading a Scene's meshes and textures, and the render pipeline state every strategy shares.
-#include "render/strategies/strategy.hpp"
+// Uploading a Scene's meshes and textures (render/frame/gpu_scene.hpp).
+#include "render/frame/gpu_scene.hpp"
+
+#include "bindery/data/scene_gpu.hpp"
 
 #include <fmt/format.h>
 
-#include <iterator>
+#include <algorithm>
+#include <span>
 
 namespace bindery::strategies {
 namespace {
@@ -47,11 +50,15 @@ void upload_meshes(const Device& device, const Scene& scene, GpuScene& g, bool s
 
 }  // namespace
 
-GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_vertices) {
+GpuScene upload_scene(const Device& device, const Scene& scene,
+                      const SceneUploadOptions& options) {
   GpuScene g;
-  upload_meshes(device, scene, g, storage_vertices);
+  upload_meshes(device, scene, g, options.storage_vertices);
 
-  for (const TextureData& t : scene.textures) {
+  const std::span<const TextureData> textures =
+      options.textures ? std::span<const TextureData>(scene.textures)
+                       : std::span<const TextureData>();
+  for (const TextureData& t : textures) {
     WGPUTextureDescriptor desc = WGPU_TEXTURE_DESCRIPTOR_INIT;
     std::string label = fmt::format("texture {}", t.name);
     desc.label = gpu::sv(label);
@@ -59,7 +66,7 @@ GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_ver
     desc.format = WGPUTextureFormat_RGBA8Unorm;
     desc.mipLevelCount = static_cast<uint32_t>(t.mips.size());
     desc.usage = WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopyDst;
-    gpu::Texture tex = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &desc));
+    gpu::Texture tex = device.create_texture(desc);
     uint32_t w = t.width, h = t.height;
     for (uint32_t level = 0; level < t.mips.size(); ++level) {
       WGPUTexelCopyTextureInfo dst = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
@@ -81,151 +88,11 @@ GpuScene upload_scene(const Device& device, const Scene& scene, bool storage_ver
   // One WebGPU sampler per scene sampler (materials name them); the default is seed 003's:
   // magFilter linear, minFilter linear, mipmapFilter nearest, clamp-to-edge.
   for (const SamplerData& s : scene.samplers) {
-    auto address = [](AddressMode m) {
-      switch (m) {
-        case AddressMode::repeat:
-          return WGPUAddressMode_Repeat;
-        case AddressMode::mirror_repeat:
-          return WGPUAddressMode_MirrorRepeat;
-        default:
-          return WGPUAddressMode_ClampToEdge;
-      }
-    };
-    auto filter = [](FilterMode f) {
-      return f == FilterMode::nearest ? WGPUFilterMode_Nearest : WGPUFilterMode_Linear;
-    };
-    WGPUSamplerDescriptor sd = WGPU_SAMPLER_DESCRIPTOR_INIT;
-    sd.addressModeU = address(s.address_mode_u);
-    sd.addressModeV = address(s.address_mode_v);
-    sd.magFilter = filter(s.mag_filter);
-    sd.minFilter = filter(s.min_filter);
-    sd.mipmapFilter = s.mipmap_filter == FilterMode::nearest ? WGPUMipmapFilterMode_Nearest
-                                                             : WGPUMipmapFilterMode_Linear;
-    // Without mipmapping (glTF minFilter NEAREST or LINEAR) only level 0 is sampled.
-    if (!s.use_mipmaps) sd.lodMaxClamp = 0.0f;
+    const WGPUSamplerDescriptor sd = sampler_descriptor(s);
     g.samplers.push_back(gpu::Sampler::acquire(wgpuDeviceCreateSampler(device.get(), &sd)));
   }
   with_context("uploading the scene", [&] { device.check(); });
   return g;
-}
-
-namespace {
-const WGPUVertexAttribute kVertexAttributes[] = {
-    {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, position), 0},
-    {nullptr, WGPUVertexFormat_Float32x3, offsetof(Vertex, normal), 1},
-    {nullptr, WGPUVertexFormat_Float32x2, offsetof(Vertex, texcoord), 2},
-    {nullptr, WGPUVertexFormat_Unorm8x4, offsetof(Vertex, color), 3},
-};
-}  // namespace
-
-void check_bind_group_budget(const Device& device, uint64_t count, std::string_view what,
-                             std::string_view advice) {
-  const uint64_t budget = default_max_bind_groups(device.adapter());
-  if (count > budget)
-    throw Error(ErrorKind::ImplementationLimit,
-                fmt::format("{}: {} bind groups exceed what {} can hold ({}: each bind group is a "
-                            "memory mapping, bounded by vm.max_map_count); {}",
-                            what, count, device.adapter().name, budget, advice));
-}
-
-Reflection reflect_checked(std::string_view wgsl) {
-  Reflection r = reflect_wgsl(wgsl);
-  r.throw_if_errors();
-  return r;
-}
-
-WGPUVertexBufferLayout vertex_buffer_layout() {
-  WGPUVertexBufferLayout l = WGPU_VERTEX_BUFFER_LAYOUT_INIT;
-  l.stepMode = WGPUVertexStepMode_Vertex;
-  l.arrayStride = sizeof(Vertex);
-  l.attributeCount = std::size(kVertexAttributes);
-  l.attributes = kVertexAttributes;
-  return l;
-}
-
-gpu::BindGroup create_bind_group(const Device& device, const char* label,
-                                 WGPUBindGroupLayout layout,
-                                 std::span<const WGPUBindGroupEntry> entries) {
-  WGPUBindGroupDescriptor d = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
-  d.layout = layout;
-  d.entryCount = entries.size();
-  d.entries = entries.data();
-  return device.create_bind_group(d);
-}
-
-gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
-                                          WGPUPipelineLayout layout, const char* label,
-                                          const char* vertex_entry, bool pulls_vertices) {
-  WGPUVertexBufferLayout vbl = vertex_buffer_layout();
-  WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
-  d.layout = layout;
-  d.vertex.module = module;
-  d.vertex.entryPoint = gpu::sv(vertex_entry);
-  d.vertex.bufferCount = pulls_vertices ? 0 : 1;
-  d.vertex.buffers = &vbl;
-  d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
-  d.primitive.cullMode = WGPUCullMode_Back;
-  d.primitive.frontFace = WGPUFrontFace_CCW;
-  WGPUDepthStencilState ds = WGPU_DEPTH_STENCIL_STATE_INIT;
-  ds.format = kDepthFormat;
-  ds.depthWriteEnabled = WGPUOptionalBool_True;
-  ds.depthCompare = WGPUCompareFunction_Less;
-  d.depthStencil = &ds;
-  WGPUColorTargetState target = WGPU_COLOR_TARGET_STATE_INIT;
-  target.format = kColorFormat;
-  target.writeMask = WGPUColorWriteMask_All;
-  WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
-  fs.module = module;
-  fs.entryPoint = gpu::sv("fs");
-  fs.targetCount = 1;
-  fs.targets = &target;
-  d.fragment = &fs;
-  auto p = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &d));
-  with_context(fmt::format("creating render pipeline '{}'", label), [&] { device.check(); });
-  return p;
-}
-
-gpu::RenderPipeline create_screen_space_pipeline(const Device& device, WGPUShaderModule module,
-                                               WGPUPipelineLayout layout, const char* label,
-                                               const char* vertex_entry,
-                                               const char* fragment_entry) {
-  WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
-  d.layout = layout;
-  d.vertex.module = module;
-  d.vertex.entryPoint = gpu::sv(vertex_entry);
-  d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
-  d.primitive.cullMode = WGPUCullMode_None;
-  WGPUDepthStencilState ds = WGPU_DEPTH_STENCIL_STATE_INIT;
-  ds.format = kDepthFormat;
-  ds.depthWriteEnabled = WGPUOptionalBool_True;
-  ds.depthCompare = WGPUCompareFunction_Less;
-  d.depthStencil = &ds;
-  WGPUColorTargetState target = WGPU_COLOR_TARGET_STATE_INIT;
-  target.format = kColorFormat;
-  target.writeMask = WGPUColorWriteMask_All;
-  WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
-  fs.module = module;
-  fs.entryPoint = gpu::sv(fragment_entry);
-  fs.targetCount = 1;
-  fs.targets = &target;
-  d.fragment = &fs;
-  auto p = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &d));
-  with_context(fmt::format("creating render pipeline '{}'", label), [&] { device.check(); });
-  return p;
-}
-
-gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label) {
-  const WGPUTextureFormat color = kColorFormat;
-  WGPURenderBundleEncoderDescriptor d = WGPU_RENDER_BUNDLE_ENCODER_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
-  d.colorFormatCount = 1;
-  d.colorFormats = &color;
-  d.depthStencilFormat = kDepthFormat;
-  d.sampleCount = 1;
-  return gpu::RenderBundleEncoder::acquire(wgpuDeviceCreateRenderBundleEncoder(device.get(), &d));
 }
 
 }  // namespace bindery::strategies

@@ -19,7 +19,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -446,7 +446,8 @@ bool RenderRun::use_clusters() const {
 
 void RenderRun::build_strategy() {
   const bool clusters = use_clusters();
-  gpu_scene_ = strategies::upload_scene(device_, scene_, clusters);
+  gpu_scene_ = strategies::upload_scene(
+      device_, scene_, {.storage_vertices = clusters, .textures = !row_.own_textures});
   strategies::StrategyOptions so;
   so.occlusion = o_.occlusion;
   so.draw_path = o_.draw_path;

@@ -22,7 +22,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -5,7 +5,7 @@
 #include "bindery/core/error.hpp"
 #include "bindery/core/gpu.hpp"
 
-#include "core/implementation.hpp"
+#include "internal/implementation.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 
 #include "bindery/core/error.hpp"
 #include "gltf_json_fields.hpp"
-#include "encode/json_message.hpp"
+#include "internal/json_message.hpp"
 #include "resource_resolver.hpp"
 
 #include <fmt/format.h>

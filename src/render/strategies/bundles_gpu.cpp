@@ -143,6 +143,8 @@ extern const StrategyRow bundles_gpu_row{
        const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<BundlesGpuStrategy>(device, scene, gpu);
     },
-    unavailable};
+    unavailable,
+    /*parallel_encode=*/false,
+    /*own_textures=*/true};
 
 }  // namespace bindery::strategies

@@ -322,7 +322,9 @@ extern const StrategyRow gpu_driven_row{
           device, scene, gpu, options,
           CulledComposition{"gpu-driven", TransformProducer::gpu_when_animated, true});
     },
-    unavailable};
+    unavailable,
+    /*parallel_encode=*/false,
+    /*own_textures=*/true};
 
 extern const StrategyRow gpu_culling_row{
     {"gpu-culling",
@@ -335,6 +337,8 @@ extern const StrategyRow gpu_culling_row{
           device, scene, gpu, options,
           CulledComposition{"gpu-culling", TransformProducer::cpu, false});
     },
-    unavailable};
+    unavailable,
+    /*parallel_encode=*/false,
+    /*own_textures=*/true};
 
 }  // namespace bindery::strategies

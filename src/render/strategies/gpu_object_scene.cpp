@@ -36,7 +36,8 @@ std::string draw_shader(const MaterialTable& materials, uint32_t group) {
   const size_t end = source.find(end_marker);
   if (begin == std::string::npos || end == std::string::npos)
     throw Error(ErrorKind::Internal, "gpu_driven_draw.wgsl: the material table markers are gone");
-  source.replace(begin, end + end_marker.size() - begin, materials.wgsl(group, 0));
+  source.replace(begin, end + end_marker.size() - begin,
+                 materials.wgsl(group, GpuObjectScene::kMaterialFirstBinding));
   const size_t cluster_begin = source.find("// BEGIN cluster draw");
   const std::string cluster_end = "// END cluster draw";
   const size_t cluster_stop = source.find(cluster_end);
@@ -45,39 +46,6 @@ std::string draw_shader(const MaterialTable& materials, uint32_t group) {
   source.replace(cluster_begin, cluster_stop + cluster_end.size() - cluster_begin,
                  gpu_driven::ClusterCulling::wgsl(2));
   return source;
-}
-
-// Buffer bindings 0, 1, ... of `types`, visible to `visibility[b]`.
-template <size_t N>
-gpu::BindGroupLayout buffer_layout(const Device& device, const char* label,
-                                   const WGPUBufferBindingType (&types)[N],
-                                   const WGPUShaderStage (&visibility)[N]) {
-  WGPUBindGroupLayoutEntry entries[N];
-  for (uint32_t b = 0; b < N; ++b) {
-    entries[b] = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
-    entries[b].binding = b;
-    entries[b].visibility = visibility[b];
-    entries[b].buffer.type = types[b];
-  }
-  WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
-  d.entryCount = N;
-  d.entries = entries;
-  return gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device.get(), &d));
-}
-
-// The whole of buffers[b] at binding b.
-template <size_t N>
-gpu::BindGroup buffer_group(const Device& device, const char* label, WGPUBindGroupLayout layout,
-                            const WGPUBuffer (&buffers)[N]) {
-  WGPUBindGroupEntry e[N];
-  for (uint32_t b = 0; b < N; ++b) {
-    e[b] = WGPU_BIND_GROUP_ENTRY_INIT;
-    e[b].binding = b;
-    e[b].buffer = buffers[b];
-    e[b].size = WGPU_WHOLE_SIZE;
-  }
-  return create_bind_group(device, label, layout, e);
 }
 
 }  // namespace
@@ -164,11 +132,12 @@ void GpuObjectScene::create_animation(const Scene& scene) {
   inputs_ = upload_object_inputs(device_, scene, reflection.struct_layout("ObjectInput"), label_);
   animate_frame_ = device_.create_buffer(label_ + " animate frame", 8,
                                          WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
-  animate_layout_ = buffer_layout(
-      device_, "animate",
-      {WGPUBufferBindingType_Uniform, WGPUBufferBindingType_ReadOnlyStorage,
-       WGPUBufferBindingType_Storage},
-      {WGPUShaderStage_Compute, WGPUShaderStage_Compute, WGPUShaderStage_Compute});
+  const WGPUShaderStage cs = WGPUShaderStage_Compute;
+  const WGPUBindGroupLayoutEntry animate[] = {
+      buffer_layout_entry(0, cs, WGPUBufferBindingType_Uniform),
+      buffer_layout_entry(1, cs, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(2, cs, WGPUBufferBindingType_Storage)};
+  animate_layout_ = create_bind_group_layout(device_, "animate", animate);
   WGPUBindGroupLayout layouts[] = {animate_layout_.get()};
   animate_pipeline_layout_ = create_pipeline_layout(device_, layouts, "animate");
   animate_module_ = device_.create_shader_module("object_animate.wgsl", shaders::object_animate);
@@ -182,8 +151,10 @@ void GpuObjectScene::create_animation(const Scene& scene) {
 }
 
 void GpuObjectScene::create_animate_group() {
-  const WGPUBuffer buffers[3] = {animate_frame_.get(), inputs_.get(), objects_.buffer()};
-  animate_group_ = buffer_group(device_, "animate", animate_layout_.get(), buffers);
+  const WGPUBindGroupEntry e[] = {buffer_group_entry(0, animate_frame_.get()),
+                                  buffer_group_entry(1, inputs_.get()),
+                                  buffer_group_entry(2, objects_.buffer())};
+  animate_group_ = create_bind_group(device_, "animate", animate_layout_.get(), e);
 }
 
 void GpuObjectScene::create_draw_pipeline() {
@@ -192,21 +163,20 @@ void GpuObjectScene::create_draw_pipeline() {
   frame_bytes_.resize(frame_layout_.size);
   frame_ = device_.create_buffer(label_ + " frame", frame_layout_.size,
                                  WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
-  object_layout_ = buffer_layout(
-      device_, "objects",
-      {WGPUBufferBindingType_Uniform, WGPUBufferBindingType_ReadOnlyStorage,
-       WGPUBufferBindingType_ReadOnlyStorage},
-      {WGPUShaderStage_Vertex | WGPUShaderStage_Fragment,
-       WGPUShaderStage_Vertex | WGPUShaderStage_Fragment,  // the cluster resolve reads objects
-       WGPUShaderStage_Vertex});
-  const std::vector<WGPUBindGroupLayoutEntry> material_entries = materials_.layout_entries(0);
-  WGPUBindGroupLayoutDescriptor d = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
-  d.label = gpu::sv("materials");
-  d.entryCount = material_entries.size();
-  d.entries = material_entries.data();
-  material_layout_ =
-      gpu::BindGroupLayout::acquire(wgpuDeviceCreateBindGroupLayout(device_.get(), &d));
-  const std::vector<WGPUBindGroupEntry> material_bindings = materials_.group_entries(0);
+  const WGPUShaderStage vs = WGPUShaderStage_Vertex;
+  const WGPUBindGroupLayoutEntry objects[] = {
+      buffer_layout_entry(kFrameBinding, vs | WGPUShaderStage_Fragment,
+                          WGPUBufferBindingType_Uniform),
+      // The compute rasterizer's resolve reads the objects in its fragment stage.
+      buffer_layout_entry(kObjectsBinding, vs | WGPUShaderStage_Fragment,
+                          WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(kRemapBinding, vs, WGPUBufferBindingType_ReadOnlyStorage)};
+  object_layout_ = create_bind_group_layout(device_, "objects", objects);
+  const std::vector<WGPUBindGroupLayoutEntry> material_entries =
+      materials_.layout_entries(kMaterialFirstBinding);
+  material_layout_ = create_bind_group_layout(device_, "materials", material_entries);
+  const std::vector<WGPUBindGroupEntry> material_bindings =
+      materials_.group_entries(kMaterialFirstBinding);
   material_group_ =
       create_bind_group(device_, "materials", material_layout_.get(), material_bindings);
   WGPUBindGroupLayout layouts[2];
@@ -246,8 +216,10 @@ void GpuObjectScene::create_resolve_pipeline(WGPUBindGroupLayout cluster_layout,
 void GpuObjectScene::refresh_object_group(WGPUBuffer remap, bool force) {
   if (!force && remap == remap_ && object_group_ && objects_.generation() == object_generation_)
     return;
-  const WGPUBuffer buffers[3] = {frame_.get(), objects_.buffer(), remap};
-  object_group_ = buffer_group(device_, "objects", object_layout_.get(), buffers);
+  const WGPUBindGroupEntry e[] = {buffer_group_entry(kFrameBinding, frame_.get()),
+                                  buffer_group_entry(kObjectsBinding, objects_.buffer()),
+                                  buffer_group_entry(kRemapBinding, remap)};
+  object_group_ = create_bind_group(device_, "objects", object_layout_.get(), e);
   if (gpu_animation_) create_animate_group();
   remap_ = remap;
   object_generation_ = objects_.generation();

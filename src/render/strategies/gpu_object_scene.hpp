@@ -45,7 +45,12 @@ class GpuObjectScene {
  public:
   /// Bind group indices of the draw pipeline (shaders/gpu_driven_draw.wgsl).
   static constexpr uint32_t kObjectGroup = 0;    ///< frame uniform, object records, remap
-  static constexpr uint32_t kMaterialGroup = 1;  ///< MaterialTable::wgsl(kMaterialGroup, 0)
+  static constexpr uint32_t kMaterialGroup = 1;  ///< the MaterialTable
+  /// Bindings of group kObjectGroup (shaders/gpu_driven_draw.wgsl's `frame`, `objects`, `remap`).
+  static constexpr uint32_t kFrameBinding = 0, kObjectsBinding = 1, kRemapBinding = 2;
+  /// The material table's first binding in group kMaterialGroup: its layout entries, group
+  /// entries and WGSL (MaterialTable::wgsl(kMaterialGroup, kMaterialFirstBinding)) all take it.
+  static constexpr uint32_t kMaterialFirstBinding = 0;
 
   /// Every material and object of `scene` into the parts, its meshes from `gpu`'s pool (which
   /// must outlive this object); `label` names the buffers. Throws what the parts throw

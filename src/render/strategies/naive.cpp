@@ -55,20 +55,11 @@ class NaiveStrategy final : public Strategy {
       o.buffer = device.create_buffer("naive uniforms", uniform_size_,
                                       WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
       const Material& m = scene.materials[scene.objects[i].material];
-      WGPUBindGroupEntry entries[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
-                                       WGPU_BIND_GROUP_ENTRY_INIT};
-      entries[0].binding = 0;
-      entries[0].textureView = gpu.views[m.texture].get();
-      entries[1].binding = 1;
-      entries[1].sampler = gpu.samplers[m.sampler].get();
-      entries[2].binding = 2;
-      entries[2].buffer = o.buffer.get();
-      entries[2].size = uniform_size_;
-      WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-      bd.layout = layout_.get();
-      bd.entryCount = 3;
-      bd.entries = entries;
-      o.bind_group = device.create_bind_group(bd);
+      const WGPUBindGroupEntry entries[] = {
+          texture_group_entry(0, gpu.views[m.texture].get()),
+          sampler_group_entry(1, gpu.samplers[m.sampler].get()),
+          buffer_group_entry(2, o.buffer.get(), 0, uniform_size_)};
+      o.bind_group = create_bind_group(device, "", layout_.get(), entries);
       objects_.push_back(std::move(o));
     }
     with_context("creating the naive strategy's per-object bind groups", [&] { device.check(); });
@@ -86,7 +77,7 @@ class NaiveStrategy final : public Strategy {
       view.set(light_, in.values.light_world_position);
       view.set(eye_, in.values.view_world_position);
       view.set(shininess_, m.shininess);
-      view.set(alpha_cutoff_, alpha_cutoff_uniform(m));
+      view.set(alpha_cutoff_, shader_alpha_cutoff(m));
       device_.write_buffer(objects_[i].buffer.get(), 0, staging_.data(), staging_.size());
     }
   }

@@ -126,30 +126,14 @@ class ObjectGroupStrategy : public Strategy {
     for (uint32_t i = 0; i < scene_.objects.size(); ++i) {
       const uint32_t material = scene_.objects[i].material;
       const ObjectWindow w = window(i);
-      WGPUBindGroupEntry e[5] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
-                                 WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
-                                 WGPU_BIND_GROUP_ENTRY_INIT};
-      e[0].binding = 0;
-      e[0].textureView = gpu_.views[scene_.materials[material].texture].get();
-      e[1].binding = 1;
-      e[1].sampler = gpu_.samplers[scene_.materials[material].sampler].get();
-      e[2].binding = 2;
-      e[2].buffer = w.buffer;
-      e[2].offset = w.offset;
-      e[2].size = object_size_;
-      e[3].binding = 3;
-      e[3].buffer = frame_.buffer();
-      e[3].size = frame_.size();
-      e[4].binding = 4;
-      e[4].buffer = materials_.buffer();
-      e[4].offset = materials_.offset(material);
-      e[4].size = materials_.size();
-      WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-      bd.label = gpu::sv("object");
-      bd.layout = layout_.get();
-      bd.entryCount = 5;
-      bd.entries = e;
-      groups_.push_back(device_.create_bind_group(bd));
+      const WGPUBindGroupEntry e[] = {
+          texture_group_entry(0, gpu_.views[scene_.materials[material].texture].get()),
+          sampler_group_entry(1, gpu_.samplers[scene_.materials[material].sampler].get()),
+          buffer_group_entry(2, w.buffer, w.offset, object_size_),
+          buffer_group_entry(3, frame_.buffer(), 0, frame_.size()),
+          buffer_group_entry(4, materials_.buffer(), materials_.offset(material),
+                             materials_.size())};
+      groups_.push_back(create_bind_group(device_, "object", layout_.get(), e));
     }
     with_context(fmt::format("creating the {} strategy's per-object bind groups", name_),
                  [&] { device_.check(); });

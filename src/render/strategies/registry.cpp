@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The strategy registry: one row per strategy, in the order the CLI and `bindery bench` list
-// them. A strategy is one file (src/render/strategy_NAME.cpp) that defines its row; adding one
+// them. A strategy is one file (src/render/strategies/NAME.cpp) that defines its row; adding one
 // is that file plus one line below.
 #include "strategy.hpp"
 

@@ -23,16 +23,8 @@ FrameGroup::FrameGroup(const Device& device, const StructLayout& global, SharedB
   buffer_ = device.create_buffer("frame uniforms", global.size,
                                  WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
   if (groups == SharedBindGroups::none) return;
-  WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-  e.binding = 0;
-  e.buffer = buffer_.get();
-  e.size = global.size;
-  WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-  bd.label = gpu::sv("frame");
-  bd.layout = layout_.get();
-  bd.entryCount = 1;
-  bd.entries = &e;
-  group_ = device.create_bind_group(bd);
+  const WGPUBindGroupEntry e = buffer_group_entry(0, buffer_.get(), 0, global.size);
+  group_ = create_bind_group(device, "frame", layout_.get(), {&e, 1});
 }
 
 std::span<const std::byte> FrameGroup::pack(const FrameValues& values) {
@@ -81,24 +73,13 @@ MaterialGroups::MaterialGroups(const Device& device, const Scene& scene, const G
     StructView v(material, std::span<std::byte>(bytes).subspan(g * stride, material.size));
     v.set(color, m.color);
     v.set(shininess, m.shininess);
-    v.set(alpha_cutoff, alpha_cutoff_uniform(m));
+    v.set(alpha_cutoff, shader_alpha_cutoff(m));
     if (groups == SharedBindGroups::none) continue;
-    WGPUBindGroupEntry e[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT,
-                               WGPU_BIND_GROUP_ENTRY_INIT};
-    e[0].binding = 0;
-    e[0].textureView = gpu.views[m.texture].get();
-    e[1].binding = 1;
-    e[1].sampler = gpu.samplers[m.sampler].get();
-    e[2].binding = 2;
-    e[2].buffer = buffer_.get();
-    e[2].offset = g * stride;
-    e[2].size = material.size;
-    WGPUBindGroupDescriptor bd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-    bd.label = gpu::sv("material");
-    bd.layout = layout_.get();
-    bd.entryCount = 3;
-    bd.entries = e;
-    groups_.push_back(device.create_bind_group(bd));
+    const WGPUBindGroupEntry e[] = {
+        texture_group_entry(0, gpu.views[m.texture].get()),
+        sampler_group_entry(1, gpu.samplers[m.sampler].get()),
+        buffer_group_entry(2, buffer_.get(), g * stride, material.size)};
+    groups_.push_back(create_bind_group(device, "material", layout_.get(), e));
   }
   if (!bytes.empty()) device.write_buffer(buffer_.get(), 0, bytes.data(), bytes.size());
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// src/json_message.hpp — nlohmann_json's exception text without its "[json.exception.KIND.N] "
-// prefix, for bindery's own error lines (plan and glTF input). Private to bindery.
+// src/internal/json_message.hpp — nlohmann_json's exception text without its
+// "[json.exception.KIND.N] " prefix, for bindery's own error lines (plan and glTF input).
+// Internal: see src/internal/README.md for who may include it.
 #pragma once
 
 #include <nlohmann/json.hpp>

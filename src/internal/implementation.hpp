@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The parts of webgpu.h use that differ between WebGPU implementations, behind one small private
-// interface (issue 13). Exactly one of src/implementation/wgpu-native.cpp and
-// src/implementation/dawn.cpp is compiled into a build (CMake option BINDERY_WEBGPU); everything
+// src/internal/implementation.hpp — the parts of webgpu.h use that differ between WebGPU
+// implementations, behind one small internal interface (issue 13; who may include it:
+// src/internal/README.md). Exactly one of src/core/implementation/wgpu-native.cpp and
+// src/core/implementation/dawn.cpp is compiled into a build (CMake option BINDERY_WEBGPU); everything
 // else in bindery calls these functions and plain webgpu.h, and compiles unchanged for both.
 //
 //   instance + backend   wgpu-native: WGPUInstanceExtras (wgpu.h) chooses the backends;
@@ -118,6 +119,25 @@ Submission submit(WGPUInstance instance, WGPUQueue queue, uint32_t count,
 void wait(WGPUInstance instance, WGPUDevice device, WGPUQueue queue, const Submission& submission);
 /// Runs ready callbacks; with `wait`, first blocks until all submitted work is done.
 void poll(WGPUInstance instance, WGPUDevice device, WGPUQueue queue, bool wait);
+
+/// Rounds wait_until() runs by default before it gives up on a callback.
+inline constexpr int kWaitRounds = 100000;
+/// The one wait-and-poll loop of bindery, for a callback of mode AllowProcessEvents that sets
+/// `done`: up to `rounds` times, calls `poll` (a device poll, or nothing) and then
+/// wgpuInstanceProcessEvents(instance), stopping as soon as `done` is true. Bounded, so a callback
+/// that never comes ends in the caller's error instead of a hang. Returns `done`.
+template <class Poll>
+bool wait_until(WGPUInstance instance, const bool& done, int rounds, Poll&& poll) {
+  for (int i = 0; i < rounds && !done; ++i) {
+    poll();
+    wgpuInstanceProcessEvents(instance);
+  }
+  return done;
+}
+/// wait_until() without a device poll: events only.
+inline bool wait_until(WGPUInstance instance, const bool& done, int rounds = kWaitRounds) {
+  return wait_until(instance, done, rounds, [] {});
+}
 
 /// Whether the implementation's WGSL compiler leaves @align out of a struct's alignment
 /// (gfx-rs/wgpu#4377: naga, wgpu-native) instead of following WGSL §14.4.1 (Dawn's Tint).

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The pieces a frame is recorded with: the offscreen target's render passes and the default frame
-// of a strategy (upload, then its draws in passes). The GPU spans are headless/gpu_timer.cpp's.
-#include "render/frame/parallel_encode.hpp"
-#include "render/strategies/strategy.hpp"
-
+// The offscreen target's render passes (render/frame/frame_context.hpp). The GPU spans are
+// headless/gpu_timer.cpp's.
+#include "render/frame/frame_context.hpp"
 
 namespace bindery::strategies {
 
@@ -25,24 +23,6 @@ gpu::RenderPassEncoder FrameTarget::begin_pass(WGPUCommandEncoder encoder, bool 
   pd.depthStencilAttachment = &da;
   pd.timestampWrites = timestamps;
   return gpu::RenderPassEncoder::acquire(wgpuCommandEncoderBeginRenderPass(encoder, &pd));
-}
-
-void Strategy::record_frame(FrameContext& ctx) {
-  upload(ctx.in, ctx.encoder);
-  record_draw_passes(ctx);
-}
-
-void Strategy::record_draw_passes(FrameContext& ctx) {
-  const std::vector<DrawPass> passes = plan_draw_passes(draw_count(), 1, ctx.max_draws_per_pass);
-  const uint32_t span = ctx.timer.open("render");
-  // The first pass clears, the others load (a frame with no draws still clears in one pass).
-  for (size_t p = 0; p < passes.size(); ++p) {
-    gpu::RenderPassEncoder pass = ctx.target.begin_pass(
-        ctx.encoder, p == 0, ctx.timer.writes(span, p == 0, p + 1 == passes.size()));
-    encode(pass.get(), passes[p].first, passes[p].end, ctx.counters);
-    wgpuRenderPassEncoderEnd(pass.get());
-    ctx.passes++;
-  }
 }
 
 }  // namespace bindery::strategies

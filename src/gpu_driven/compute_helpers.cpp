@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#include "compute_helpers.hpp"
+
+#include <algorithm>
+
+namespace bindery::gpu_driven::detail {
+
+gpu::ComputePipeline make_compute(const Device& device, WGPUShaderModule module,
+                                  WGPUPipelineLayout layout, const char* entry) {
+  const CallScope scope(device);
+  WGPUComputePipelineDescriptor d = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+  d.label = gpu::sv(entry);
+  d.layout = layout;
+  d.compute.module = module;
+  d.compute.entryPoint = gpu::sv(entry);
+  return gpu::ComputePipeline::acquire(wgpuDeviceCreateComputePipeline(device.get(), &d));
+}
+
+Grid grid_for(uint64_t invocations, uint32_t workgroup_size, uint32_t max_x) {
+  const uint64_t groups = (invocations + workgroup_size - 1) / workgroup_size;
+  if (groups == 0) return {};
+  max_x = std::max(max_x, 1u);
+  return {static_cast<uint32_t>(std::min<uint64_t>(groups, max_x)),
+          static_cast<uint32_t>((groups + max_x - 1) / max_x)};
+}
+
+void dispatch(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline, WGPUBindGroup group,
+              Grid grid) {
+  if (grid.x == 0) return;
+  wgpuComputePassEncoderSetPipeline(pass, pipeline);
+  wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, nullptr);
+  wgpuComputePassEncoderDispatchWorkgroups(pass, grid.x, grid.y, 1);
+}
+
+}  // namespace bindery::gpu_driven::detail
