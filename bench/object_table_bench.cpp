@@ -7,7 +7,8 @@
 //                            share in per mille (1 = 0.1% .. 1000 = 100%) x order of the ids:
 //                            contiguous (ids 0 .. moved-1 in order), sorted (a random subset in
 //                            ascending order, as an application walking its moving objects does),
-//                            random (a random subset in random order).
+//                            random (a random subset in random order), random_batch (the same
+//                            through set_transforms() in batches of 4096, which prefetches).
 //                            Timed: the set_transform calls and flush() (the encoder is made
 //                            before; finish, submit, after_submit and the wait for the GPU after,
 //                            untimed), as this thread's CPU time (other processes do not count).
@@ -97,7 +98,7 @@ ObjectTable& table_of(uint32_t objects) {
   return *t;
 }
 
-enum class Order { contiguous, sorted, random };
+enum class Order { contiguous, sorted, random, random_batch };
 
 std::vector<ObjectId> moved_ids(uint32_t objects, uint32_t moved, Order order) {
   std::vector<ObjectId> ids(objects);
@@ -137,7 +138,14 @@ void BM_MoveAndFlush(benchmark::State& state, Order order) {
   for (auto _ : state) {
     auto enc = encoder();
     const double start = thread_cpu_seconds();
-    for (uint32_t i = 0; i < moved; ++i) table.set_transform(ids[i], w[i & 4095]);
+    if (order == Order::random_batch) {
+      for (uint32_t i = 0; i < moved; i += 4096) {
+        const uint32_t k = std::min<uint32_t>(4096, moved - i);
+        table.set_transforms({ids.data() + i, k}, {w.data(), k});
+      }
+    } else {
+      for (uint32_t i = 0; i < moved; ++i) table.set_transform(ids[i], w[i & 4095]);
+    }
     const bindery::gpu_driven::ObjectFlushStats st = table.flush(enc.get());
     const double s = thread_cpu_seconds() - start;
     state.SetIterationTime(s);
@@ -214,7 +222,8 @@ int64_t iterations_for(int64_t moved) { return std::clamp<int64_t>(20'000'000 / 
 
 void register_all() {
   const std::pair<const char*, Order> orders[] = {
-      {"contiguous", Order::contiguous}, {"sorted", Order::sorted}, {"random", Order::random}};
+      {"contiguous", Order::contiguous}, {"sorted", Order::sorted}, {"random", Order::random},
+      {"random_batch", Order::random_batch}};
   for (int64_t objects : {10'000, 100'000, 1'000'000})
     for (int64_t per_mille : {1, 10, 100, 250, 500, 1000}) {
       const int64_t moved = std::max<int64_t>(1, objects * per_mille / 1000);

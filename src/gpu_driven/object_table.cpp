@@ -99,12 +99,18 @@ struct Writer {
   uint32_t epoch = 0, cursor = 0, end = 0;
 };
 
-// What the CPU keeps per id: the record without its transform, and the id's slot in the frame's
-// staging when its epoch is the current one.
+// What the CPU keeps per id, 16 bytes (a scattered id costs one quarter of a cache line): the
+// record without its transform (user is always 0: the table never writes it) and the id's slot in
+// the frame's staging when its epoch is the current one (16 bits, wrapping: see flush()).
 struct IdState {
-  uint32_t mesh = 0, material = 0, flags = 0, user = 0;
-  uint32_t epoch = 0, slot = 0;
+  uint32_t mesh = 0, material = 0;
+  uint16_t flags = 0;  // kObjectLive | pipeline << kObjectPipelineShift: 16 bits
+  uint16_t epoch = 0;
+  uint32_t slot = 0;
 };
+static_assert(sizeof(IdState) == 16);
+static_assert((kObjectLive | kObjectPipelineMask) <= 0xffffu);
+constexpr uint32_t kEpochs = 0x10000;  // IdState::epoch values; 0 is never current
 
 // Tables get a serial that is never reused: the key of the threads' writer caches.
 std::atomic<uint64_t> g_table_serial{1};
@@ -131,7 +137,7 @@ struct ObjectTable::State {
   uint32_t max_records = 0;  // min(maxStorageBufferBindingSize, maxBufferSize) / 64
   const uint64_t serial = g_table_serial.fetch_add(1);
 
-  // CPU side: 24 bytes per id ever handed out (ids.size() is that high-water mark: every one of
+  // CPU side: 16 bytes per id ever handed out (ids.size() is that high-water mark: every one of
   // them has a slot in buffer() once flushed), no transforms.
   std::vector<IdState> ids;
   std::vector<ObjectId> free_ids;  // removed ids, reused last-in first-out
@@ -141,7 +147,7 @@ struct ObjectTable::State {
   // The frame's staging (see above). Writer threads read `epoch`, claim slots from `next_slot`
   // and find block b at `block_data[b]` (mapped staging, or heap memory when no mapped block was
   // reserved for it: flush() copies that into staging).
-  uint32_t epoch = 1;
+  uint32_t epoch = 1;  // 1 .. kEpochs - 1
   std::atomic<uint32_t> next_slot{0};
   std::array<std::atomic<std::byte*>, kMaxBlocks> block_data{};
   std::array<StagingBlock, kMaxBlocks> mapped{};  // reserved mapped blocks (data empty: none)
@@ -203,48 +209,52 @@ struct ObjectTable::State {
   Writer& this_thread_writer();
   uint32_t claim_slot();
   std::byte* block(uint32_t b);
-  // The id word and the record of `slot` in the frame's staging.
-  uint32_t& id_word(uint32_t slot) {
+  // Slot `slot`'s id word and record in the frame's staging.
+  struct SlotRef {
+    uint32_t* id_word;
+    ObjectRecord* record;
+  };
+  SlotRef slot_ref(uint32_t slot) const {
     const BlockPos p = block_of(slot);
     std::byte* base = block_data[p.block].load(std::memory_order_acquire);
-    return reinterpret_cast<uint32_t*>(base + kIdsHeaderBytes)[p.offset];
+    return {reinterpret_cast<uint32_t*>(base + kIdsHeaderBytes) + p.offset,
+            reinterpret_cast<ObjectRecord*>(base + block_records_offset(p.block)) + p.offset};
   }
-  ObjectRecord& staged_record(uint32_t slot) {
-    const BlockPos p = block_of(slot);
-    std::byte* base = block_data[p.block].load(std::memory_order_acquire);
-    return reinterpret_cast<ObjectRecord*>(base + block_records_offset(p.block))[p.offset];
-  }
-  // The id's slot in this frame's staging, claimed (id word: `id`, rows not yet written) on its
-  // first change since the last flush.
-  uint32_t slot_of(IdState& st, ObjectId id) {
-    if (st.epoch != epoch) {
+  uint32_t& id_word(uint32_t slot) const { return *slot_ref(slot).id_word; }
+  // The id's slot in this frame's staging, claimed on its first change since the last flush
+  // (`fresh`: its id word and record are still to be written).
+  SlotRef slot_of(IdState& st, bool& fresh) {
+    fresh = st.epoch != epoch;
+    if (fresh) {
       st.slot = claim_slot();
-      st.epoch = epoch;
-      id_word(st.slot) = id;
+      st.epoch = uint16_t(epoch);
     }
-    return st.slot;
+    return slot_ref(st.slot);
   }
-  // Writes the whole record (rows and the id's meta) into its slot.
-  void stage_whole(IdState& st, ObjectId id, const glm::vec4 rows[3]) {
-    const uint32_t slot = slot_of(st, id);
+  // Writes the whole record (rows and the id's meta) into its slot: one 64-byte line, once.
+  void stage_whole(IdState& st, ObjectId id, const glm::mat4& m) {
+    bool fresh = false;
+    const SlotRef ref = slot_of(st, fresh);
     ObjectRecord r;
-    r.world_rows[0] = rows[0];
-    r.world_rows[1] = rows[1];
-    r.world_rows[2] = rows[2];
+    r.world_rows[0] = glm::vec4(m[0][0], m[1][0], m[2][0], m[3][0]);
+    r.world_rows[1] = glm::vec4(m[0][1], m[1][1], m[2][1], m[3][1]);
+    r.world_rows[2] = glm::vec4(m[0][2], m[1][2], m[2][2], m[3][2]);
     r.mesh = st.mesh;
     r.material = st.material;
     r.flags = st.flags;
-    r.user = st.user;
-    std::memcpy(&staged_record(slot), &r, sizeof(r));  // one 64-byte line, written once
-    id_word(slot) = id | kWriteRows;
+    r.user = 0;
+    *ref.record = r;
+    *ref.id_word = id | kWriteRows;
   }
   // Writes the id's meta into its slot; the rows go up only if a transform was staged too.
   void stage_meta(IdState& st, ObjectId id) {
-    ObjectRecord& r = staged_record(slot_of(st, id));
-    r.mesh = st.mesh;
-    r.material = st.material;
-    r.flags = st.flags;
-    r.user = st.user;
+    bool fresh = false;
+    const SlotRef ref = slot_of(st, fresh);
+    if (fresh) *ref.id_word = id;
+    ref.record->mesh = st.mesh;
+    ref.record->material = st.material;
+    ref.record->flags = st.flags;
+    ref.record->user = 0;
   }
 
   void create_pipeline();
@@ -259,18 +269,27 @@ struct ObjectTable::State {
 // This thread's writer of this table: a small per-thread cache keyed by the table's serial (never
 // reused, so a destroyed table's entries never match again); a miss registers a new writer under
 // the mutex (once per thread and table, or again after three other tables pushed it out).
+namespace {
+struct WriterEntry {
+  uint64_t serial = 0;
+  Writer* writer = nullptr;
+};
+thread_local WriterEntry t_last_writer;  // the one most used: checked first
+}  // namespace
+
 Writer& ObjectTable::State::this_thread_writer() {
-  struct Entry {
-    uint64_t serial = 0;
-    Writer* writer = nullptr;
-  };
-  thread_local std::array<Entry, 4> cache{};
+  if (t_last_writer.serial == serial) return *t_last_writer.writer;
+  thread_local std::array<WriterEntry, 4> cache{};
   thread_local uint32_t next = 0;
-  for (const Entry& e : cache)
-    if (e.serial == serial) return *e.writer;
+  for (const WriterEntry& e : cache)
+    if (e.serial == serial) {
+      t_last_writer = e;
+      return *e.writer;
+    }
   const std::lock_guard lock(mutex);
   writers.push_back(std::make_unique<Writer>());
   cache[next++ % cache.size()] = {serial, writers.back().get()};
+  t_last_writer = {serial, writers.back().get()};
   return *writers.back();
 }
 
@@ -511,11 +530,8 @@ ObjectId ObjectTable::add(const glm::mat4& world, uint32_t mesh, uint32_t materi
   IdState& st = s.ids[next];
   st.mesh = mesh;
   st.material = material;
-  st.flags = kObjectLive | (pipeline << kObjectPipelineShift);
-  st.user = 0;
-  glm::vec4 rows[3];
-  world_to_rows(world, rows);
-  s.stage_whole(st, next, rows);
+  st.flags = uint16_t(kObjectLive | (pipeline << kObjectPipelineShift));
+  s.stage_whole(st, next, world);
   s.id_end = std::max(s.id_end, next + 1);
   ++s.live;
   return next;
@@ -525,9 +541,24 @@ void ObjectTable::set_transform(ObjectId id, const glm::mat4& world) {
   State& s = *s_;
   IdState& st = s.live_state("set_transform", id);
   s.check_finite("set_transform", id, world);
-  glm::vec4 rows[3];
-  world_to_rows(world, rows);
-  s.stage_whole(st, id, rows);
+  s.stage_whole(st, id, world);
+}
+
+void ObjectTable::set_transforms(std::span<const ObjectId> ids, std::span<const glm::mat4> worlds) {
+  State& s = *s_;
+  if (ids.size() != worlds.size())
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: {} ids but {} matrices", s.who("set_transforms"), ids.size(),
+                            worlds.size()));
+  constexpr size_t kAhead = 32;  // ids prefetched ahead: enough misses in flight to hide latency
+  const size_t n = ids.size();
+  const size_t known = s.ids.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n && ids[i + kAhead] < known) __builtin_prefetch(&s.ids[ids[i + kAhead]], 1);
+    IdState& st = s.live_state("set_transforms", ids[i]);
+    s.check_finite("set_transforms", ids[i], worlds[i]);
+    s.stage_whole(st, ids[i], worlds[i]);
+  }
 }
 
 void ObjectTable::set_material(ObjectId id, uint32_t material) {
@@ -545,9 +576,9 @@ void ObjectTable::set_mesh(ObjectId id, uint32_t mesh) {
 void ObjectTable::remove(ObjectId id) {
   State& s = *s_;
   IdState& st = s.live_state("remove", id);
-  st.mesh = st.material = st.flags = st.user = 0;
-  const glm::vec4 zero[3] = {glm::vec4(0.0f), glm::vec4(0.0f), glm::vec4(0.0f)};
-  s.stage_whole(st, id, zero);
+  st.mesh = st.material = 0;
+  st.flags = 0;
+  s.stage_whole(st, id, glm::mat4(0.0f));
   s.free_ids.push_back(id);
   --s.live;
   while (s.id_end > 0 && !(s.ids[s.id_end - 1].flags & kObjectLive)) --s.id_end;
@@ -559,7 +590,7 @@ bool ObjectTable::contains(ObjectId id) const {
 
 ObjectMeta ObjectTable::meta(ObjectId id) const {
   const IdState& st = s_->live_state("meta", id);
-  return {st.mesh, st.material, st.flags, st.user};
+  return {st.mesh, st.material, st.flags, 0};
 }
 
 uint32_t ObjectTable::size() const { return s_->live; }
@@ -606,7 +637,13 @@ ObjectFlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
     s.block_data[b].store(nullptr, std::memory_order_relaxed);
   }
   s.next_slot.store(0, std::memory_order_relaxed);
-  s.epoch++;
+  // IdState keeps 16 bits of the epoch: once every 65,535 uploading flushes, every id's epoch
+  // goes back to 0 (never current) before the count starts again at 1.
+  if (++s.epoch == kEpochs) {
+    for (IdState& id : s.ids) id.epoch = 0;
+    for (const auto& w : s.writers) w->epoch = 0;
+    s.epoch = 1;
+  }
   return st;
 }
 

@@ -11,8 +11,8 @@
 ///   ... finish the encoder, device.submit ...
 ///   table.after_submit();
 ///
-/// Write path (issue 30): the CPU keeps no image of the table, only 24 bytes per id (mesh,
-/// material, flags, user and the id's slot in this frame's staging). The first change of an id
+/// Write path (issue 30): the CPU keeps no image of the table, only 16 bytes per id (mesh,
+/// material, flags and the id's slot in this frame's staging). The first change of an id
 /// since the last flush claims a slot in mapped staging (StagingRing blocks, one atomic add per 64
 /// slots per thread); set_transform writes the 64-byte record there once, and a second write of
 /// the id before the flush overwrites the same slot, so each changed id lands once, with its last
@@ -58,6 +58,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -175,6 +176,12 @@ class ObjectTable {
   /// comment, "Threads"); no lock, one atomic add per 64 newly changed ids per thread.
   /// InvalidArgument (naming the id) when it is not live or the matrix is not finite.
   void set_transform(ObjectId id, const glm::mat4& world);
+  /// set_transform(ids[i], worlds[i]) for every i, with the per-id state of the ids 32 ahead
+  /// prefetched: scattered ids in a large table then cost a memory access each that overlaps the
+  /// others instead of a cache miss in turn (docs/BENCHMARKS.md). Thread-safe like
+  /// set_transform(). InvalidArgument when the spans' sizes differ, or as set_transform() for the
+  /// first id that is not live or whose matrix is not finite (the ones before it are staged).
+  void set_transforms(std::span<const ObjectId> ids, std::span<const glm::mat4> worlds);
   /// Changes object `id`'s material (the transform on the GPU stays unless set_transform() moves
   /// it too). Thread-safe like set_transform(). InvalidArgument (naming the id) when not live.
   void set_material(ObjectId id, uint32_t material);
