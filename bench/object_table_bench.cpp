@@ -227,8 +227,9 @@ void register_all() {
   for (int64_t objects : {10'000, 100'000, 1'000'000})
     for (int64_t per_mille : {1, 10, 100, 250, 500, 1000}) {
       const int64_t moved = std::max<int64_t>(1, objects * per_mille / 1000);
-      for (const auto& [name, order] : orders) {
-        const std::string full = std::string("BM_MoveAndFlush/") + name;
+      for (const auto& named : orders) {
+        const Order order = named.second;  // a copy: clang 14 cannot capture a binding
+        const std::string full = std::string("BM_MoveAndFlush/") + named.first;
         benchmark::RegisterBenchmark(full.c_str(),
                                      [order](benchmark::State& s) { BM_MoveAndFlush(s, order); })
             ->Args({objects, per_mille})
