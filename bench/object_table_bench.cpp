@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: MIT
-// CPU cost of moving objects through bindery::gpu_driven::ObjectTable: set_transform on the moved
-// objects plus the flush() that uploads them, per moved object, on a real device (lavapipe on
-// CPU-only machines). Picks ObjectTableDesc::whole_copy_share: the scatter path (changed records
-// packed into staging, one compute dispatch) against the whole copy (every record in one copy).
+// CPU cost of moving objects through bindery::gpu_driven::ObjectTable (issue 30): set_transform on
+// the moved objects plus the flush() that uploads them, per moved object, on a real device
+// (lavapipe on CPU-only machines), with the physical limit beside it.
 //
-// Axes: objects (1k, 10k, 100k, 1M, table full) x moved share in per mille (1 = 0.1% .. 1000 =
-// 100%; a random subset of ids, moved in ascending id order, as an application walking its
-// moving objects does) x path (scatter: whole_copy_share = 2, never a whole copy; whole:
-// whole_copy_share = 0, always). Timed: the set_transform calls and flush() (the encoder is made
-// before, finish/submit/after_submit and the wait for the GPU after, untimed: manual time, measured
-// as this thread's CPU time, so other processes on the machine do not count).
-// Reported: ns_per_moved (timed CPU ns / moved objects), records (uploaded per flush).
+//   BM_MoveAndFlush/<order>  one thread. Axes: objects (10k, 100k, 1M, the table full) x moved
+//                            share in per mille (1 = 0.1% .. 1000 = 100%) x order of the ids:
+//                            contiguous (ids 0 .. moved-1 in order), sorted (a random subset in
+//                            ascending order, as an application walking its moving objects does),
+//                            random (a random subset in random order), random_batch (the same
+//                            through set_transforms() in batches of 4096, which prefetches).
+//                            Timed: the set_transform calls and flush() (the encoder is made
+//                            before; finish, submit, after_submit and the wait for the GPU after,
+//                            untimed), as this thread's CPU time (other processes do not count).
+//   BM_Memcpy                the limit: one memcpy of moved x 64 bytes (the moved records' bytes)
+//                            between two buffers already touched, same axes, same clock.
+//   BM_Writers               1, 2, 4, 8, 16 writer threads (persistent, started together by a
+//                            barrier) each moving a contiguous share of a random subset of ids,
+//                            then flush() on the main thread; wall-clock time of both (real time:
+//                            what a frame waits), at 1M objects with 10% and 100% moved.
+// Reported: ns_per_moved (timed ns / moved objects), records (slots uploaded per flush).
 // Numbers and the command that produced them: docs/BENCHMARKS.md "Object table: CPU per moved
-// object".
+// object"; bench/object_table_device.sh runs it on a 16-core host.
 #include "bindery/device.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
 
@@ -20,10 +28,16 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstring>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -52,6 +66,13 @@ bindery::gpu::CommandEncoder encoder() {
       wgpuDeviceCreateCommandEncoder(device().get(), nullptr));
 }
 
+// submit, after_submit, wait for the GPU: the untimed end of a frame.
+void end_frame(ObjectTable& table, bindery::gpu::CommandEncoder& enc) {
+  submit(enc.get());
+  table.after_submit();
+  device().poll(true);
+}
+
 // CPU seconds this thread has used (CLOCK_THREAD_CPUTIME_ID): what one thread spends, unaffected
 // by other processes on a shared machine (the wall clock would count their time slices too).
 double thread_cpu_seconds() {
@@ -60,69 +81,178 @@ double thread_cpu_seconds() {
   return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
-void BM_MoveAndFlush(benchmark::State& state, bool whole) {
-  const uint32_t objects = uint32_t(state.range(0));
-  const uint32_t per_mille = uint32_t(state.range(1));
-  const uint32_t moved = std::max<uint32_t>(1, uint32_t(uint64_t(objects) * per_mille / 1000));
-  bindery::gpu_driven::ObjectTableDesc desc;
-  desc.initial_capacity = objects;
-  desc.whole_copy_share = whole ? 0.0f : 2.0f;
-  ObjectTable table(device(), desc);
-  for (uint32_t i = 0; i < objects; ++i)
-    table.add(glm::translate(glm::mat4(1.0f), glm::vec3(float(i), 0, 0)), i % 64, i % 16);
-  {
+// One full table per object count, shared by the cases (a million adds and their upload once).
+ObjectTable& table_of(uint32_t objects) {
+  static std::map<uint32_t, std::unique_ptr<ObjectTable>> tables;
+  std::unique_ptr<ObjectTable>& t = tables[objects];
+  if (!t) {
+    bindery::gpu_driven::ObjectTableDesc desc;
+    desc.initial_capacity = objects;
+    t = std::make_unique<ObjectTable>(device(), desc);
+    for (uint32_t i = 0; i < objects; ++i)
+      t->add(glm::translate(glm::mat4(1.0f), glm::vec3(float(i), 0, 0)), i % 64, i % 16);
     auto enc = encoder();
-    table.flush(enc.get());
-    submit(enc.get());
-    table.after_submit();
-    device().poll(true);
+    t->flush(enc.get());
+    end_frame(*t, enc);
   }
+  return *t;
+}
+
+enum class Order { contiguous, sorted, random, random_batch };
+
+std::vector<ObjectId> moved_ids(uint32_t objects, uint32_t moved, Order order) {
   std::vector<ObjectId> ids(objects);
   for (uint32_t i = 0; i < objects; ++i) ids[i] = i;
-  std::mt19937 rng(7);
-  std::shuffle(ids.begin(), ids.end(), rng);
+  if (order != Order::contiguous) {
+    std::mt19937 rng(7);
+    std::shuffle(ids.begin(), ids.end(), rng);
+  }
   ids.resize(moved);
-  std::sort(ids.begin(), ids.end());
-  std::vector<glm::mat4> worlds(4096);  // the new transforms, reused cyclically
-  for (size_t i = 0; i < worlds.size(); ++i)
-    worlds[i] = glm::translate(glm::mat4(1.0f), glm::vec3(0, float(i), 1));
+  if (order == Order::sorted) std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+uint32_t moved_of(const benchmark::State& state) {
+  return std::max<uint32_t>(1, uint32_t(uint64_t(state.range(0)) * state.range(1) / 1000));
+}
+
+// The new transforms, reused cyclically (4096 x 64 bytes: in cache, like freshly computed ones).
+const std::vector<glm::mat4>& worlds() {
+  static const std::vector<glm::mat4> w = [] {
+    std::vector<glm::mat4> v(4096);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = glm::translate(glm::mat4(1.0f), glm::vec3(0, float(i), 1));
+    return v;
+  }();
+  return w;
+}
+
+void BM_MoveAndFlush(benchmark::State& state, Order order) {
+  const uint32_t objects = uint32_t(state.range(0));
+  const uint32_t moved = moved_of(state);
+  ObjectTable& table = table_of(objects);
+  const std::vector<ObjectId> ids = moved_ids(objects, moved, order);
+  const std::vector<glm::mat4>& w = worlds();
   double timed = 0;
   uint32_t records = 0;
   for (auto _ : state) {
     auto enc = encoder();
     const double start = thread_cpu_seconds();
-    for (uint32_t i = 0; i < moved; ++i)
-      table.set_transform(ids[i], worlds[i & 4095]);
+    if (order == Order::random_batch) {
+      for (uint32_t i = 0; i < moved; i += 4096) {
+        const uint32_t k = std::min<uint32_t>(4096, moved - i);
+        table.set_transforms({ids.data() + i, k}, {w.data(), k});
+      }
+    } else {
+      for (uint32_t i = 0; i < moved; ++i) table.set_transform(ids[i], w[i & 4095]);
+    }
     const bindery::gpu_driven::ObjectFlushStats st = table.flush(enc.get());
     const double s = thread_cpu_seconds() - start;
     state.SetIterationTime(s);
     timed += s;
     records = st.records_uploaded;
-    submit(enc.get());
-    table.after_submit();
-    device().poll(true);
+    end_frame(table, enc);
   }
   state.counters["ns_per_moved"] = timed * 1e9 / (double(state.iterations()) * moved);
   state.counters["moved"] = moved;
   state.counters["records"] = records;
-  state.counters["staging_blocks"] = table.staging_stats().blocks;
 }
 
+void BM_Memcpy(benchmark::State& state) {
+  const uint64_t bytes = uint64_t(moved_of(state)) * 64;
+  std::vector<std::byte> src(bytes, std::byte{1}), dst(bytes, std::byte{0});
+  double timed = 0;
+  for (auto _ : state) {
+    const double start = thread_cpu_seconds();
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::ClobberMemory();
+    const double s = thread_cpu_seconds() - start;
+    state.SetIterationTime(s);
+    timed += s;
+  }
+  state.counters["ns_per_moved"] = timed * 1e9 / (double(state.iterations()) * moved_of(state));
+  state.counters["moved"] = moved_of(state);
+}
+
+void BM_Writers(benchmark::State& state) {
+  const uint32_t objects = uint32_t(state.range(0));
+  const uint32_t moved = moved_of(state);
+  const uint32_t writers = uint32_t(state.range(2));
+  ObjectTable& table = table_of(objects);
+  const std::vector<ObjectId> ids = moved_ids(objects, moved, Order::random);
+  const std::vector<glm::mat4>& w = worlds();
+  std::barrier start(writers + 1), done(writers + 1);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (uint32_t t = 0; t < writers; ++t)
+    threads.emplace_back([&, t] {
+      const uint32_t begin = uint32_t(uint64_t(moved) * t / writers);
+      const uint32_t end = uint32_t(uint64_t(moved) * (t + 1) / writers);
+      for (;;) {
+        start.arrive_and_wait();
+        if (stop.load()) return;
+        for (uint32_t i = begin; i < end; ++i) table.set_transform(ids[i], w[i & 4095]);
+        done.arrive_and_wait();
+      }
+    });
+  double timed = 0;
+  uint32_t records = 0;
+  for (auto _ : state) {
+    auto enc = encoder();
+    const auto t0 = std::chrono::steady_clock::now();
+    start.arrive_and_wait();
+    done.arrive_and_wait();
+    const bindery::gpu_driven::ObjectFlushStats st = table.flush(enc.get());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(s);
+    timed += s;
+    records = st.records_uploaded;
+    end_frame(table, enc);
+  }
+  stop.store(true);
+  start.arrive_and_wait();
+  for (std::thread& t : threads) t.join();
+  state.counters["ns_per_moved"] = timed * 1e9 / (double(state.iterations()) * moved);
+  state.counters["moved"] = moved;
+  state.counters["records"] = records;
+}
+
+// Enough iterations for a stable mean, few enough that 1M-object cases end in seconds.
+int64_t iterations_for(int64_t moved) { return std::clamp<int64_t>(20'000'000 / (moved + 2000), 5, 2000); }
+
 void register_all() {
-  for (bool whole : {false, true})
-    for (int64_t objects : {1'000, 10'000, 100'000, 1'000'000})
-      for (int64_t per_mille : {1, 10, 100, 250, 500, 1000}) {
-        const int64_t moved = std::max<int64_t>(1, objects * per_mille / 1000);
-        // Enough iterations for a stable mean, few enough that 1M-object cases end in seconds.
-        const int64_t iterations = std::clamp<int64_t>(4'000'000 / (moved + objects / 8), 5, 2000);
-        const std::string name = std::string("BM_MoveAndFlush/") + (whole ? "whole" : "scatter");
-        benchmark::RegisterBenchmark(name.c_str(), [whole](benchmark::State& s) { BM_MoveAndFlush(s, whole); })
+  const std::pair<const char*, Order> orders[] = {
+      {"contiguous", Order::contiguous}, {"sorted", Order::sorted}, {"random", Order::random},
+      {"random_batch", Order::random_batch}};
+  for (int64_t objects : {10'000, 100'000, 1'000'000})
+    for (int64_t per_mille : {1, 10, 100, 250, 500, 1000}) {
+      const int64_t moved = std::max<int64_t>(1, objects * per_mille / 1000);
+      for (const auto& named : orders) {
+        const Order order = named.second;  // a copy: clang 14 cannot capture a binding
+        const std::string full = std::string("BM_MoveAndFlush/") + named.first;
+        benchmark::RegisterBenchmark(full.c_str(),
+                                     [order](benchmark::State& s) { BM_MoveAndFlush(s, order); })
             ->Args({objects, per_mille})
             ->ArgNames({"objects", "per_mille"})
             ->UseManualTime()
-            ->Iterations(iterations)
+            ->Iterations(iterations_for(moved))
             ->Unit(benchmark::kMicrosecond);
       }
+      benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)
+          ->Args({objects, per_mille})
+          ->ArgNames({"objects", "per_mille"})
+          ->UseManualTime()
+          ->Iterations(iterations_for(moved))
+          ->Unit(benchmark::kMicrosecond);
+    }
+  for (int64_t per_mille : {100, 1000})
+    for (int64_t writers : {1, 2, 4, 8, 16})
+      benchmark::RegisterBenchmark("BM_Writers", BM_Writers)
+          ->Args({1'000'000, per_mille, writers})
+          ->ArgNames({"objects", "per_mille", "writers"})
+          ->UseManualTime()
+          ->Iterations(iterations_for(1'000'000 * per_mille / 1000))
+          ->Unit(benchmark::kMicrosecond);
 }
 
 const bool registered = (register_all(), true);

@@ -5,25 +5,44 @@
 /// section 1 "Object table").
 ///
 /// A frame:
-///   table.set_transform(id, world);           // any number of objects, in any order
+///   table.set_transform(id, world);           // any number of objects, in any order, from any
+///                                              // number of threads (see "Threads" below)
 ///   table.flush(encoder);                      // before any pass that reads table.buffer()
 ///   ... finish the encoder, device.submit ...
 ///   table.after_submit();
 ///
-/// flush() uploads nothing when nothing changed (and does no per-object work then); otherwise the
-/// changed records are packed into a mapped StagingRing block, copied into a scatter-source
-/// storage buffer and written into the table by one compute dispatch (shaders/object_scatter.wgsl),
-/// or, when more than ObjectTableDesc::whole_copy_share of the capacity changed, every record goes
-/// up in one copyBufferToBuffer. Nothing the GPU may still read is written by the CPU: the staging
-/// blocks are only handed out once their previous copy finished, and the scatter source and the
-/// table are only written by commands recorded in the frame's encoder (queue-ordered), so any
-/// number of frames may be in flight.
+/// Write path (issue 30): the CPU keeps no image of the table, only 16 bytes per id (mesh,
+/// material, flags and the id's slot in this frame's staging). The first change of an id
+/// since the last flush claims a slot in mapped staging (StagingRing blocks, one atomic add per 64
+/// slots per thread); set_transform writes the 64-byte record there once, and a second write of
+/// the id before the flush overwrites the same slot, so each changed id lands once, with its last
+/// value. flush() records, per staging block (block b holds 4096 << b slots, so F changed records
+/// take O(log F) blocks), a copy of the slots' ids and one of their records into the scatter
+/// source, then one compute dispatch (shaders/object_scatter.wgsl) writes them into the table:
+/// its cost does not depend on the table's size, and it uploads nothing (and does no per-object
+/// work) when nothing changed. There is no whole-table copy any more: with the records already
+/// packed in staging, the scatter is one pass whatever share moved (measured in
+/// docs/BENCHMARKS.md). Frames in flight: the blocks writers fill are the ones after_submit()
+/// mapped for the next frame (as many as the last frame used); writes past them, or before
+/// after_submit(), go to heap blocks that flush() copies into staging. Nothing the GPU may still
+/// read is written by the CPU: staging blocks are only handed out once their previous copy
+/// finished, and the scatter source and the table are only written by commands recorded in the
+/// frame's encoder (queue-ordered), so any number of frames may be in flight.
 ///
-/// Measured CPU cost of set_transform + flush per moved object: bench/object_table_bench.cpp
-/// (`build/bench/object_table_bench --benchmark_counters_tabular=true`, lavapipe, one run;
-/// docs/BENCHMARKS.md "Object table: CPU per moved object"); ObjectTableDesc::whole_copy_share
-/// gives the figures and the threshold they set. About 13-25 ns when most objects move (in id
-/// order); 40-250 ns when a scattered 0.1-10% move in a large table (a cache miss per record).
+/// Threads: set_transform(), set_material() and set_mesh() may be called from any number of
+/// threads at once between two flushes, each id from one thread at a time (calls for the same id
+/// from two threads must be ordered, as the tasks of a parallel loop over disjoint ids are; a
+/// write of an id racing another write of it is a data race). No lock is taken per object: each
+/// thread claims 64 slots at a time (a thread-local writer, registered once per thread and table
+/// under a mutex); a thread that needs a staging block nobody reserved takes the mutex once per
+/// block. Everything else (add, remove, flush, after_submit, contains, meta, size, the
+/// constructor and destructor) is for one thread at a time, with no writer running, and the
+/// writers' calls must happen-before the flush (joined threads, a finished parallel loop).
+/// Each writer thread may leave up to 63 claimed slots unused per frame: they are uploaded and
+/// skipped by the scatter (ObjectFlushStats::unused_slots).
+///
+/// Measured CPU cost per moved object: bench/object_table_bench.cpp (docs/BENCHMARKS.md "Object
+/// table: CPU per moved object").
 ///
 /// Limits read: maxStorageBufferBindingSize and maxBufferSize (the table's largest capacity:
 /// BufferTooLarge), maxComputeWorkgroupsPerDimension (the scatter's grid).
@@ -39,6 +58,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,23 +117,10 @@ struct ObjectTableDesc {
   std::string label = "object table";  ///< prefix of the table's buffer labels
   /// Records the first table buffer holds (>= 1); it doubles when add() needs more.
   uint32_t initial_capacity = 1024;
-  /// When more than this share of the records in use changed since the last flush, flush()
-  /// uploads every record in one copy instead of scattering ("in use": every id handed out so far,
-  /// removed ones included, which is what the whole copy uploads; at most the capacity).
-  /// 0: always a whole copy; >= 1: never.
-  ///
-  /// Measured (CPU ns per moved object, set_transform + flush, one thread, lavapipe on a shared
-  /// 2-core AMD EPYC, one run at commit 866dc27 of
-  /// `build/bench/object_table_bench --benchmark_counters_tabular=true`; docs/BENCHMARKS.md
-  /// "Object table: CPU per moved object"), scatter / whole copy:
-  ///   moved      1k objects   10k          100k         1M
-  ///   10%        60 / 44      37 / 49      90 / 155     167 / 248
-  ///   25%        35 / 29      24 / 31      117 / 96     78 / 106
-  ///   50%        25 / 19      24 / 19      43 / 31      32 / 40
-  ///   100%       24 / 13      25 / 14      23 / 17      18 / 25
-  /// The whole copy wins from 50% moved at up to 100k objects, neither clearly at 25%, the scatter
-  /// below; at 1M the scatter stays ahead on the CPU (and it uploads ~68 bytes per moved record
-  /// instead of 64 per record of the table, which favours it on the GPU side too). Hence 0.4.
+  /// Kept for source compatibility and ignored since issue 30 (checked: >= 0): there is no
+  /// whole-table copy, because the CPU keeps no image of the table; the scatter of the records
+  /// packed in staging is one pass whatever share moved (docs/BENCHMARKS.md "Object table: CPU
+  /// per moved object" has the measurement that replaced the threshold).
   float whole_copy_share = 0.4f;
   /// How many flush() calls that upload may follow each other without an after_submit() (>= 1):
   /// one per frame in flight is the protocol (flush, submit, after_submit), a few per submit are
@@ -123,16 +130,29 @@ struct ObjectTableDesc {
 
 /// What one ObjectTable::flush() uploaded (bindery::FlushStats is BufferArena::flush()'s).
 struct ObjectFlushStats {
-  uint32_t records_uploaded = 0;  ///< records copied from staging (changed ones, or all on a whole copy)
+  /// Slots copied from staging: one per id changed since the last flush, plus unused_slots.
+  uint32_t records_uploaded = 0;
   uint64_t bytes = 0;             ///< record bytes copied: records_uploaded * kObjectRecordBytes
-  uint64_t index_bytes = 0;       ///< scatter ids copied besides (16-byte header + 4 per record)
+  uint64_t index_bytes = 0;       ///< scatter ids copied besides (4-byte count + 4 per slot)
   uint32_t scatter_dispatches = 0;  ///< compute dispatches recorded (0 or 1)
-  bool whole_copy = false;          ///< every record went up in one copy
+  /// Slots among records_uploaded that writer threads claimed and left unused (skipped by the
+  /// scatter): at most 63 per writer thread but the last one; 0 with one thread.
+  uint32_t unused_slots = 0;
+  bool whole_copy = false;          ///< always false since issue 30 (no whole-table copy)
   bool grew = false;                ///< buffer() was replaced by a larger one (generation() bumped)
 };
 
-/// GPU-resident object records with ids from a free list, uploaded where they changed. Not
-/// thread-safe; move-only (the device must outlive it).
+/// What the CPU keeps of one object: its record without the transform (ObjectTable::meta()).
+struct ObjectMeta {
+  uint32_t mesh = 0;      ///< ObjectRecord::mesh
+  uint32_t material = 0;  ///< ObjectRecord::material
+  uint32_t flags = 0;     ///< ObjectRecord::flags
+  uint32_t user = 0;      ///< ObjectRecord::user
+};
+
+/// GPU-resident object records with ids from a free list, uploaded where they changed.
+/// set_transform, set_material and set_mesh may be called from many threads at once (see the
+/// file comment, "Threads"); the rest from one thread. Move-only (the device must outlive it).
 class ObjectTable {
  public:
   /// A table of desc.initial_capacity records on `device`, every record zero (flags 0). Builds the
@@ -151,21 +171,31 @@ class ObjectTable {
   /// InvalidArgument for a non-finite matrix or a pipeline above kMaxObjectPipeline,
   /// BufferTooLarge when the table would outgrow maxStorageBufferBindingSize or maxBufferSize.
   ObjectId add(const glm::mat4& world, uint32_t mesh, uint32_t material, uint32_t pipeline = 0);
-  /// Moves object `id`. InvalidArgument (naming the id) when it is not live or the matrix is not
-  /// finite. No allocation, no lookup: a dirty bit per record and a list of dirty ids.
+  /// Moves object `id`: writes its record once into this frame's mapped staging (the same slot
+  /// again when `id` already changed since the last flush). Thread-safe for distinct ids (file
+  /// comment, "Threads"); no lock, one atomic add per 64 newly changed ids per thread.
+  /// InvalidArgument (naming the id) when it is not live or the matrix is not finite.
   void set_transform(ObjectId id, const glm::mat4& world);
-  /// Changes object `id`'s material. InvalidArgument (naming the id) when it is not live.
+  /// set_transform(ids[i], worlds[i]) for every i, with the per-id state of the ids 32 ahead
+  /// prefetched: scattered ids in a large table then cost a memory access each that overlaps the
+  /// others instead of a cache miss in turn (docs/BENCHMARKS.md). Thread-safe like
+  /// set_transform(). InvalidArgument when the spans' sizes differ, or as set_transform() for the
+  /// first id that is not live or whose matrix is not finite (the ones before it are staged).
+  void set_transforms(std::span<const ObjectId> ids, std::span<const glm::mat4> worlds);
+  /// Changes object `id`'s material (the transform on the GPU stays unless set_transform() moves
+  /// it too). Thread-safe like set_transform(). InvalidArgument (naming the id) when not live.
   void set_material(ObjectId id, uint32_t material);
-  /// Changes object `id`'s mesh. InvalidArgument (naming the id) when it is not live.
+  /// Changes object `id`'s mesh, like set_material(). InvalidArgument (naming the id) when it is
+  /// not live.
   void set_mesh(ObjectId id, uint32_t mesh);
   /// Removes object `id`: its record becomes all zero (flags 0) on the GPU at the next flush and
   /// the id is reused by a later add(). InvalidArgument (naming the id) when it is not live.
   void remove(ObjectId id);
   /// Whether `id` is a live object.
   bool contains(ObjectId id) const;
-  /// The CPU copy of object `id`'s record (valid until the next add()). InvalidArgument when `id`
-  /// is not live.
-  const ObjectRecord& record(ObjectId id) const;
+  /// Object `id`'s mesh, material, flags and user value (the CPU keeps no transforms: the GPU
+  /// record has them). InvalidArgument when `id` is not live.
+  ObjectMeta meta(ObjectId id) const;
   /// Live objects.
   uint32_t size() const;
   /// One past the highest live id: culling dispatches cover [0, id_end()) (removed slots in it
@@ -175,9 +205,10 @@ class ObjectTable {
   uint32_t capacity() const;
 
   /// Records this frame's upload into `encoder` (before any pass that reads buffer()): nothing when
-  /// nothing changed (no per-object CPU work at all); else the changed records packed into a
-  /// mapped StagingRing block, copied into a scatter-source storage buffer and scattered by one
-  /// compute dispatch; or one whole copy when more than whole_copy_share of the capacity changed.
+  /// nothing changed (no per-object CPU work at all); else, per staging block, a copy of the
+  /// slots' ids and one of their records into the scatter source, and one compute dispatch that
+  /// writes them into the table (CPU cost independent of the table's size). No writer may run
+  /// during flush(); their calls must happen-before it.
   /// When add() went past capacity(), first a buffer of twice the capacity (repeated until the ids
   /// fit, at most the limits) with the old records copied over, and generation() bumped.
   /// Throws FrameProtocol when desc.max_flushes_without_after_submit flushes have uploaded since
@@ -185,7 +216,8 @@ class ObjectTable {
   /// back: a forgotten after_submit() grows staging memory every frame).
   ObjectFlushStats flush(WGPUCommandEncoder encoder);
   /// Call after the queue submit that carries flush()'s commands: starts the staging blocks' maps
-  /// (they return to the ring when the GPU is done) and drops buffers replaced by growth.
+  /// (they return to the ring when the GPU is done), drops buffers replaced by growth and maps
+  /// the staging blocks the next frame's writers fill (as many as the last upload used).
   void after_submit();
   /// The table: STORAGE | COPY_DST | COPY_SRC, capacity() records (lent; replaced on growth).
   WGPUBuffer buffer() const;

@@ -205,7 +205,9 @@ struct RenderReport {
   /// cars when moving = Scene::moving_share().
   uint32_t moving_objects = 0;
   /// CPU nanoseconds per object the application moved through the object table
-  /// (ObjectTable::set_transform + its share of flush), over the frames after the first; for the
+  /// (ObjectTable::set_transform + its share of flush), over the frames after the first; the
+  /// matrix threads call set_transform (issue 30), so it is their CPU time summed over the
+  /// threads plus the flush; for the
   /// strategies that keep objects in an ObjectTable and move them from the CPU (gpu-driven and
   /// gpu-culling on a scene the GPU does not animate); nullopt otherwise or when nothing moved.
   std::optional<double> cpu_ns_per_moved_object;

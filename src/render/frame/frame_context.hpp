@@ -36,6 +36,9 @@ struct FrameInputs {
   uint32_t changed_begin = 0, changed_end = 0;  ///< objects whose transforms changed this frame
   bool first_frame = false;
   float time_s = 0;  ///< the animation time of this frame
+  /// The renderer's matrix threads already handed this frame's changed transforms to
+  /// Strategy::write_transforms() (strategies that take them: takes_transforms_from_threads()).
+  bool transforms_written = false;
 };
 
 /// The offscreen colour + depth target and how a pass over it begins.

@@ -281,20 +281,24 @@ struct FrameSlot {
 };
 
 // Computes per-object matrices for [0, end) on `threads` threads (oneTBB), in blocks large
-// enough that scheduling costs nothing next to the maths.
+// enough that scheduling costs nothing next to the maths. With a `sink` (a strategy that takes
+// transforms from threads), each thread hands the block it just computed to
+// Strategy::write_transforms (the object table's writers, issue 30) while it is in cache.
 void animate_objects(const Scene& scene, float t, std::vector<ObjectTransform>& out, uint32_t end,
-                     tbb::task_arena& arena) {
+                     tbb::task_arena& arena, strategies::Strategy* sink, bool first_frame) {
   out.resize(scene.objects.size());
   const std::span<ObjectTransform> all(out);
+  const auto block = [&](uint32_t begin, uint32_t stop) {
+    scene.animate_range(t, all, begin, stop);
+    if (sink) sink->write_transforms(all, begin, stop, first_frame);
+  };
   if (arena.max_concurrency() <= 1 || end < 4096) {
-    scene.animate_range(t, all, 0, end);
+    block(0, end);
     return;
   }
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, end, 2048),
-                      [&](const tbb::blocked_range<uint32_t>& r) {
-                        scene.animate_range(t, all, r.begin(), r.end());
-                      });
+                      [&](const tbb::blocked_range<uint32_t>& r) { block(r.begin(), r.end()); });
   });
 }
 
@@ -582,8 +586,11 @@ void RenderRun::record_frame(uint32_t f) {
 
   // Math: the first frame computes every object; later frames only the moving share.
   const uint32_t changed_end = f == 0 ? n_ : moving_;
+  const bool threads_write = strategy_->needs_cpu_transforms() &&
+                             strategy_->takes_transforms_from_threads();
   if (strategy_->needs_cpu_transforms())
-    animate_objects(scene_, t, transforms_, changed_end, arena_);
+    animate_objects(scene_, t, transforms_, changed_end, arena_,
+                    threads_write ? strategy_.get() : nullptr, f == 0);
   const Clock::time_point t1 = Clock::now();
 
   if (o_.camera) {
@@ -591,7 +598,7 @@ void RenderRun::record_frame(uint32_t f) {
     o_.camera(f, view);
     values_ = {view.view_projection(aspect_), view.light_world_position, view.eye};
   }
-  strategies::FrameInputs in{transforms_, values_, 0, changed_end, f == 0, t};
+  strategies::FrameInputs in{transforms_, values_, 0, changed_end, f == 0, t, threads_write};
   gpu::CommandEncoder encoder =
       gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device_.get(), nullptr));
   FrameSlot& slot = slots_[f % k_];

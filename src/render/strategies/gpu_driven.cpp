@@ -123,6 +123,11 @@ class CulledStrategy final : public Strategy {
   }
 
   bool needs_cpu_transforms() const override { return !scene_.animated_on_gpu(); }
+  bool takes_transforms_from_threads() const override { return !scene_.animated_on_gpu(); }
+  void write_transforms(std::span<const ObjectTransform> all, uint32_t begin, uint32_t end,
+                        bool first_frame) override {
+    scene_.write_transforms(all, begin, end, first_frame);
+  }
   uint64_t object_stride() const override { return kObjectRecordBytes; }
   uint32_t draw_count() const override { return 1; }
   uint64_t stats_bytes() const override {

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 
@@ -95,6 +96,10 @@ void GpuObjectScene::upload(const FrameInputs& in, WGPUCommandEncoder encoder) {
   if (gpu_animation_) {
     const uint32_t values[2] = {std::bit_cast<uint32_t>(in.time_s), object_count_};
     device_.write_buffer(animate_frame_.get(), 0, values, sizeof(values));
+  } else if (in.transforms_written) {
+    // The matrix threads wrote them (write_transforms): their count and CPU time.
+    moved = thread_moved_.exchange(0, std::memory_order_relaxed);
+    move_ns_after_first_ += double(thread_move_ns_.exchange(0, std::memory_order_relaxed));
   } else if (in.first_frame) {
     for (uint32_t i = 0; i < object_count_; ++i) objects_.set_transform(i, in.transforms[i].world);
   } else {
@@ -114,6 +119,25 @@ void GpuObjectScene::upload(const FrameInputs& in, WGPUCommandEncoder encoder) {
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
   }
   write_frame(in.values);
+}
+
+void GpuObjectScene::write_transforms(std::span<const ObjectTransform> all, uint32_t begin,
+                                      uint32_t end, bool first_frame) {
+  end = std::min(end, object_count_);
+  if (gpu_animation_ || begin >= end) return;
+  if (first_frame) {
+    for (uint32_t i = begin; i < end; ++i) objects_.set_transform(i, all[i].world);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t moved = 0;
+  for (auto it = std::lower_bound(moving_.begin(), moving_.end(), begin);
+       it != moving_.end() && *it < end; ++it, ++moved)
+    objects_.set_transform(*it, all[*it].world);
+  if (moved == 0) return;
+  const auto ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start);
+  thread_moved_.fetch_add(moved, std::memory_order_relaxed);
+  thread_move_ns_.fetch_add(uint64_t(ns.count()), std::memory_order_relaxed);
 }
 
 std::optional<double> GpuObjectScene::cpu_ns_per_moved_object() const {

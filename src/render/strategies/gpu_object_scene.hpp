@@ -24,6 +24,8 @@
 #include "bindery/wgsl/wgsl_layout.hpp"
 
 #include <array>
+#include <atomic>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,11 @@ class GpuObjectScene {
   /// objects whose matrices changed (CPU producer: every changed one on the first frame, after
   /// it only Scene::moving ones), ObjectTable::flush into `encoder`, and the draw frame uniform.
   void upload(const FrameInputs& in, WGPUCommandEncoder encoder);
+  /// The objects of [begin, end) whose matrices changed (all on the first frame, Scene::moving
+  /// ones after it) into the object table, from the renderer's matrix threads: any number at
+  /// once on disjoint ranges (ObjectTable's contract). upload() then only flushes.
+  void write_transforms(std::span<const ObjectTransform> all, uint32_t begin, uint32_t end,
+                        bool first_frame);
   /// Records the animation's dispatch into `pass` (GPU producer only; nothing otherwise).
   void animate(TimedComputePass& pass) const;
   /// After the frame's submit (ObjectTable::after_submit).
@@ -118,6 +125,9 @@ class GpuObjectScene {
   uint64_t object_generation_ = 0, records_uploaded_ = 0;
   uint64_t moved_after_first_ = 0;   // set_transform calls after the first frame
   double move_ns_after_first_ = 0;   // their CPU time with the flushes, ns
+  // This frame's set_transform calls from write_transforms() and their CPU ns summed over the
+  // threads (after the first frame), taken by upload().
+  std::atomic<uint64_t> thread_moved_{0}, thread_move_ns_{0};
   WGPUBuffer remap_ = nullptr;
   StructLayout frame_layout_;
   std::vector<std::byte> frame_bytes_;

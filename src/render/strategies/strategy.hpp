@@ -71,6 +71,14 @@ class Strategy {
   void record_draw_passes(FrameContext& ctx);
   /// Whether the renderer computes per-object transforms on the CPU for this strategy.
   virtual bool needs_cpu_transforms() const { return true; }
+  /// Whether write_transforms() takes the changed transforms straight from the renderer's matrix
+  /// threads (issue 30), instead of upload() reading FrameInputs::transforms on one thread.
+  virtual bool takes_transforms_from_threads() const { return false; }
+  /// Called by the renderer's matrix threads (oneTBB), several at once on disjoint ranges, right
+  /// after they computed objects [begin, end) of `all` (the frame's whole array), before upload();
+  /// `first_frame` as FrameInputs::first_frame. Must be safe for disjoint ranges at once.
+  virtual void write_transforms(std::span<const ObjectTransform> /*all*/, uint32_t /*begin*/,
+                                uint32_t /*end*/, bool /*first_frame*/) {}
   /// Stride of per-object data in its GPU buffer, 0 when there is no shared buffer.
   virtual uint64_t object_stride() const { return 0; }
   /// The one channel of GPU statistics, for every strategy that culls on the GPU: per frame,
