@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // align_to and the limit-derived strides (align.hpp). Expected values are worked out by hand from
 // seeds 000 / 002 and shared/cases/layout.md (D01, D02), never copied from the implementation.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/data/align.hpp"
 #include "bindery/core/error.hpp"
 #include "bindery/core/limits.hpp"

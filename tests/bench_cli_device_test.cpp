@@ -3,7 +3,7 @@
 // every repeat of every strategy in the interleaved order worked out from the options, the
 // median and range agree with the repeats, each probe measures the frames the options ask for,
 // and --quiet leaves stderr empty in render, bench and soak. Counts and order, never timings.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,8 @@
 // order of the searches (interleaved_schedule), the summary of repeats (spread_of), the probe
 // length rule (probe_long_enough), the steadiness check (cpu_fits_interval), and the CLI's
 // refusal of the new options before any device exists. Counts and order, never timings.
-#include "cli_runner.hpp"
-#include "expect_kind.hpp"
+#include "support/cli_runner.hpp"
+#include "support/expect_kind.hpp"
 
 #include <bindery/render/bench.hpp>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The frame-budget search of `bindery bench`, over synthetic monotone costs (no device).
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <bindery/render/bench.hpp>
 

@@ -2,7 +2,7 @@
 // `--scene city` on the command line: render, bench and soak draw it and report its meshes,
 // materials, textures and moved objects in their JSON; an option of another scene is refused in
 // one line of kind SceneInput before any device is created.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

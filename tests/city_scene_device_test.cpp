@@ -7,6 +7,10 @@
 #include <bindery/renderer.hpp>
 #include <bindery/scene.hpp>
 
+#include "support/device.hpp"
+#include "support/images.hpp"
+#include "support/render_options.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,10 +20,8 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
+using test::dump_on_failure;
 
 const Scene& small_city() {
   static const Scene scene = make_city_scene(
@@ -27,21 +29,9 @@ const Scene& small_city() {
   return scene;
 }
 
-RenderOptions frozen(const std::string& strategy, uint32_t frames, float time_s) {
-  RenderOptions o;
-  o.strategy = strategy;
-  o.width = 97;
-  o.height = 61;
-  o.frames = frames;
-  o.time_s = time_s;
-  return o;
-}
-
-void dump_on_failure(const std::string& name, const Image& a, const Image& b) {
-  if (!::testing::Test::HasFailure()) return;
-  std::filesystem::create_directories("test-output");
-  write_png("test-output/" + name + "_a.png", a);
-  write_png("test-output/" + name + "_b.png", b);
+// The city's test renders: 97 x 61 pixels (test::frozen: a given animation time).
+RenderOptions frozen_city(const std::string& strategy, uint32_t frames, float time_s) {
+  return test::frozen(strategy, 97, 61, frames, time_s);
 }
 
 // At most this many of the 97 x 61 = 5917 pixels may differ by more than one level: where two
@@ -55,7 +45,7 @@ constexpr uint8_t kSky[3] = {158, 189, 219};
 TEST(CitySceneDevice, EveryStrategyRendersWhatDynamicOffsetsRenders) {
   const Scene& scene = small_city();
   const RenderReport reference =
-      render(shared_device(), scene, frozen("dynamic-offsets", 2, 1.5f));
+      render(shared_device(), scene, frozen_city("dynamic-offsets", 2, 1.5f));
   ASSERT_TRUE(reference.last_frame);
   // The picture must hold the city, or the comparisons prove nothing: buildings cover most of
   // the lower half of the view at least.
@@ -74,7 +64,7 @@ TEST(CitySceneDevice, EveryStrategyRendersWhatDynamicOffsetsRenders) {
       std::cout << name << " unavailable here: " << *why << "\n";
       continue;
     }
-    const RenderReport r = render(shared_device(), scene, frozen(name, 2, 1.5f));
+    const RenderReport r = render(shared_device(), scene, frozen_city(name, 2, 1.5f));
     ASSERT_TRUE(r.last_frame) << name;
     // Something was drawn each frame: draw calls, or render bundles replayed (gpu-driven's
     // `bundle` draw path, Dawn's best, records its drawIndexedIndirect calls once).
@@ -98,7 +88,7 @@ TEST(CitySceneDevice, EveryStrategyRendersWhatDynamicOffsetsRenders) {
 TEST(CitySceneDevice, UpdatingOnlyTheCarsGivesTheFullUpdate) {
   const Scene& scene = small_city();
   for (const char* strategy : {"dynamic-offsets", "storage-instancing", "render-bundles"}) {
-    RenderOptions o = frozen(strategy, 3, 0.0f);
+    RenderOptions o = frozen_city(strategy, 3, 0.0f);
     o.time_s.reset();
     o.moving = 1.0;
     const RenderReport all = render(shared_device(), scene, o);
@@ -119,8 +109,8 @@ TEST(CitySceneDevice, UpdatingOnlyTheCarsGivesTheFullUpdate) {
 // The cars really move: the city at t = 0 and t = 3 s differs, but only a little (buildings stay).
 TEST(CitySceneDevice, CarsMoveBetweenTimes) {
   const Scene& scene = small_city();
-  const RenderReport a = render(shared_device(), scene, frozen("dynamic-offsets", 1, 0.0f));
-  const RenderReport b = render(shared_device(), scene, frozen("dynamic-offsets", 1, 3.0f));
+  const RenderReport a = render(shared_device(), scene, frozen_city("dynamic-offsets", 1, 0.0f));
+  const RenderReport b = render(shared_device(), scene, frozen_city("dynamic-offsets", 1, 3.0f));
   const uint64_t differing = count_differing_pixels(*a.last_frame, *b.last_frame, 8);
   EXPECT_GT(differing, 0u);
   EXPECT_LT(differing, 97u * 61u / 4);
@@ -130,7 +120,7 @@ TEST(CitySceneDevice, CarsMoveBetweenTimes) {
 // city at its share, 0 with moving 0; every cube at moving 1, ceil(0.0015 x 2000) = 3 at 0.0015;
 // none of a glTF model.
 TEST(CitySceneDevice, ReportCountsMeshesMaterialsTexturesAndMovedObjects) {
-  RenderOptions o = frozen("dynamic-offsets", 1, 0.0f);
+  RenderOptions o = frozen_city("dynamic-offsets", 1, 0.0f);
   o.keep_last_frame = false;
   o.moving = small_city().moving_share();
   const RenderReport city = render(shared_device(), small_city(), o);
@@ -162,14 +152,14 @@ TEST(CitySceneDevice, ReportCountsMeshesMaterialsTexturesAndMovedObjects) {
 // no object table. A cost, not a speed: only its presence and sign are asserted here.
 TEST(CitySceneDevice, CpuCostPerMovedObjectIsReportedWhereTheApplicationMovesObjects) {
   for (const char* strategy : {"gpu-driven", "gpu-culling"}) {
-    RenderOptions o = frozen(strategy, 3, 0.0f);
+    RenderOptions o = frozen_city(strategy, 3, 0.0f);
     o.keep_last_frame = false;
     o.moving = small_city().moving_share();
     const RenderReport r = render(shared_device(), small_city(), o);
     ASSERT_TRUE(r.cpu_ns_per_moved_object.has_value()) << strategy;
     EXPECT_GT(*r.cpu_ns_per_moved_object, 0.0) << strategy;
   }
-  RenderOptions o = frozen("gpu-driven", 3, 0.0f);
+  RenderOptions o = frozen_city("gpu-driven", 3, 0.0f);
   o.keep_last_frame = false;
   EXPECT_FALSE(render(shared_device(), make_cube_scene({.objects = 100}), o)
                    .cpu_ns_per_moved_object.has_value());

@@ -2,7 +2,7 @@
 // The generated city (make_city_scene) on the CPU: reproducible from its seed, the counts and
 // ranges its options promise, meshes and textures within their limits, buildings on their lots,
 // cars on the streets, and the application's motion (Object::moving) worked out by hand.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <bindery/scene.hpp>
 

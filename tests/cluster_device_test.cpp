@@ -10,6 +10,7 @@
 #include <bindery/render/scene.hpp>
 
 #include "support/device.hpp"
+#include "support/images.hpp"
 #include "support/meshes.hpp"
 
 #include <glm/gtc/matrix_transform.hpp>

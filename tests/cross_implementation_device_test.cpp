@@ -7,7 +7,7 @@
 // 8-bit rounding). A strategy one of them cannot run must say so with StrategyUnavailable.
 #include "bindery/headless/image.hpp"
 #include "bindery/render/renderer.hpp"
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

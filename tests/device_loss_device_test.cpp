@@ -3,7 +3,7 @@
 // the DEVICE's maxBufferSize, and a device destroyed with wgpuDeviceDestroy in the middle of a
 // run. Each must end in one bindery::Error of a named kind (BufferTooLarge, WebGPUValidation,
 // DeviceLost), never a crash or a hang, and nothing may be created after the error.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/core/device.hpp"
 #include "bindery/data/dynamic_uniform_buffer.hpp"
 #include "bindery/render/renderer.hpp"

@@ -2,7 +2,7 @@
 // The CPU core of the per-draw data arenas: slot/chunk arithmetic, the shadow copy, dirty marks
 // and upload ranges (dynamic_uniform_buffer.hpp), plus the frames-in-flight helper and seed 004's
 // decision tree. No device. Expected values are hand calculations written next to them.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/data/data_placement.hpp"
 #include "bindery/data/dynamic_uniform_buffer.hpp"
 #include "bindery/data/frames_in_flight.hpp"

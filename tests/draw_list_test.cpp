@@ -18,7 +18,7 @@
 //   capacities: 8 groups, 32 offsets per group, 16 vertex buffer slots.
 #include "bindery/encode/draw_list.hpp"
 #include "bindery/core/error.hpp"
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <gtest/gtest.h>
 

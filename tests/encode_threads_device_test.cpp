@@ -8,8 +8,10 @@
 //   - passes_per_frame is the split worked out by hand; bad values are refused (InvalidArgument)
 //     before the device is touched; the CLI takes --encode-threads.
 // No timing is asserted.
-#include "cli_runner.hpp"
-#include "expect_kind.hpp"
+#include "support/cli_runner.hpp"
+#include "support/device.hpp"
+#include "support/expect_kind.hpp"
+#include "support/render_options.hpp"
 
 #include <bindery/core/device.hpp>
 #include <bindery/render/renderer.hpp>
@@ -25,10 +27,7 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 // The strategies that encode every draw on the CPU through the default frame (issue 10 part 4),
 // and those that do not (render bundles; gpu-culling and gpu-driven record their own passes):
@@ -44,12 +43,8 @@ const std::set<std::string> kNotParallel = {"render-bundles", "bundles-gpu", "gp
 constexpr uint8_t kBackground[3] = {77, 77, 77};
 
 RenderOptions options(const std::string& strategy, uint32_t encode_threads) {
-  RenderOptions o;
-  o.strategy = strategy;
-  o.width = 128;
-  o.height = 96;
-  o.frames = 2;  // the second frame is the steady state (uploads only what moved)
-  o.time_s = 3.25f;
+  // The second frame is the steady state (uploads only what moved).
+  RenderOptions o = test::frozen(strategy, 128, 96, 2, 3.25f);
   o.encode_threads = encode_threads;
   return o;
 }

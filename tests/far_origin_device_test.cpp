@@ -10,6 +10,8 @@
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
+#include "support/device.hpp"
+
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
@@ -30,10 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 constexpr uint32_t kWidth = 64, kHeight = 48;
 

@@ -9,6 +9,9 @@
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
+#include "support/device.hpp"
+#include "support/images.hpp"
+
 #include <glm/glm.hpp>
 #include <gtest/gtest.h>
 
@@ -20,10 +23,8 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
+using test::dump_on_failure;
 
 constexpr uint32_t kSize = 64;
 // The clear colour (0.3, 0.3, 0.3) in unorm8: 76 or 77 (0.3 * 255 = 76.5).
@@ -58,12 +59,6 @@ uint64_t foreground_pixels(const Image& image) {
   return n;
 }
 
-void dump(const std::string& name, const Image& a, const Image& b) {
-  std::filesystem::create_directories("test-output");
-  write_png("test-output/" + name + "_a.png", a);
-  write_png("test-output/" + name + "_b.png", b);
-}
-
 // `a` and `b` draw the same picture (per channel within `tolerance`), and it is not empty (more
 // than 200 of the 4096 pixels: every model here covers a good part of the view).
 void expect_same_image(const std::string& a, const std::string& b, uint32_t tolerance = 1) {
@@ -71,7 +66,7 @@ void expect_same_image(const std::string& a, const std::string& b, uint32_t tole
   const Image ia = draw(a), ib = draw(b);
   EXPECT_GT(foreground_pixels(ia), 200u);
   EXPECT_LE(max_channel_difference(ia, ib), tolerance);
-  if (::testing::Test::HasFailure()) dump(std::filesystem::path(a).stem().string(), ia, ib);
+  dump_on_failure(std::filesystem::path(a).stem().string(), ia, ib);
 }
 
 // The pixel-space area and perimeter of a planar polygon (object-space corners, in order) of

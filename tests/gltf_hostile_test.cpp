@@ -5,8 +5,8 @@
 //   ROOT/models/sub/                                   the model's folder (tri.bin, images, links)
 // What each case must do follows from the rules in README "What a model may load" and the glTF
 // 2.0 specification: refused with the error kind named, or loaded with values worked out by hand.
-#include "cli_runner.hpp"
-#include "expect_kind.hpp"
+#include "support/cli_runner.hpp"
+#include "support/expect_kind.hpp"
 #include "render/scenes/gltf_image.hpp"
 #include "render/scenes/gltf_json.hpp"
 #include "render/scenes/resource_resolver.hpp"

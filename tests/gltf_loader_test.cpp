@@ -3,7 +3,7 @@
 // Io error instead of a crash, a hang or an out-of-bounds read. The files are built from one
 // valid triangle (3 float3 positions + 3 uint16 indices in a 44-byte data-URI buffer) with one
 // field broken each; the expected outcome follows from the glTF 2.0 rules named in each case.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "render/scenes/gltf_mesh.hpp"
 
 #include <bindery/render/scene.hpp>

@@ -7,6 +7,8 @@
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
+#include "support/device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,10 +22,7 @@ namespace {
 
 const char* kFolder = "/usr/share/assimp/models/glTF2";
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 std::vector<std::string> sample_models() {
   std::vector<std::string> out;

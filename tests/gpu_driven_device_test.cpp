@@ -7,6 +7,10 @@
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
+#include "support/device.hpp"
+#include "support/images.hpp"
+#include "support/render_options.hpp"
+
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
@@ -16,37 +20,10 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
-
-RenderOptions frozen(const std::string& strategy, uint32_t width, uint32_t height, uint32_t frames,
-                     float time_s) {
-  RenderOptions o;
-  o.strategy = strategy;
-  o.width = width;
-  o.height = height;
-  o.frames = frames;
-  o.time_s = time_s;
-  return o;
-}
-
-void dump_on_failure(const std::string& name, const Image& a, const Image& b) {
-  if (!::testing::Test::HasFailure()) return;
-  std::filesystem::create_directories("test-output");
-  write_png("test-output/" + name + "_a.png", a);
-  write_png("test-output/" + name + "_b.png", b);
-}
-
-// Pixels differing by more than 2 levels in some channel may be at most 0.1% of the image: the
-// GPU's float sin/cos and matrix products round differently from the CPU's (glm), which moves
-// a few edge pixels, never a whole face.
-void expect_nearly_same(const Image& a, const Image& b, const std::string& name) {
-  const uint64_t allowed = uint64_t(a.width) * a.height / 1000;
-  EXPECT_LE(count_differing_pixels(a, b, 2), allowed) << name;
-  dump_on_failure(name, a, b);
-}
+using test::shared_device;
+using test::frozen;
+using test::dump_on_failure;
+using test::expect_nearly_same;
 
 TEST(GpuDriven, RendersWhatDynamicOffsetsRenders) {
   for (uint32_t objects : {1'000u, 20'000u}) {

@@ -11,6 +11,8 @@
 #include <bindery/gpu_driven/object_table.hpp>
 #include <bindery/scene.hpp>
 
+#include "support/device.hpp"
+
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
@@ -26,10 +28,7 @@ namespace {
 
 using namespace gpu_driven;
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 // Copies `size` bytes of `src` into a mappable buffer and reads them.
 std::vector<uint32_t> read_u32(const Device& device, WGPUBuffer src, uint64_t offset,

@@ -11,6 +11,10 @@
 #include <bindery/renderer.hpp>
 #include <bindery/scene.hpp>
 
+#include "support/device.hpp"
+#include "support/images.hpp"
+#include "support/render_options.hpp"
+
 #include <glm/glm.hpp>
 #include <gtest/gtest.h>
 
@@ -25,29 +29,9 @@ namespace {
 
 const char* kFolder = "/usr/share/assimp/models/glTF2";
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
-
-RenderOptions options(const std::string& strategy, uint32_t w, uint32_t h, uint32_t frames) {
-  RenderOptions o;
-  o.strategy = strategy;
-  o.width = w;
-  o.height = h;
-  o.frames = frames;
-  o.time_s = 0.0f;
-  return o;
-}
-
-void dump_on_failure(const std::string& name, const Image& a, const Image& b) {
-  if (!::testing::Test::HasFailure()) return;
-  std::filesystem::create_directories("test-output");
-  std::string safe = name;
-  std::replace(safe.begin(), safe.end(), '/', '_');
-  write_png("test-output/" + safe + "_a.png", a);
-  write_png("test-output/" + safe + "_b.png", b);
-}
+using test::shared_device;
+using test::dump_on_failure;
+using test::frozen;
 
 uint64_t allowed(const Image& a) { return uint64_t(a.width) * a.height / 1000; }
 
@@ -72,7 +56,7 @@ TEST(GpuDrivenScenes, EveryGltfSampleThatDynamicOffsetsDrawsLooksTheSame) {
     } catch (const Error&) {
       continue;  // the loader's refusals are gltf_sample_models_device_test's subject
     }
-    RenderOptions o = options("dynamic-offsets", 64, 48, 1);
+    RenderOptions o = frozen("dynamic-offsets", 64, 48, 1, 0.0f);
     const RenderReport cpu = render(shared_device(), scene, o);
     if (auto why = strategy_unavailable(shared_device(), scene, "gpu-driven")) {
       ADD_FAILURE() << path << ": gpu-driven unavailable: " << *why;
@@ -106,7 +90,7 @@ TEST(GpuDrivenScenes, StaticPlacementsAndMixedTexturesLookTheSame) {
     scene.objects[i].placement = t[i].world;
   }
   scene.objects[0].placement[0] *= -1.0f;  // mirrored: determinant < 0
-  RenderOptions o = options("dynamic-offsets", 120, 90, 1);
+  RenderOptions o = frozen("dynamic-offsets", 120, 90, 1, 0.0f);
   const RenderReport cpu = render(shared_device(), scene, o);
   o.strategy = "gpu-driven";
   o.frames = 2;
@@ -143,7 +127,7 @@ TEST(GpuDrivenScenes, FlatThinAndHugeObjectsAreLitAsOnTheGpu) {
     scene.objects[0].placement =
         glm::mat4(glm::vec4(u * side, 0), glm::vec4(v * side, 0),
                   glm::vec4(d * side * c.thickness, 0), glm::vec4(scene.view.target, 1));
-    RenderOptions o = options("dynamic-offsets", 64, 48, 1);
+    RenderOptions o = frozen("dynamic-offsets", 64, 48, 1, 0.0f);
     const RenderReport cpu = render(shared_device(), scene, o);
     o.strategy = "gpu-driven";
     o.frames = 2;
@@ -182,7 +166,7 @@ TEST(GpuDrivenScenes, EveryDrawPathDrawsTheSameImage) {
           gpu_driven::DrawPath::bundle, gpu_driven::DrawPath::loop}) {
       const std::string name(gpu_driven::to_string(path));
       if (gpu_driven::draw_path_unavailable(shared_device(), path)) continue;
-      RenderOptions o = options("gpu-driven", 128, 96, 3);
+      RenderOptions o = frozen("gpu-driven", 128, 96, 3, 0.0f);
       o.time_s = 2.0f;
       o.draw_path = name;
       const RenderReport r = render(shared_device(), scene, o);
@@ -218,7 +202,7 @@ TEST(GpuDrivenScenes, BindingArrayBackendDrawsWhatTextureArraysDraw) {
   const std::string box = std::string(kFolder) + "/BoxTextured-glTF/BoxTextured.gltf";
   if (std::filesystem::exists(box)) scenes.push_back(load_gltf_scene(box, 2));
   for (const Scene& scene : scenes) {
-    RenderOptions o = options("gpu-driven", 97, 61, 2);
+    RenderOptions o = frozen("gpu-driven", 97, 61, 2, 0.0f);
     o.material_backend = "binding-array";
     if (why) {
       EXPECT_EQ(why->find('\n'), std::string::npos) << *why;
@@ -245,7 +229,7 @@ TEST(GpuDrivenScenes, BindingArrayBackendDrawsWhatTextureArraysDraw) {
 
 TEST(GpuDrivenScenes, UnknownMaterialBackendIsOneInvalidArgument) {
   const Scene scene = make_cube_scene({.objects = 4});
-  RenderOptions o = options("gpu-driven", 8, 8, 1);
+  RenderOptions o = frozen("gpu-driven", 8, 8, 1, 0.0f);
   o.material_backend = "bindless-please";
   try {
     render(shared_device(), scene, o);
@@ -257,7 +241,7 @@ TEST(GpuDrivenScenes, UnknownMaterialBackendIsOneInvalidArgument) {
 
 TEST(GpuDrivenScenes, UnknownDrawPathIsOneInvalidArgument) {
   const Scene scene = make_cube_scene({.objects = 4});
-  RenderOptions o = options("gpu-driven", 8, 8, 1);
+  RenderOptions o = frozen("gpu-driven", 8, 8, 1, 0.0f);
   o.draw_path = "warp-drive";
   try {
     render(shared_device(), scene, o);
@@ -306,7 +290,7 @@ TEST(GpuDrivenScenes, OcclusionNeverChangesTheImageFromFiftyCameras) {
       const float a = float(c) * 0.7f, r = 60.0f + float(c % 10) * 25.0f;
       scene.view.eye = glm::vec3(r * std::cos(a), 40.0f * std::sin(a * 0.5f), r * std::sin(a));
       scene.view.target = glm::vec3(std::sin(a) * 20.0f, 0.0f, 0.0f);
-      RenderOptions o = options("gpu-driven", w, h, 2);
+      RenderOptions o = frozen("gpu-driven", w, h, 2, 0.0f);
       o.occlusion = false;
       const RenderReport off = render(shared_device(), scene, o);
       o.occlusion = true;

@@ -5,6 +5,8 @@
 // clear colour 0.2 / 0.4 / 0.6 is 51 / 102 / 153 in RGBA8Unorm.
 #include "bindery/bindery.hpp"
 
+#include "support/device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,10 +15,7 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 TEST(GuideDevice, TwoWaysIn) {
   // [guide:two_ways_in]

@@ -6,7 +6,7 @@
 // these regions. Expected values are hand-computed: WGSL §14.4 layout, seed 001 / shared/cases C01
 // arithmetic, seed 004's decision tree.
 #include "bindery/bindery.hpp"
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <gtest/gtest.h>
 

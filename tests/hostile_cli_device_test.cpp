@@ -3,7 +3,7 @@
 // H7, H8, H10 and relatives): `layout --verify` hands nothing nested deeper than bindery's limit
 // to the implementation and exits by plain `layout`'s contract; `render` reports lost standard
 // output and removes a PNG it could not complete. Inputs are written here.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <bindery/wgsl_layout.hpp>
 

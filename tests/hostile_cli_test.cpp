@@ -4,7 +4,7 @@
 // characters escaped; includes stay in the shader's folder; usage errors name what was typed and
 // the nearest valid name; lost standard output is an Io error. Inputs are written here, in a
 // fresh folder per test.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 

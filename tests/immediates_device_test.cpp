@@ -6,8 +6,11 @@
 //   - RenderPassState::set_immediates checks alignment and the device limit before wgpu-native;
 //   - the raw-floor loop of `bindery bench --raw-floor` issues the calls dynamic-offsets issues
 //     (counted, never timed), in the library and through the CLI.
-#include "cli_runner.hpp"
-#include "expect_kind.hpp"
+#include "support/cli_runner.hpp"
+#include "support/device.hpp"
+#include "support/expect_kind.hpp"
+#include "support/images.hpp"
+#include "support/render_options.hpp"
 
 #include <bindery/render/bench.hpp>
 #include <bindery/core/device.hpp>
@@ -27,10 +30,9 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
+using test::dump_on_failure;
+using test::frozen;
 
 // Sizes worked out by hand from shaders/cubes_common.wgsl and cubes_immediates.wgsl (WGSL
 // §14.4.1):
@@ -73,13 +75,6 @@ std::set<uint32_t> used_materials(const Scene& scene) {
   return used;
 }
 
-void dump_on_failure(const std::string& name, const Image& a, const Image& b) {
-  if (!::testing::Test::HasFailure()) return;
-  std::filesystem::create_directories("test-output");
-  write_png("test-output/" + name + "_a.png", a);
-  write_png("test-output/" + name + "_b.png", b);
-}
-
 // Background of the cube scene: clear colour 0.3 in 8-bit unorm = round(76.5), 76 or 77.
 constexpr uint8_t kBackground[3] = {77, 77, 77};
 
@@ -87,12 +82,7 @@ constexpr uint8_t kBackground[3] = {77, 77, 77};
 // same values through the same functions in the same order give the same image.
 void expect_image_of_dynamic_offsets(const Device& device, const std::string& tag) {
   const Scene scene = make_cube_scene({.objects = 300, .seed = 7});
-  RenderOptions o;
-  o.width = 192;
-  o.height = 144;
-  o.frames = 2;
-  o.time_s = 3.25f;
-  o.strategy = "dynamic-offsets";
+  RenderOptions o = frozen("dynamic-offsets", 192, 144, 2, 3.25f);
   const RenderReport dyn = render(device, scene, o);
   o.strategy = "immediates";
   const RenderReport imm = render(device, scene, o);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // read_wgsl_file's `// @include` expansion (the convention of shaders/*.wgsl) and the input-file
 // rules: no device needed.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <bindery/core/io.hpp>
 #include <bindery/wgsl/wgsl_layout.hpp>

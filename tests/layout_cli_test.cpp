@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `bindery layout FILE.wgsl [--json]`: the fixed JSON shape of issue 3 (exact keys), exit codes
 // 0 / 1 / 2, and offsets for structs the tool has never seen (hand-computed in the comments).
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

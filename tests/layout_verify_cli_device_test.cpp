@@ -2,7 +2,7 @@
 // `bindery layout FILE --verify` (issue 11 part 4) on this adapter: it runs on every file in
 // tests/data/wgsl/ and shaders/, prints one line per reflected struct plus the module verdicts,
 // exits 0 when everything agrees, and exits 1 on a disagreement.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <bindery/core/io.hpp>
 #include <bindery/wgsl/wgsl_layout.hpp>

@@ -19,7 +19,9 @@
 #include "bindery/device.hpp"
 #include "bindery/gpu_driven/material_table.hpp"
 #include "bindery/offscreen.hpp"
-#include "expect_kind.hpp"
+
+#include "support/device.hpp"
+#include "support/expect_kind.hpp"
 #include "headless/map_and_wait.hpp"
 #include "render/strategies/strategy.hpp"
 
@@ -33,10 +35,7 @@
 namespace bindery::gpu_driven {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 constexpr uint32_t kWidth = 128, kHeight = 64;
 

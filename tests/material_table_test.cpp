@@ -4,7 +4,7 @@
 // WGSL's MaterialRecord (WGSL §14.4: vec4f at 0 (align 16), four 4-byte scalars at 16, 20, 24,
 // 28, one more at 32; the struct ends at 36, rounded up to its alignment 16 = 48 bytes).
 #include "bindery/gpu_driven/material_table.hpp"
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 // every live mesh's bytes, its range and its record compared with the model. MeshRecord offsets in
 // the checks are hand-worked from WGSL §14.4.1 (three vec4f at 0, 16, 32, then four 4-byte
 // scalars at 48..60; stride 64), not taken from bindery.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "unit_model.hpp"
 #include "bindery/device.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"

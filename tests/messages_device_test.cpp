@@ -2,7 +2,7 @@
 // Messages that must fit the run (issue 25, point 10, H4-10): the bind-group limit of a run whose
 // groups come from its materials advises fewer materials or a strategy with one material table,
 // never the strategy already running.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 

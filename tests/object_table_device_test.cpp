@@ -4,7 +4,7 @@
 // read back after every frame and compared with a CPU model kept by this test (never the table's
 // own CPU copy); what each flush uploads (records, bytes, dispatches) against hand-computed
 // counts; growth and the whole-copy path; errors by kind.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/device.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
 

@@ -2,7 +2,7 @@
 // The parts of bindery::gpu_driven::ObjectTable that need no device: the WGSL ObjectRecord's
 // layout (offsets worked out by hand from WGSL §14.4.1: array<vec4f, 3> is 48 bytes at 0, then
 // four u32), the world-matrix rows and the scatter's dispatch grid (hand-computed).
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
 #include "bindery/struct_check.hpp"
 #include "bindery/wgsl_layout.hpp"

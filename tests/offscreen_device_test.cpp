@@ -8,7 +8,9 @@
 // passes the "less" test and the clear colour stays.
 #include "bindery/core/device.hpp"
 #include "bindery/headless/offscreen.hpp"
-#include "expect_kind.hpp"
+
+#include "support/device.hpp"
+#include "support/expect_kind.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,10 +21,7 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 constexpr const char* kCoordinates = R"(
 @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f {

@@ -3,7 +3,7 @@
 // (WebGPU "validating GPUTexelCopyBufferInfo": a multiple of 256) and dropping it again.
 // Expected pitches are hand-computed: ceil(width x 4 / 256) x 256.
 #include "bindery/headless/offscreen.hpp"
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // best fit, grow merging a free tail, errors) and randomized sequences checked after every step
 // against a model that keeps one bool per unit and predicts, from the maximal free runs, the
 // offset best fit must return.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "unit_model.hpp"
 #include "bindery/gpu_driven/offset_allocator.hpp"
 

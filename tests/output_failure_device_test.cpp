@@ -2,7 +2,7 @@
 // Output failures of the subcommands that open a device (issue 25, H4-04, H4-05): info, render,
 // bench, soak, layout --verify and view (on Xvfb, where built) with standard output on /dev/full
 // (ENOSPC) or a pipe whose reader has gone (EPIPE): one `[Io]` line, exit 1, never SIGPIPE's 141.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -63,7 +63,7 @@ TEST(OutputFailureDevice, ViewWithPngIsOneIoLine) {
       (fs::path(::testing::TempDir()) /
        ("bindery_output_failure_view_" + std::to_string(getpid()) + ".png"))
           .string();
-  const std::string xvfb = std::string(BINDERY_SOURCE_DIR) + "/tests/with_xvfb.sh";
+  const std::string xvfb = std::string(BINDERY_SOURCE_DIR) + "/tests/support/with_xvfb.sh";
   const std::string args = "view --objects 5 --frames 2 --quiet --png " + png;
   expect_io_line(test::run_program("bash " + xvfb + " " + BINDERY_CLI, args + " >/dev/full", 300),
                  args + " >/dev/full", "No space left on device");

@@ -4,7 +4,7 @@
 // bindery silently with 141) is one `[Io]` line naming standard output, exit 1, whatever the
 // subcommand and whether its output is a few bytes (seen at the final flush) or megabytes (seen
 // at a write in the middle). The device subcommands are in output_failure_device_test.cpp.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 

@@ -27,7 +27,7 @@
 #include <cstring>
 #include <optional>
 
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 namespace bindery {
 namespace {

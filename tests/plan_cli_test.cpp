@@ -18,7 +18,7 @@
 //                              objects; the frame group holding the array: 2 bind groups, 2 calls
 //   dynamic_arena_2m_objects   2,000,000 x 256 bytes > 268,435,456: 2 buffers of <= 1,048,576
 //                              slots; the object group: 2 bind groups
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,7 +32,7 @@
 
 namespace {
 
-// `bindery plan <args>` (tests/cli_runner.hpp).
+// `bindery plan <args>` (tests/support/cli_runner.hpp).
 bindery::test::CliResult run_plan(const std::string& args) {
   return bindery::test::run_cli("plan " + args);
 }

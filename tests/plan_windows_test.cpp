@@ -12,7 +12,7 @@
 //   windows = ceil(objects / per window); objects take slots in draw order, so a group holding a
 //   split member has one bind group (and one setBindGroup per pass, unless it is re-bound per
 //   object anyway) per stretch between window boundaries.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/encode/bind_group_plan.hpp"
 #include "bindery/data/buffer_arena.hpp"
 #include "bindery/data/dynamic_uniform_buffer.hpp"

@@ -16,7 +16,7 @@
 //    `L:C: error [Kind]: message` with L, C >= 1.
 #pragma once
 
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <bindery/core/error.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `bindery render` end to end: the JSON line, the PNG, and bad input ending in one clear error
 // line with a non-zero exit (never a crash: a signal would show as exit code >= 128).
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <bindery/headless/image.hpp>
 

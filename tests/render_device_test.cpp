@@ -7,6 +7,9 @@
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/scene.hpp>
 
+#include "support/device.hpp"
+#include "support/images.hpp"
+
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
@@ -17,10 +20,8 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
+using test::dump_on_failure;
 
 // Options for a small render of `width` x `height` pixels and `frames` frames with the default
 // strategy; the last frame is read back unless `keep_last_frame` is false (counter tests).
@@ -32,14 +33,6 @@ RenderOptions small_render(uint32_t width, uint32_t height, uint32_t frames,
   o.frames = frames;
   o.keep_last_frame = keep_last_frame;
   return o;
-}
-
-// Writes actual images next to each other when an image comparison fails.
-void dump_on_failure(const std::string& name, const Image& a, const Image& b) {
-  if (!::testing::Test::HasFailure()) return;
-  std::filesystem::create_directories("test-output");
-  write_png("test-output/" + name + "_a.png", a);
-  write_png("test-output/" + name + "_b.png", b);
 }
 
 // Background of the cube scene: clear colour (0.3, 0.3, 0.3) in 8-bit unorm = round(76.5) = 77

@@ -2,7 +2,7 @@
 // `bindery soak` and the bench options it shares rules with, through the CLI: a short soak of two
 // strategies is flat and its JSON holds the samples worked out from the options; options that
 // cannot give a meaningful measurement are one [InvalidArgument] line before any output.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <nlohmann/json.hpp>
 

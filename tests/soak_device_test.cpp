@@ -7,6 +7,8 @@
 #include <bindery/render/renderer.hpp>
 #include <bindery/render/soak.hpp>
 
+#include "support/device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,10 +17,7 @@
 namespace bindery {
 namespace {
 
-const Device& shared_device() {
-  static Device device = Device::create();
-  return device;
-}
+using test::shared_device;
 
 constexpr size_t kBuffer = 4;  // gpu::Buffer's index in handle_type_names()
 

@@ -4,7 +4,7 @@
 // dynamic offset), StorageArray (natural stride, indexed by invocation), StagingRing (never
 // waits, recycles). Buffers are read back with a MAP_READ copy; expected bytes are the patterns
 // the test wrote, expected sizes hand-computed from the limits.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/data/align.hpp"
 #include "bindery/core/device.hpp"
 #include "bindery/data/dynamic_uniform_buffer.hpp"

@@ -2,7 +2,7 @@
 // The CPU-side WebGPU binding rules (validation.hpp), driven by the D, M, W, B, U and C cases of
 // shared/cases/layout.md. Expected outcomes are the cases' (worked out from the spec); tests
 // assert error KINDS, never message text.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 #include "bindery/data/validation.hpp"
 
 #include "bindery/data/dynamic_uniform_buffer.hpp"

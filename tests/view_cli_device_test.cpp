@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// `bindery view` (issue 21) on an Xvfb display (tests/with_xvfb.sh): the presented frame is the
-// image `render --png` writes for the same settings; a script that switches strategies, changes
-// the object count and resizes the window ends on the image of its final settings; every present
-// mode the surface offers runs and one it lacks is refused in one line; no display is one line
-// [NoDisplay], exit 1.
-#include "cli_runner.hpp"
+// `bindery view` (issue 21) on an Xvfb display (tests/support/with_xvfb.sh): the presented frame
+// is the image `render --png` writes for the same settings; a script that switches strategies,
+// changes the object count and resizes the window ends on the image of its final settings; every
+// present mode the surface offers runs and one it lacks is refused in one line; no display is one
+// line [NoDisplay], exit 1.
+#include "support/cli_runner.hpp"
 
 #include <bindery/core/error.hpp>
 #include <bindery/headless/image.hpp>
@@ -29,7 +29,7 @@ using bindery::test::count_lines;
 using bindery::test::run_cli;
 using bindery::test::run_program;
 
-const std::string kXvfb = std::string(BINDERY_SOURCE_DIR) + "/tests/with_xvfb.sh";
+const std::string kXvfb = std::string(BINDERY_SOURCE_DIR) + "/tests/support/with_xvfb.sh";
 
 // Skips the test (with the reason) where the view is not built or Xvfb is missing.
 #define SKIP_WITHOUT_VIEW()                                                                     \

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `bindery view` against hostile sizes and a display that goes away (issue 25, H4-03, point 4,
-// point 7), on Xvfb (tests/with_xvfb.sh: a 1024 x 768 screen): --size checked at full width and
-// named as typed (X11 window sides are 16-bit, 1..32767, so 65600 x 65584 used to open a 64 x 48
-// window), a script's resize bounded by the screen and maxTextureDimension2D, and an X server
-// that exits under the view reported as one bindery line, exit 1.
-#include "cli_runner.hpp"
+// point 7), on Xvfb (tests/support/with_xvfb.sh: a 1024 x 768 screen): --size checked at full
+// width and named as typed (X11 window sides are 16-bit, 1..32767, so 65600 x 65584 used to open
+// a 64 x 48 window), a script's resize bounded by the screen and maxTextureDimension2D, and an X
+// server that exits under the view reported as one bindery line, exit 1.
+#include "support/cli_runner.hpp"
 
 #include <bindery/core/device.hpp>
 
@@ -20,7 +20,7 @@ namespace {
 
 using test::CliResult;
 
-const std::string kXvfb = std::string(BINDERY_SOURCE_DIR) + "/tests/with_xvfb.sh";
+const std::string kXvfb = std::string(BINDERY_SOURCE_DIR) + "/tests/support/with_xvfb.sh";
 
 #define SKIP_WITHOUT_VIEW()                                                                     \
   do {                                                                                          \

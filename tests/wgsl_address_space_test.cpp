@@ -8,7 +8,7 @@
 //   - "Atomic Types": atomics only in storage with read_write access and in workgroup.
 //   - "Host-shareable types": bool (and a vector, array or struct of it) is not host-shareable.
 // And the nesting limit (kMaxWgslNestingDepth): deep source is a WgslSyntax error, never a crash.
-#include "expect_kind.hpp"
+#include "support/expect_kind.hpp"
 
 #include <bindery/wgsl_layout.hpp>
 

@@ -5,7 +5,7 @@
 // severities other than error/warning/info/off (§2.3), identifiers outside XID_Start /
 // XID_Continue (§3.5). Every case: one WgslSyntax error at the line and column worked out by
 // hand (columns in code points), FILE:LINE:COL on the CLI, invisible format characters escaped.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <bindery/core/error.hpp>
 #include <bindery/wgsl/wgsl_layout.hpp>

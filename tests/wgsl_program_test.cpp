@@ -6,7 +6,7 @@
 // by hand in the comments; constructs the reflector does not evaluate get one error naming the
 // construct and its line:column. Expected numbers are hand calculations (WGSL §14.4.1), not
 // bindery's output.
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 #include <bindery/core/io.hpp>
 #include <bindery/wgsl/layout_verify.hpp>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// tests/expect_kind.hpp — EXPECT_KIND(statement, Kind): the statement must throw bindery::Error
-// of ErrorKind::Kind. Tests assert the kind of an error, never its text (STYLE.md "Errors").
+// tests/support/expect_kind.hpp — EXPECT_KIND(statement, Kind): the statement must throw
+// bindery::Error of ErrorKind::Kind. Tests assert the kind of an error, never its text (STYLE.md
+// "Errors").
 #pragma once
 
 #include <bindery/core/error.hpp>

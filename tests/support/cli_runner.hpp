@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// tests/cli_runner.hpp — runs the built `bindery` binary (BINDERY_CLI) for CLI tests and returns
-// its exit code, stdout and stderr. A process killed by a signal reports 128 + signal, so a
-// crash never passes for an ordinary error exit.
+// tests/support/cli_runner.hpp — runs the built `bindery` binary (BINDERY_CLI) for CLI tests and
+// returns its exit code, stdout and stderr. A process killed by a signal reports 128 + signal, so
+// a crash never passes for an ordinary error exit.
 #pragma once
 
 #include <array>
