@@ -3,7 +3,7 @@
 // build: every finding kept in tests/data/fuzz/<target>/ (each once crashed, leaked or broke an
 // invariant) and every seed in fuzz/corpus/<target>/. A regression aborts or throws something
 // other than bindery::Error, which fails (or kills) this test; the file name is in the trace.
-#include "../fuzz/targets.hpp"
+#include "fuzz/targets.hpp"
 
 #include <gtest/gtest.h>
 

@@ -169,8 +169,9 @@ std::map<std::string, std::string> regions(const std::string& source) {
 
 TEST(Guide, EveryCodeBlockIsCompiled) {
   const std::filesystem::path root = BINDERY_SOURCE_DIR;
-  std::map<std::string, std::string> snippets = regions(read_text(root / "tests/guide_test.cpp"));
-  for (auto& [name, code] : regions(read_text(root / "tests/guide_device_test.cpp")))
+  const std::filesystem::path here = BINDERY_TEST_DIR;  // this file's folder
+  std::map<std::string, std::string> snippets = regions(read_text(here / "guide_test.cpp"));
+  for (auto& [name, code] : regions(read_text(here / "guide_device_test.cpp")))
     snippets[name] = code;
   ASSERT_GE(snippets.size(), 8u);  // the regions of the two files (this parser found them)
 

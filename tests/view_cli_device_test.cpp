@@ -9,7 +9,7 @@
 #include <bindery/core/error.hpp>
 #include <bindery/headless/image.hpp>
 #if BINDERY_HAS_VIEW
-#include "../apps/bindery/view/view.hpp"
+#include "apps/bindery/view/view.hpp"
 #endif
 
 #include <gtest/gtest.h>
