@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Seeded random and mutated .gltf and .glb files through `bindery render --model FILE --frames 1
 // --size 8x8`: every run ends by itself with exit 0, 1 or 2 and only well-formed error lines (the
-// rules are listed in tests/random_input.hpp). Seeds: fuzz/corpus/gltf. A mutation that still
+// rules are listed in tests/cli/random_input.hpp). Seeds: fuzz/corpus/gltf. A mutation that still
 // loads is rendered, hence a device test.
 #include "random_input.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Seeded random and mutated WGSL and plan JSON through `bindery layout` and `bindery plan`: every
 // run ends by itself with exit 0, 1 or 2 and only well-formed error lines (the rules are listed
-// in tests/random_input.hpp). Seeds: the repository's shaders and plan scenes. The glTF / GLB
+// in tests/cli/random_input.hpp). Seeds: the repository's shaders and plan scenes. The glTF / GLB
 // half, which may create a device, is cli_random_input_device_test.cpp.
 #include "random_input.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests for `bindery plan` (apps/bindery/cmd_plan.cpp) over the shipped examples/plan/*.json.
 // Expected numbers are worked out by hand from seed 001 and shared/cases C01 (see the derivation
-// at the top of tests/bind_group_plan_test.cpp):
+// at the top of tests/encode/bind_group_plan_test.cpp):
 //   seed_by_frequency      2000 objects, 50 materials, 3 passes, sorted by material:
 //                          1 + 50 + 2000 = 2051 calls per pass, 3 x 2051 = 6153 per frame,
 //                          1 + 50 + 2000 = 2051 bind groups
@@ -12,7 +12,7 @@
 //   c01_three_materials    1 + 3 + 12 = 16, 36 without a cache, 1 + 3 + 1 = 5 bind groups
 //   merge_upward           maxBindGroups 3, 3 passes: frame / pass / material groups,
 //                          1 + 1 + 50 = 52 calls; 1 + 3 + 50 = 54 bind groups
-// and over tests/data/plan/ (shared/cases/inputs.md G15, G15b; tests/plan_windows_test.cpp has
+// and over tests/data/plan/ (shared/cases/inputs.md G15, G15b; tests/data/plan_windows_test.cpp has
 // the arithmetic):
 //   storage_array_1m_objects   1,000,000 x 144 bytes > 134,217,728: 2 windows of <= 932,067
 //                              objects; the frame group holding the array: 2 bind groups, 2 calls

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// tests/random_input.hpp — seeded random and mutated inputs for the CLI's input formats, and the
-// check that bindery answers each with clean output (issue 9 "Errors": `bindery: error: <raw
-// text>` with no kind must be impossible). Used by cli_random_input_test.cpp (WGSL, plan JSON)
-// and cli_random_input_device_test.cpp (glTF / GLB through `bindery render`).
+// tests/cli/random_input.hpp — seeded random and mutated inputs for the CLI's input formats, and
+// the check that bindery answers each with clean output (issue 9 "Errors": `bindery: error: <raw
+// text>` with no kind must be impossible). Used by cli_random_input_test.cpp (WGSL, plan JSON) and
+// cli_random_input_device_test.cpp (glTF / GLB through `bindery render`).
 //
 // The rules checked for every run, whatever the input:
 //  - the process ends by itself (a 60 s timeout kills a hang: exit 124) and is not killed by a

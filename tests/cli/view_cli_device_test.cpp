@@ -308,7 +308,7 @@ TEST(ViewCli, BadScriptIsRefusedBeforeAWindow) {
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_NE(none.err.find("objects 0 is below this scene's least, 1"), std::string::npos)
       << none.err;
-  // --moving as render refuses it (tests/hostile_cli_test.cpp), for the cubes and the city.
+  // --moving as render refuses it (tests/cli/hostile_cli_test.cpp), for the cubes and the city.
   for (const char* args : {"view --moving 1.5", "view --scene city --moving -1"}) {
     const CliResult m = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI, args, 60);
     EXPECT_EQ(m.exit_code, 1) << args;

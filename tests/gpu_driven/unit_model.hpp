@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// tests/unit_model.hpp — the CPU model of a range allocator the offset-allocator and mesh-pool
-// tests compare with: one bool per unit, the live allocations by offset, and best fit worked out
-// from the maximal free runs (the smallest run that holds the size, the lowest offset among equal
-// sizes).
+// tests/gpu_driven/unit_model.hpp — the CPU model of a range allocator the offset-allocator and
+// mesh-pool tests compare with: one bool per unit, the live allocations by offset, and best fit
+// worked out from the maximal free runs (the smallest run that holds the size, the lowest offset
+// among equal sizes).
 #pragma once
 
 #include <algorithm>

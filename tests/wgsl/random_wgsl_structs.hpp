@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// tests/random_wgsl_structs.hpp — a seeded generator of random host-shareable WGSL structs for the
-// layout verification (issue 11 part 3), with its own layout calculation (WGSL §14.4.1 alignment
-// and size table) written here independently of bindery's reflector, so a test has three opinions
-// on every offset: this file's, bindery's and the GPU's.
+// tests/wgsl/random_wgsl_structs.hpp — a seeded generator of random host-shareable WGSL structs for
+// the layout verification (issue 11 part 3), with its own layout calculation (WGSL §14.4.1
+// alignment and size table) written here independently of bindery's reflector, so a test has three
+// opinions on every offset: this file's, bindery's and the GPU's.
 //
 // Each source holds `count` top-level structs R<seed>_<i> plus the helper structs they nest
 // (struct nesting depth <= 4, arrays counting as a level). Member types: f32, i32, u32, f16 (when
