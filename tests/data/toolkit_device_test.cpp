@@ -10,6 +10,7 @@
 #include "bindery/data/dynamic_uniform_buffer.hpp"
 #include "bindery/data/staging_ring.hpp"
 #include "bindery/data/storage_array.hpp"
+#include "bindery/headless/offscreen.hpp"
 
 #include <gtest/gtest.h>
 
@@ -53,38 +54,6 @@ class ToolkitDevice : public ::testing::Test {
 
   static gpu::CommandEncoder encoder(const Device& d) {
     return gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(d.get(), nullptr));
-  }
-
-  // Copies `size` bytes of `src` (needs COPY_SRC) into a MAP_READ buffer and returns them.
-  static std::vector<std::byte> read_back(const Device& d, WGPUBuffer src, uint64_t size) {
-    gpu::Buffer rb = d.create_buffer("readback", size,
-                                     WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
-    gpu::CommandEncoder enc = encoder(d);
-    wgpuCommandEncoderCopyBufferToBuffer(enc.get(), src, 0, rb.get(), 0, size);
-    submit(d, enc);
-    struct Done {
-      bool done = false;
-      WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
-    } done;
-    WGPUBufferMapCallbackInfo info = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
-    info.mode = WGPUCallbackMode_AllowProcessEvents;
-    info.callback = [](WGPUMapAsyncStatus status, WGPUStringView, void* u1, void*) {
-      auto* dn = static_cast<Done*>(u1);
-      dn->done = true;
-      dn->status = status;
-    };
-    info.userdata1 = &done;
-    wgpuBufferMapAsync(rb.get(), WGPUMapMode_Read, 0, size_t(size), info);
-    for (int i = 0; i < 1000 && !done.done; ++i) d.poll(true);
-    EXPECT_TRUE(done.done);
-    EXPECT_EQ(done.status, WGPUMapAsyncStatus_Success);
-    std::vector<std::byte> out(size);
-    if (done.status == WGPUMapAsyncStatus_Success) {
-      const void* p = wgpuBufferGetConstMappedRange(rb.get(), 0, size_t(size));
-      std::memcpy(out.data(), p, size_t(size));
-      wgpuBufferUnmap(rb.get());
-    }
-    return out;
   }
 
   static std::vector<std::byte> pattern(uint32_t slot, uint64_t size, uint32_t salt = 0) {
@@ -142,7 +111,7 @@ TEST_F(ToolkitDevice, FlushUploadsAllThenOnlyTheMovedSlots) {
   EXPECT_EQ(all.bytes_uploaded, 2384u);
   EXPECT_EQ(d1.write_buffer_calls, 1u);
   EXPECT_EQ(d1.bytes_uploaded, 2384u);
-  auto got = read_back(spec(), dub.buffer(0), dub.buffer_size(0));
+  auto got = read_back_buffer(spec(), dub.buffer(0), 0, dub.buffer_size(0));
   for (uint32_t s = 0; s < 10; ++s) {
     const auto want = pattern(s, 80);
     EXPECT_EQ(std::memcmp(got.data() + s * 256, want.data(), 80), 0) << "slot " << s;
@@ -156,7 +125,7 @@ TEST_F(ToolkitDevice, FlushUploadsAllThenOnlyTheMovedSlots) {
   EXPECT_EQ(few.bytes_uploaded, 160u);
   EXPECT_EQ((spec().counters() - before2).bytes_uploaded, 160u);
   EXPECT_EQ(dub.flush().write_buffer_calls, 0u);  // nothing dirty any more
-  got = read_back(spec(), dub.buffer(0), dub.buffer_size(0));
+  got = read_back_buffer(spec(), dub.buffer(0), 0, dub.buffer_size(0));
   for (uint32_t s = 0; s < 10; ++s) {
     const auto want = pattern(s, 80, (s == 3 || s == 7) ? 99 : 0);
     EXPECT_EQ(std::memcmp(got.data() + s * 256, want.data(), 80), 0) << "slot " << s;
@@ -181,7 +150,7 @@ TEST_F(ToolkitDevice, GrowthKeepsData) {
   EXPECT_EQ(wgpuBufferGetSize(dub.buffer(0)), 9u * 256u);
   dub.write(8, pattern(8, 64));
   dub.flush();
-  const auto got = read_back(spec(), dub.buffer(0), dub.buffer_size(0));
+  const auto got = read_back_buffer(spec(), dub.buffer(0), 0, dub.buffer_size(0));
   for (uint32_t s : {0u, 1u, 2u, 3u, 8u}) {
     const auto want = pattern(s, 64);
     EXPECT_EQ(std::memcmp(got.data() + s * 256, want.data(), 64), 0) << "slot " << s;
@@ -203,7 +172,7 @@ TEST_F(ToolkitDevice, StartsEmptyAndGrows) {
   EXPECT_EQ(wgpuBufferGetSize(dub.buffer(0)), 3u * 256u);
   dub.write(2, pattern(2, 64));
   dub.flush();
-  const auto got = read_back(spec(), dub.buffer(0), 3 * 256);
+  const auto got = read_back_buffer(spec(), dub.buffer(0), 0, 3 * 256);
   const auto want = pattern(2, 64);
   EXPECT_EQ(std::memcmp(got.data() + 2 * 256, want.data(), 64), 0);
 }
@@ -303,7 +272,7 @@ TEST_F(ToolkitDevice, ShaderReadsEachSlotAtItsDynamicOffset) {
     wgpuComputePassEncoderEnd(pass);
     wgpuComputePassEncoderRelease(pass);
     submit(*d, enc);
-    const auto out = as_u32(read_back(*d, rig.out.get(), uint64_t(n) * 4));
+    const auto out = as_u32(read_back_buffer(*d, rig.out.get(), 0, uint64_t(n) * 4));
     for (uint32_t s = 0; s < n; ++s) EXPECT_EQ(out[n - 1 - s], 1000 + s) << "slot " << s;
   }
 }
@@ -341,7 +310,7 @@ TEST_F(ToolkitDevice, StorageArrayAtTheNaturalStride) {
   wgpuComputePassEncoderEnd(pass);
   wgpuComputePassEncoderRelease(pass);
   submit(spec(), enc);
-  const auto out = as_u32(read_back(spec(), rig.out.get(), uint64_t(n) * 4));
+  const auto out = as_u32(read_back_buffer(spec(), rig.out.get(), 0, uint64_t(n) * 4));
   for (uint32_t s = 0; s < n; ++s) EXPECT_EQ(out[s], 500 + s) << "element " << s;
 }
 
@@ -358,7 +327,7 @@ TEST_F(ToolkitDevice, StorageArrayGrowthKeepsData) {
   arr.write(5, pattern(5, 12));
   arr.flush();
   EXPECT_EQ(wgpuBufferGetSize(arr.buffer(0)), 6u * 16u);
-  const auto got = read_back(spec(), arr.buffer(0), 6 * 16);
+  const auto got = read_back_buffer(spec(), arr.buffer(0), 0, 6 * 16);
   for (uint32_t s : {0u, 1u, 2u, 5u}) {
     const auto want = pattern(s, 12);
     EXPECT_EQ(std::memcmp(got.data() + s * 16, want.data(), 12), 0) << "element " << s;
@@ -394,7 +363,7 @@ TEST_F(ToolkitDevice, StagingRingUploadsAndRecyclesWithoutWaiting) {
     EXPECT_EQ(d.copy_buffer_to_buffer, 1u);
     EXPECT_EQ(d.map_async, 1u);
     EXPECT_EQ(d.bytes_uploaded, 64u);
-    const auto got = read_back(spec(), dst.get(), 256);  // polls until the copy is done
+    const auto got = read_back_buffer(spec(), dst.get(), 0, 256);  // polls until the copy is done
     EXPECT_EQ(std::memcmp(got.data() + 64, p.data(), 64), 0) << "frame " << frame;
     spec().poll(true);
     st = ring.stats();

@@ -9,6 +9,7 @@
 #include <bindery/gpu_driven/indirect_draws.hpp>
 #include <bindery/gpu_driven/mesh_pool.hpp>
 #include <bindery/gpu_driven/object_table.hpp>
+#include <bindery/headless/offscreen.hpp>
 #include <bindery/scene.hpp>
 
 #include "support/device.hpp"
@@ -30,34 +31,12 @@ using namespace gpu_driven;
 
 using test::shared_device;
 
-// Copies `size` bytes of `src` into a mappable buffer and reads them.
+// Bytes [offset, offset + size) of `src` (read_back_buffer) as 32-bit words.
 std::vector<uint32_t> read_u32(const Device& device, WGPUBuffer src, uint64_t offset,
                                uint64_t size) {
-  gpu::Buffer staging = device.create_buffer("test readback", size,
-                                             WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
-  gpu::CommandEncoder encoder =
-      gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-  wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), src, offset, staging.get(), 0, size);
-  gpu::CommandBuffer commands =
-      gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-  const WGPUCommandBuffer raw = commands.get();
-  device.submit({&raw, 1});
-  bool done = false;
-  WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
-  cb.mode = WGPUCallbackMode_AllowProcessEvents;
-  cb.callback = [](WGPUMapAsyncStatus, WGPUStringView, void* u1, void*) {
-    *static_cast<bool*>(u1) = true;
-  };
-  cb.userdata1 = &done;
-  wgpuBufferMapAsync(staging.get(), WGPUMapMode_Read, 0, size, cb);
-  for (int i = 0; i < 10000 && !done; ++i) {
-    device.poll(true);
-    wgpuInstanceProcessEvents(device.instance());
-  }
-  EXPECT_TRUE(done);
+  const std::vector<std::byte> bytes = read_back_buffer(device, src, offset, size);
   std::vector<uint32_t> out(size / 4);
-  std::memcpy(out.data(), wgpuBufferGetConstMappedRange(staging.get(), 0, size), size);
-  wgpuBufferUnmap(staging.get());
+  std::memcpy(out.data(), bytes.data(), size_t(size));
   return out;
 }
 
