@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <type_traits>
+#include <utility>
 
 namespace bindery::wgsl::verify {
 namespace {
@@ -146,52 +147,24 @@ void get_mat(const StructView& v, const FieldRef& f, uint32_t* bits) {
 template <class Vec, class Mat>
 void dispatch_shape(const FieldRef& f, Vec&& vec, Mat&& mat) {
   if (f.kind == TypeKind::Matrix) {
-    switch (f.columns * 10 + f.rows) {
-      case 22:
-        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{});
-        return;
-      case 23:
-        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 3>{});
-        return;
-      case 24:
-        mat(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{});
-        return;
-      case 32:
-        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 2>{});
-        return;
-      case 33:
-        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 3>{});
-        return;
-      case 34:
-        mat(std::integral_constant<int, 3>{}, std::integral_constant<int, 4>{});
-        return;
-      case 42:
-        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 2>{});
-        return;
-      case 43:
-        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 3>{});
-        return;
-      case 44:
-        mat(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{});
-        return;
-    }
+    // matCxR for C, R in 2..4: mat(C, R) for the one whose shape f has.
+    const bool known = [&]<int... CR>(std::integer_sequence<int, CR...>) {
+      return ((f.columns * 10 + f.rows == CR
+                   ? (mat(std::integral_constant<int, CR / 10>{},
+                          std::integral_constant<int, CR % 10>{}),
+                      true)
+                   : false) ||
+              ...);
+    }(std::integer_sequence<int, 22, 23, 24, 32, 33, 34, 42, 43, 44>{});
+    if (known) return;
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("'{}': no matrix shape {}x{}", f.path, f.columns, f.rows));
   }
-  switch (f.kind == TypeKind::Vector ? f.rows : 1) {
-    case 1:
-      vec(std::integral_constant<int, 1>{});
-      return;
-    case 2:
-      vec(std::integral_constant<int, 2>{});
-      return;
-    case 3:
-      vec(std::integral_constant<int, 3>{});
-      return;
-    case 4:
-      vec(std::integral_constant<int, 4>{});
-      return;
-  }
+  // A scalar is one component, a vecN N.
+  const int n = f.kind == TypeKind::Vector ? int(f.rows) : 1;
+  [&]<int... N>(std::integer_sequence<int, N...>) {
+    ((n == N ? vec(std::integral_constant<int, N>{}) : void()), ...);
+  }(std::integer_sequence<int, 1, 2, 3, 4>{});
 }
 
 }  // namespace
