@@ -167,38 +167,43 @@ void dispatch_shape(const FieldRef& f, Vec&& vec, Mat&& mat) {
   }(std::integer_sequence<int, 1, 2, 3, 4>{});
 }
 
-}  // namespace
-
-void write_field(StructView& v, const FieldRef& f, const uint32_t* bits) {
+/// Writes `bits` into field `f` of `v` (Write) or reads the field into `bits` (!Write), component
+/// by component in the C++ type of its scalar kind.
+template <bool Write, class View, class Bits>
+void access_field(View& v, const FieldRef& f, Bits* bits) {
   dispatch_shape(
       f,
       [&](auto n) {
         with_scalar_type(f.scalar, [&](auto type) {
           using T = typename decltype(type)::type;
           constexpr int N = decltype(n)::value;
-          if constexpr (N == 1)
+          if constexpr (Write && N == 1)
             v.set(f, from_bits<T>(bits[0]));
-          else
+          else if constexpr (Write)
             set_vec<N, T>(v, f, bits);
-        });
-      },
-      [&](auto c, auto r) { set_mat<decltype(c)::value, decltype(r)::value>(v, f, bits); });
-}
-
-void read_field(const StructView& v, const FieldRef& f, uint32_t* bits) {
-  dispatch_shape(
-      f,
-      [&](auto n) {
-        with_scalar_type(f.scalar, [&](auto type) {
-          using T = typename decltype(type)::type;
-          constexpr int N = decltype(n)::value;
-          if constexpr (N == 1)
-            bits[0] = to_bits(v.get<T>(f));
+          else if constexpr (N == 1)
+            bits[0] = to_bits(v.template get<T>(f));
           else
             get_vec<N, T>(v, f, bits);
         });
       },
-      [&](auto c, auto r) { get_mat<decltype(c)::value, decltype(r)::value>(v, f, bits); });
+      [&](auto c, auto r) {
+        constexpr int C = decltype(c)::value, R = decltype(r)::value;
+        if constexpr (Write)
+          set_mat<C, R>(v, f, bits);
+        else
+          get_mat<C, R>(v, f, bits);
+      });
+}
+
+}  // namespace
+
+void write_field(StructView& v, const FieldRef& f, const uint32_t* bits) {
+  access_field<true>(v, f, bits);
+}
+
+void read_field(const StructView& v, const FieldRef& f, uint32_t* bits) {
+  access_field<false>(v, f, bits);
 }
 
 /// Path and bindery offset of component `i` of field `f` (column-major for matrices).
