@@ -8,8 +8,8 @@
 # Seed corpus per target: fuzz/corpus/<target>/ plus the repository's own inputs of that format
 # (shaders, examples/plan, tests/data); dictionary fuzz/<target>.dict. The working corpus and any
 # finding (crash-*, leak-*, timeout-*, oom-*) go to BUILD/fuzz/<target>/. A finding stops with a
-# non-zero exit naming the file: reproduce with BUILD/fuzz/<target>_fuzz FILE, fix, and add the
-# file to tests/data/fuzz/<target>/ (tests/fuzz_regression_test.cpp replays every file there).
+# non-zero exit naming the file: reproduce with BUILD/fuzz/<target>_fuzz FILE, fix, and add the file
+# to tests/data/fuzz/<target>/ (tests/package/fuzz_regression_test.cpp replays every file there).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"

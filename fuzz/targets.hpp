@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // fuzz/targets.hpp — the bodies of bindery's libFuzzer targets, shared by the fuzzers
-// (fuzz/*_fuzz.cpp, run by fuzz/run.sh) and by tests/fuzz_regression_test.cpp, which replays every
-// input kept in tests/data/fuzz/<target>/ (crashes the fuzzers found, once fixed).
+// (fuzz/*_fuzz.cpp, run by fuzz/run.sh) and by tests/package/fuzz_regression_test.cpp, which
+// replays every input kept in tests/data/fuzz/<target>/ (crashes the fuzzers found, once fixed).
 //
 // Each target feeds arbitrary bytes to one input format through bindery's own entry points. The
 // only allowed outcome for bad input is a bindery::Error (caught here); anything else — another

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// `bindery view`'s panel (view_session.hpp): Dear ImGui on GLFW, drawn by bindery's webgpu.h
+// renderer for ImGui (imgui_webgpu.hpp) on top of the frame; its controls change the session's
+// settings (strategy, count, spread, occlusion, pause, camera), its measurements show the last
+// frames' rates and times, the culling counts and the surface.
+#include "view_session.hpp"
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+
+#include <fmt/format.h>
+
+namespace bindery::view {
+
+void ViewSession::open_panel() {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  glfw_.imgui = true;
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the working directory
+  ImGui::StyleColorsDark();
+  // Set before ImGui's backend installs its callbacks, which then call this one too.
+  glfwSetScrollCallback(window(), [](GLFWwindow*, double, double dy) { scroll_y += dy; });
+  ImGui_ImplGlfw_InitForOther(window(), true);
+  imgui_.emplace(device(), format_);
+}
+
+void ViewSession::panel(const RenderOptions& ro) {
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  if (now_.panel) {
+    ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
+    ImGui::Begin("bindery view", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+    panel_controls(ro);
+    ImGui::Separator();
+    panel_measurements(ro);
+    ImGui::TextDisabled("tab panel, space pause, n/b strategy, +/- objects, o occlusion");
+    ImGui::TextDisabled("drag orbit, wheel zoom, r camera reset, esc quit");
+    ImGui::End();
+  }
+  ImGui::Render();
+}
+
+// Strategy, count, occlusion, pause, camera.
+void ViewSession::panel_controls(const RenderOptions& ro) {
+  const Scene& scene = *scene_;
+  ImGui::Text("%s scene on %s (%s)", scene.name.c_str(), device().adapter().name.c_str(),
+              device().adapter().implementation.c_str());
+  const int current = int(std::find(names_.begin(), names_.end(), now_.strategy) - names_.begin());
+  if (ImGui::BeginCombo("strategy (n/b)", now_.strategy.c_str())) {
+    for (int i = 0; i < int(names_.size()); ++i)
+      if (ImGui::Selectable(names_[size_t(i)].c_str(), i == current))
+        now_.strategy = names_[size_t(i)];
+    ImGui::EndCombo();
+  }
+  ImGui::Text("%s: %u", scene.name == "gltf" ? "copies" : "objects", now_.count);
+  ImGui::SameLine();
+  if (ImGui::Button("/2")) now_.count /= 2;
+  ImGui::SameLine();
+  if (ImGui::Button("-100")) now_.count = now_.count > 100 ? now_.count - 100 : 0;
+  ImGui::SameLine();
+  if (ImGui::Button("+100")) now_.count = std::min(o_.max_count, now_.count + 100);
+  ImGui::SameLine();
+  if (ImGui::Button("x2")) double_count();
+  if (o_.spread_applies) {
+    // Applied when the slider is let go: each new spread is a new scene and run.
+    if (!editing_spread_) spread_edit_ = now_.spread;
+    ImGui::SliderFloat("spread", &spread_edit_, 0.1f, 10.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    editing_spread_ = ImGui::IsItemActive();
+    if (ImGui::IsItemDeactivatedAfterEdit())
+      now_.spread = std::clamp(spread_edit_, kMinSpread, kMaxSpread);
+  }
+  if (ro.strategy == "gpu-driven") ImGui::Checkbox("occlusion culling (o)", &now_.occlusion);
+  ImGui::Checkbox("pause animation (space)", &now_.paused);
+  ImGui::Text("camera: yaw %.0f, pitch %.0f, zoom %.2f", double(orbit_.yaw), double(orbit_.pitch),
+              double(orbit_.zoom));
+  ImGui::SameLine();
+  if (ImGui::Button("reset (r)")) orbit_ = Orbit{};
+}
+
+// Rates, times, culling counts, the surface, the frame-time graph, the last message.
+void ViewSession::panel_measurements(const RenderOptions& ro) {
+  const double ms = interval_.mean();
+  ImGui::Text("%.1f fps, frame %.2f ms", ms > 0 ? 1000.0 / ms : 0.0, ms);
+  ImGui::Text("cpu %.2f ms, math %.2f ms, blit+panel+present %.2f ms", cpu_.mean(), math_.mean(),
+              present_ms_.mean());
+  if (!gpu_.values.empty())
+    ImGui::Text("gpu %.2f ms", gpu_.mean());
+  else
+    ImGui::Text("gpu n/a (no timestamp queries)");
+  if (spans_.size() > 1) {
+    std::string line = "passes:";
+    for (const GpuSpan& span : spans_) line += fmt::format(" {} {:.2f}", span.name, span.ms);
+    ImGui::TextUnformatted(line.c_str());
+  }
+  if (culling_)
+    ImGui::Text("culling: %u objects, %u in frustum, %u unoccluded, %u drawn", culling_->objects,
+                culling_->after_frustum, culling_->after_occlusion, culling_->drawn);
+  if (ro.strategy == "gpu-driven") ImGui::Text("draw path %s", gpu_draw_path_.c_str());
+  ImGui::Text("present %s, %s %ux%u, %u frames in flight", o_.present_mode.c_str(),
+              format_name(format_).c_str(), ro.width, ro.height, ro.frames_in_flight);
+  ImGui::Text("outdated %u, lost %u, timeouts %u, reconfigured %u", outdated_, lost_, timeouts_,
+              reconfigured_);
+  if (!graph_.empty()) {
+    const float top = std::max(1.0f, *std::max_element(graph_.begin(), graph_.end()));
+    ImGui::PlotLines("frame ms", graph_.data(), int(graph_.size()), 0, nullptr, 0.0f, top,
+                     ImVec2(240, 50));
+  }
+  if (!status_.empty()) ImGui::TextWrapped("%s", status_.c_str());
+}
+
+}  // namespace bindery::view

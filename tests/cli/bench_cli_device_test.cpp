@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// `bindery bench --repeat` through the CLI on this machine's device (issue 31): the JSON carries
+// every repeat of every strategy in the interleaved order worked out from the options, the
+// median and range agree with the repeats, each probe measures the frames the options ask for,
+// and --quiet leaves stderr empty in render, bench and soak. Counts and order, never timings.
+#include "support/cli_runner.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace bindery::test {
+namespace {
+
+nlohmann::json last_json(const std::string& out) {
+  const size_t end = out.find_last_not_of('\n');
+  const size_t start = out.rfind('\n', end);
+  return nlohmann::json::parse(out.substr(start == std::string::npos ? 0 : start + 1));
+}
+
+// Three strategies, two repeats, a budget nothing reaches: every search doubles 10, 20, 40 and is
+// capped at --max 40. --frames 2 with 2 frames in flight (refused before issue 31: the drained
+// frames were measured then) measures exactly 2 frames per probe with --probe-ms 0.
+TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
+  const CliResult r = run_cli(
+      "bench --strategies dynamic-offsets,naive,storage-instancing --repeat 2 --start 10 "
+      "--max 40 --frames 2 --frames-in-flight 2 --warmup-frames 2 --probe-ms 0 --size 8x8 "
+      "--budget-ms 100000 --raw-floor --quiet",
+      600);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // --quiet: no header, no progress
+  const nlohmann::json j = last_json(r.out);
+  EXPECT_EQ(j["repeat"], 2);
+  EXPECT_EQ(j["warmup_frames"], 2);
+  EXPECT_EQ(j["frames_per_probe"], 2);
+  EXPECT_EQ(j["max_frames_per_probe"], 2);
+  ASSERT_EQ(j["results"].size(), 3u);
+  // Slots: repeat 0 = strategies 0 1 2, repeat 1 = 1 2 0; strategy i's order in each repeat.
+  const std::vector<std::vector<int>> orders = {{0, 5}, {1, 3}, {2, 4}};
+  const std::vector<std::string> names = {"dynamic-offsets", "naive", "storage-instancing"};
+  for (size_t i = 0; i < 3; ++i) {
+    const nlohmann::json& s = j["results"][i];
+    EXPECT_EQ(s["strategy"], names[i]);
+    ASSERT_EQ(s["repeats"].size(), 2u) << s;
+    for (size_t rep = 0; rep < 2; ++rep) {
+      const nlohmann::json& x = s["repeats"][rep];
+      EXPECT_EQ(x["repeat"], rep);
+      EXPECT_EQ(x["order"], orders[i][rep]) << names[i] << " repeat " << rep;
+      EXPECT_EQ(x["max_objects"], 40);
+      EXPECT_EQ(x["capped"], true);
+      ASSERT_EQ(x["probes"].size(), 3u);
+      for (size_t p = 0; p < 3; ++p) {
+        EXPECT_EQ(x["probes"][p]["objects"], 10 << p);
+        EXPECT_EQ(x["probes"][p]["frames"], 2);
+      }
+      EXPECT_TRUE(x.contains("serial_frame_ms"));  // 2 frames in flight: the serial figure too
+    }
+    EXPECT_EQ(s["max_objects"], 40);
+    EXPECT_EQ(s["max_objects_min"], 40);
+    EXPECT_EQ(s["max_objects_max"], 40);
+    EXPECT_EQ(s["median_repeat"], 0);  // equal repeats: the first
+    EXPECT_EQ(s["probes"], s["repeats"][0]["probes"]);
+  }
+  // The raw floor: 5 rounds at the median's 40 objects; the ratio's range is that of its rounds.
+  const nlohmann::json& floor = j["results"][0]["raw_floor"];
+  EXPECT_EQ(floor["objects"], 40);
+  ASSERT_EQ(floor["rounds"].size(), 5u);
+  std::vector<double> ratios;
+  for (const nlohmann::json& round : floor["rounds"]) ratios.push_back(round["ratio"]);
+  EXPECT_EQ(floor["ratio_min"].get<double>(), *std::min_element(ratios.begin(), ratios.end()));
+  EXPECT_EQ(floor["ratio_max"].get<double>(), *std::max_element(ratios.begin(), ratios.end()));
+  EXPECT_FALSE(j["results"][1].contains("raw_floor"));
+  // The table: a range column, 40..40 on every row, and the line saying how it was taken.
+  EXPECT_NE(r.out.find("range"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("40..40"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the median of 2 searches per strategy"), std::string::npos) << r.out;
+}
+
+// --probe-ms: each probe measures at least --frames frames, and stops at the first frame whose
+// intervals reach the time asked for (or at the most a probe takes); the reported figures obey it.
+TEST(BenchCli, AProbeMeasuresUntilItsFramesAddUp) {
+  const CliResult r = run_cli(
+      "bench --strategies dynamic-offsets --repeat 1 --start 10 --max 10 --frames 3 "
+      "--probe-ms 40 --size 8x8 --budget-ms 100000",
+      300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 repeat interleaved"), std::string::npos) << r.err;  // not quiet
+  const nlohmann::json j = last_json(r.out);
+  EXPECT_EQ(j["max_frames_per_probe"], 1000);
+  const nlohmann::json& probes = j["results"][0]["repeats"][0]["probes"];
+  ASSERT_EQ(probes.size(), 1u);
+  for (const nlohmann::json& p : probes) {
+    const int frames = p["frames"];
+    EXPECT_GE(frames, 3) << p;
+    EXPECT_LE(frames, 1000) << p;
+    if (frames < 1000) EXPECT_GE(p["measured_ms"].get<double>(), 40.0) << p;
+  }
+}
+
+TEST(QuietCli, RenderAndSoakPrintNothingOnStderr) {
+  const CliResult render = run_cli("render --objects 10 --frames 8 --size 8x8 --quiet", 120);
+  ASSERT_EQ(render.exit_code, 0) << render.err;
+  EXPECT_EQ(render.err, "");
+  // The variation judged over frames 1 .. 8 - 2 - 1: not the first, not the 2 drained.
+  const nlohmann::json j = last_json(render.out);
+  EXPECT_EQ(j["frameVariation"]["frames"], 5);
+  EXPECT_EQ(j["frameVariation"]["factor"], 2.0);
+  const bool varies = j["frameVariation"]["intervalMaxOverMin"].get<double>() > 2.0 ||
+                      j["frameVariation"]["cpuMaxOverMin"].get<double>() > 2.0;
+  EXPECT_EQ(j["frameVariation"]["varies"], varies);
+  EXPECT_EQ(render.out.find("frames vary") != std::string::npos, varies) << render.out;
+  const CliResult few = run_cli("render --objects 10 --frames 4 --size 8x8 --quiet", 120);
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  EXPECT_EQ(last_json(few.out)["frameVariation"]["frames"], 0);  // 1 steady frame: not judged
+  EXPECT_EQ(last_json(few.out)["frameVariation"]["varies"], false);
+
+  const CliResult soak = run_cli(
+      "soak --strategies dynamic-offsets --objects 10 --frames 12 --check-every 2 --warmup 4 "
+      "--memory-window 1 --size 8x8 --tolerance 1 --quiet",
+      300);
+  ASSERT_EQ(soak.exit_code, 0) << soak.err;
+  EXPECT_EQ(soak.err, "");
+  EXPECT_EQ(last_json(soak.out)["results"][0]["strategy"], "dynamic-offsets");
+}
+
+}  // namespace
+}  // namespace bindery::test
