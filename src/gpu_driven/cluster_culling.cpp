@@ -234,14 +234,8 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
 }
 
 std::string ClusterCulling::wgsl(uint32_t group) {
-  std::string text(shaders::cluster_draw_default);
-  const size_t begin = text.find("struct ClusterDrawRecord");
-  const size_t end = text.find("// END cluster draw");
-  text = text.substr(begin, end - begin);
-  const std::string from = "@group(2)", to = fmt::format("@group({})", group);
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
+  return detail::wgsl_block(shaders::cluster_draw_default, "struct ClusterDrawRecord",
+                            "// END cluster draw", 2, group);
 }
 
 void ClusterCulling::set_lod_error(float px) {

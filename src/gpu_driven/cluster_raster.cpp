@@ -121,7 +121,8 @@ ClusterRaster::ClusterRaster(const Device& device, const ObjectTable& objects,
   const WGPUShaderStage fs = WGPUShaderStage_Fragment;
   const WGPUBindGroupLayoutEntry resolve[] = {
       buffer_layout_entry(0, fs | WGPUShaderStage_Vertex, WGPUBufferBindingType_Uniform),
-      buffer_layout_entry(1, fs, ro), buffer_layout_entry(2, fs, ro), buffer_layout_entry(3, WGPUShaderStage_Vertex, ro)};
+      buffer_layout_entry(1, fs, ro), buffer_layout_entry(2, fs, ro),
+      buffer_layout_entry(3, WGPUShaderStage_Vertex, ro)};
   resolve_layout_ = create_bind_group_layout(device, "cluster resolve", resolve);
   WGPUBindGroupLayout two[] = {layout_.get(), store_layout_.get()};
   pipeline_layout_ = create_pipeline_layout(device, two, "cluster raster");
@@ -143,14 +144,8 @@ ClusterRaster::ClusterRaster(const Device& device, const ObjectTable& objects,
 }
 
 std::string ClusterRaster::resolve_wgsl(uint32_t group) {
-  std::string text(shaders::cluster_resolve_default);
-  const size_t begin = text.find("struct RasterTarget");
-  const size_t end = text.find("// END cluster resolve");
-  text = text.substr(begin, end - begin);
-  const std::string from = "@group(3)", to = fmt::format("@group({})", group);
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
+  return detail::wgsl_block(shaders::cluster_resolve_default, "struct RasterTarget",
+                            "// END cluster resolve", 3, group);
 }
 
 bool ClusterRaster::prepare(uint32_t width, uint32_t height) {

@@ -1,9 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "compute_helpers.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace bindery::gpu_driven::detail {
+
+std::string wgsl_block(std::string_view text, std::string_view first, std::string_view end_marker,
+                       uint32_t from_group, uint32_t group) {
+  const size_t begin = text.find(first);
+  const size_t end = text.find(end_marker);
+  std::string out(text.substr(begin, end - begin));
+  const std::string from = fmt::format("@group({})", from_group);
+  const std::string to = fmt::format("@group({})", group);
+  for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
+    out.replace(at, from.size(), to);
+  return out;
+}
 
 gpu::ComputePipeline make_compute(const Device& device, WGPUShaderModule module,
                                   WGPUPipelineLayout layout, const char* entry) {

@@ -8,9 +8,16 @@
 #include "bindery/core/gpu.hpp"
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace bindery::gpu_driven::detail {
+
+/// The part of one of bindery's default WGSL files (shaders/*_default.wgsl) that a part hands to
+/// applications: from `first` up to `end_marker`, with every `@group(from_group)` made
+/// `@group(group)`.
+std::string wgsl_block(std::string_view text, std::string_view first, std::string_view end_marker,
+                       uint32_t from_group, uint32_t group);
 
 /// A compute pipeline of `module`'s entry point `entry` with `layout`.
 gpu::ComputePipeline make_compute(const Device& device, WGPUShaderModule module,

@@ -46,20 +46,15 @@ WGPUVertexBufferLayout vertex_buffer_layout() {
   return l;
 }
 
-gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
-                                          WGPUPipelineLayout layout, const char* label,
-                                          const char* vertex_entry, bool pulls_vertices) {
-  WGPUVertexBufferLayout vbl = vertex_buffer_layout();
-  WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
+namespace {
+
+// Finishes `d` (its vertex stage and primitive state set) for the scene pipelines' target:
+// depth24plus with less and depth writes, one colour target in kColorFormat, the fragment
+// entry point `fragment_entry` of the vertex stage's module; creates it.
+gpu::RenderPipeline scene_target_pipeline(const Device& device, WGPURenderPipelineDescriptor& d,
+                                          const char* label, const char* fragment_entry) {
   d.label = gpu::sv(label);
-  d.layout = layout;
-  d.vertex.module = module;
-  d.vertex.entryPoint = gpu::sv(vertex_entry);
-  d.vertex.bufferCount = pulls_vertices ? 0 : 1;
-  d.vertex.buffers = &vbl;
   d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
-  d.primitive.cullMode = WGPUCullMode_Back;
-  d.primitive.frontFace = WGPUFrontFace_CCW;
   WGPUDepthStencilState ds = WGPU_DEPTH_STENCIL_STATE_INIT;
   ds.format = kDepthFormat;
   ds.depthWriteEnabled = WGPUOptionalBool_True;
@@ -69,8 +64,8 @@ gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule
   target.format = kColorFormat;
   target.writeMask = WGPUColorWriteMask_All;
   WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
-  fs.module = module;
-  fs.entryPoint = gpu::sv("fs");
+  fs.module = d.vertex.module;
+  fs.entryPoint = gpu::sv(fragment_entry);
   fs.targetCount = 1;
   fs.targets = &target;
   d.fragment = &fs;
@@ -79,34 +74,33 @@ gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule
   return p;
 }
 
-gpu::RenderPipeline create_screen_space_pipeline(const Device& device, WGPUShaderModule module,
-                                               WGPUPipelineLayout layout, const char* label,
-                                               const char* vertex_entry,
-                                               const char* fragment_entry) {
+}  // namespace
+
+gpu::RenderPipeline create_scene_pipeline(const Device& device, WGPUShaderModule module,
+                                          WGPUPipelineLayout layout, const char* label,
+                                          const char* vertex_entry, bool pulls_vertices) {
+  WGPUVertexBufferLayout vbl = vertex_buffer_layout();
   WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
-  d.label = gpu::sv(label);
   d.layout = layout;
   d.vertex.module = module;
   d.vertex.entryPoint = gpu::sv(vertex_entry);
-  d.primitive.topology = WGPUPrimitiveTopology_TriangleList;
+  d.vertex.bufferCount = pulls_vertices ? 0 : 1;
+  d.vertex.buffers = &vbl;
+  d.primitive.cullMode = WGPUCullMode_Back;
+  d.primitive.frontFace = WGPUFrontFace_CCW;
+  return scene_target_pipeline(device, d, label, "fs");
+}
+
+gpu::RenderPipeline create_screen_space_pipeline(const Device& device, WGPUShaderModule module,
+                                                 WGPUPipelineLayout layout, const char* label,
+                                                 const char* vertex_entry,
+                                                 const char* fragment_entry) {
+  WGPURenderPipelineDescriptor d = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
+  d.layout = layout;
+  d.vertex.module = module;
+  d.vertex.entryPoint = gpu::sv(vertex_entry);
   d.primitive.cullMode = WGPUCullMode_None;
-  WGPUDepthStencilState ds = WGPU_DEPTH_STENCIL_STATE_INIT;
-  ds.format = kDepthFormat;
-  ds.depthWriteEnabled = WGPUOptionalBool_True;
-  ds.depthCompare = WGPUCompareFunction_Less;
-  d.depthStencil = &ds;
-  WGPUColorTargetState target = WGPU_COLOR_TARGET_STATE_INIT;
-  target.format = kColorFormat;
-  target.writeMask = WGPUColorWriteMask_All;
-  WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
-  fs.module = module;
-  fs.entryPoint = gpu::sv(fragment_entry);
-  fs.targetCount = 1;
-  fs.targets = &target;
-  d.fragment = &fs;
-  auto p = gpu::RenderPipeline::acquire(wgpuDeviceCreateRenderPipeline(device.get(), &d));
-  with_context(fmt::format("creating render pipeline '{}'", label), [&] { device.check(); });
-  return p;
+  return scene_target_pipeline(device, d, label, fragment_entry);
 }
 
 gpu::RenderBundleEncoder create_scene_bundle_encoder(const Device& device, const char* label) {
