@@ -8,6 +8,7 @@
 
 #include <bindery/core/error.hpp>
 #include <bindery/core/io.hpp>
+#include <bindery/data/layout_builder.hpp>
 #include <bindery/headless/offscreen.hpp>
 
 #include <imgui.h>
@@ -292,9 +293,8 @@ bool ViewSession::settle_size() {
 void ViewSession::bind_frame(WGPUTexture color) {
   if (color == bound_texture_) return;
   frame_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(color, nullptr));
-  WGPUBindGroupEntry entry = WGPU_BIND_GROUP_ENTRY_INIT;
-  entry.binding = 0;
-  entry.textureView = frame_view_.get();
+  // Not through bindery's counted create_bind_group: the view's own group is not the run's.
+  const WGPUBindGroupEntry entry = texture_group_entry(0, frame_view_.get());
   WGPUBindGroupDescriptor desc = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
   desc.layout = blit_layout_.get();
   desc.entryCount = 1;
