@@ -16,6 +16,7 @@
 
 #include "bindery/core/backend.hpp"
 #include "bindery/core/binding.hpp"
+#include "bindery/core/bind_group_entries.hpp"
 #include "bindery/core/counters.hpp"
 #include "bindery/core/device.hpp"
 #include "bindery/core/device_checks.hpp"

@@ -6,6 +6,8 @@
 #include "wgsl/verify_gpu.hpp"
 #include "wgsl/verify_shader.hpp"
 
+#include <bindery/core/bind_group_entries.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -187,25 +189,13 @@ std::vector<WGPUBindGroupEntry> Verifier::build_entries(const std::vector<Item>&
                                                         uint64_t words_bytes, WGPUBuffer storage,
                                                         WGPUBuffer uniform) {
   std::vector<WGPUBindGroupEntry> entries;
-  WGPUBindGroupEntry e0 = WGPU_BIND_GROUP_ENTRY_INIT;
-  e0.binding = 0;
-  e0.buffer = words;
-  e0.size = words_bytes;
-  entries.push_back(e0);
+  entries.push_back(buffer_group_entry(0, words, 0, words_bytes));
   for (size_t j = 0; j < batch.size(); ++j) {
-    WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-    e.binding = m.place[j].storage_binding;
-    e.buffer = storage;
-    e.offset = m.place[j].storage_offset;
-    e.size = batch[j].storage_size;
-    entries.push_back(e);
-    if (batch[j].uniform) {
-      e.binding = m.place[j].uniform_binding;
-      e.buffer = uniform;
-      e.offset = m.place[j].uniform_offset;
-      e.size = batch[j].uniform_size;
-      entries.push_back(e);
-    }
+    entries.push_back(buffer_group_entry(m.place[j].storage_binding, storage,
+                                         m.place[j].storage_offset, batch[j].storage_size));
+    if (batch[j].uniform)
+      entries.push_back(buffer_group_entry(m.place[j].uniform_binding, uniform,
+                                           m.place[j].uniform_offset, batch[j].uniform_size));
   }
   return entries;
 }

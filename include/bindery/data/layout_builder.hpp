@@ -22,6 +22,7 @@
 #pragma once
 
 #include "bindery/core/binding.hpp"
+#include "bindery/core/bind_group_entries.hpp"
 #include "bindery/core/device.hpp"
 
 #include <span>
@@ -29,39 +30,9 @@
 
 namespace bindery {
 
-/// A buffer binding (GPUBufferBindingLayout): `type`, `has_dynamic_offset`, `min_binding_size`
-/// bytes (0 = checked at draw time), visible to `visibility`.
-WGPUBindGroupLayoutEntry buffer_layout_entry(uint32_t binding, WGPUShaderStage visibility,
-                                             WGPUBufferBindingType type,
-                                             bool has_dynamic_offset = false,
-                                             uint64_t min_binding_size = 0);
-/// A sampled texture binding (GPUTextureBindingLayout) of `sample_type` and `view_dimension`.
-WGPUBindGroupLayoutEntry texture_layout_entry(
-    uint32_t binding, WGPUShaderStage visibility,
-    WGPUTextureSampleType sample_type = WGPUTextureSampleType_Float,
-    WGPUTextureViewDimension view_dimension = WGPUTextureViewDimension_2D,
-    bool multisampled = false);
-/// A storage texture binding (GPUStorageTextureBindingLayout) of `format`, `access` and
-/// `view_dimension`.
-WGPUBindGroupLayoutEntry storage_texture_layout_entry(
-    uint32_t binding, WGPUShaderStage visibility, WGPUTextureFormat format,
-    WGPUStorageTextureAccess access = WGPUStorageTextureAccess_WriteOnly,
-    WGPUTextureViewDimension view_dimension = WGPUTextureViewDimension_2D);
-/// A sampler binding (GPUSamplerBindingLayout) of `type`.
-WGPUBindGroupLayoutEntry sampler_layout_entry(
-    uint32_t binding, WGPUShaderStage visibility,
-    WGPUSamplerBindingType type = WGPUSamplerBindingType_Filtering);
 /// The WebGPU entry of a plain description (binding.hpp): buffers of its kind with its dynamic
 /// offset and minBindingSize, textures float and 2D, samplers filtering.
 WGPUBindGroupLayoutEntry layout_entry(const BindingLayoutEntry& entry);
-
-/// `size` bytes of `buffer` from `offset` at `binding` (WGPU_WHOLE_SIZE: the rest of the buffer).
-WGPUBindGroupEntry buffer_group_entry(uint32_t binding, WGPUBuffer buffer, uint64_t offset = 0,
-                                      uint64_t size = WGPU_WHOLE_SIZE);
-/// `view` at `binding`.
-WGPUBindGroupEntry texture_group_entry(uint32_t binding, WGPUTextureView view);
-/// `sampler` at `binding`.
-WGPUBindGroupEntry sampler_group_entry(uint32_t binding, WGPUSampler sampler);
 
 /// Creates a GPUBindGroupLayout from `desc` (layout_entry() of each entry). Throws
 /// WebGPUValidation with the implementation's message if it rejects it.
