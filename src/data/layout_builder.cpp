@@ -21,10 +21,6 @@ WGPUBufferBindingType to_wgpu_buffer_type(BindingKind kind) {
                                                : WGPUBufferBindingType_ReadOnlyStorage;
 }
 
-// The entry every kind starts from: WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT (no binding kind used)
-// with the binding number and the stages.
-
-
 }  // namespace
 
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// bindery/data/layout_builder.hpp — bind group layouts, bind groups and pipeline layouts, with
-/// one initializer per binding kind (the shape of Dawn's utils::MakeBindGroupLayout): a buffer
-/// (type, dynamic offset, minBindingSize), a sampled texture (sample type, view dimension), a
-/// storage texture (format, access, view dimension) and a sampler (binding type), each a
-/// WGPUBindGroupLayoutEntry started from WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT; the matching
-/// WGPUBindGroupEntry initializers; and the calls that create the objects from spans of them.
+/// bindery/data/layout_builder.hpp — bind group layouts, bind groups and pipeline layouts created
+/// from spans of entries, with one initializer per binding kind (the shape of Dawn's
+/// utils::MakeBindGroupLayout; included from bindery/core/bind_group_entries.hpp, the lowest
+/// floor): a buffer (type, dynamic offset, minBindingSize), a sampled texture (sample type, view
+/// dimension), a storage texture (format, access, view dimension) and a sampler (binding type),
+/// and the matching WGPUBindGroupEntry initializers.
 /// Also turns bindery's plain BindGroupLayoutDesc (binding.hpp) into a layout. Explicit layouts
 /// only: layout 'auto' cannot express hasDynamicOffset and its bind group layouts belong to a
 /// single pipeline (cases rule 10).
