@@ -14,12 +14,11 @@
 #include <fmt/core.h>
 #include <glm/gtc/matrix_transform.hpp>
 
-// The application's shader: its own vertex and fragment stages over the parts' declarations.
+// The application's shader: its own vertex and fragment stages over the parts' declarations
+// (the objects and the remap at group 0, bindings 1 and 2: IndirectDraws::object_wgsl(0, 1)).
 constexpr const char* kStages = R"(
 struct Frame { viewProjection: mat4x4f };
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> objects: array<ObjectRecord>;
-@group(0) @binding(2) var<storage, read> remap: array<u32>;
 struct Out { @builtin(position) position: vec4f, @location(0) uv: vec2f,
              @location(1) @interpolate(flat) material: u32 };
 @vertex fn vs(@location(0) p: vec3f, @location(2) uv: vec2f, @builtin(instance_index) i: u32) -> Out {
@@ -84,7 +83,8 @@ int main(int argc, char** argv) try {
   OffscreenTarget target(device, {.width = 320, .height = 240});
   IndirectDraws draws(device, objects, meshes, {.label = "example draws"});
   Culling culling(device, objects, meshes, draws, nullptr, {.frustum = true, .occlusion = false});
-  const std::string wgsl = std::string(ObjectTable::wgsl()) + material_table.wgsl(1, 0) + kStages;
+  const std::string wgsl =
+      IndirectDraws::object_wgsl(0, 1) + material_table.wgsl(1, 0) + kStages;
   gpu::ShaderModule module = device.create_shader_module("example gpu_driven", wgsl);
   const glm::mat4 view_projection =
       glm::perspectiveRH_ZO(glm::radians(60.0f), 320.0f / 240.0f, 1.0f, 500.0f) *
@@ -114,15 +114,19 @@ int main(int argc, char** argv) try {
       {nullptr, {}, layout1.get(), material_entries.size(), material_entries.data()});
 
   // 4. Five frames; each moves ten objects (set_transform, uploaded by flush()).
+  gpu::BindGroup object_group;
+  uint64_t object_generation = ~uint64_t(0);
   for (uint32_t f = 0; f < 5; ++f) {
     for (uint32_t k = 0; k < 10; ++k) objects.set_transform(ids[(f * 97 + k * 89) % 900], place(f * 97 + k * 89, 1.5f));
     auto encoder = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
     objects.flush(encoder.get());
     culling.prepare(view_projection);  // re-creates buffers the table's growth replaced
-    WGPUBindGroupEntry e[3] = {WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT, WGPU_BIND_GROUP_ENTRY_INIT};
-    const WGPUBuffer buffers[3] = {frame.get(), objects.buffer(), draws.remap_buffer()};
-    for (uint32_t b = 0; b < 3; ++b) e[b].binding = b, e[b].buffer = buffers[b], e[b].size = WGPU_WHOLE_SIZE;
-    const gpu::BindGroup object_group = device.create_bind_group({nullptr, {}, layout0.get(), 3, e});
+    if (draws.object_group_generation() != object_generation) {  // the objects' group, again
+      std::vector<WGPUBindGroupEntry> e = draws.object_group_entries(1);
+      e.push_back(buffer_group_entry(0, frame.get()));
+      object_group = create_bind_group(device, "objects", layout0.get(), e);
+      object_generation = draws.object_group_generation();
+    }
     WGPUComputePassEncoder compute = wgpuCommandEncoderBeginComputePass(encoder.get(), nullptr);
     culling.phase1(compute);
     wgpuComputePassEncoderEnd(compute);

@@ -142,6 +142,29 @@ IndirectDraws::IndirectDraws(const Device& device, const ObjectTable& objects,
   with_context("creating the indirect draws", [&] { device.check(); });
 }
 
+std::vector<WGPUBindGroupLayoutEntry> IndirectDraws::object_layout_entries(
+    uint32_t first_binding, WGPUShaderStage visibility) {
+  return {buffer_layout_entry(first_binding, visibility, WGPUBufferBindingType_ReadOnlyStorage),
+          buffer_layout_entry(first_binding + 1, visibility,
+                              WGPUBufferBindingType_ReadOnlyStorage)};
+}
+
+std::vector<WGPUBindGroupEntry> IndirectDraws::object_group_entries(uint32_t first_binding) const {
+  return {buffer_group_entry(first_binding, objects_.buffer()),
+          buffer_group_entry(first_binding + 1, remap_.get())};
+}
+
+uint64_t IndirectDraws::object_group_generation() const {
+  return objects_.generation() + (remap_serial_ << 32);
+}
+
+std::string IndirectDraws::object_wgsl(uint32_t group, uint32_t first_binding) {
+  return std::string(ObjectTable::wgsl()) +
+         fmt::format("\n@group({0}) @binding({1}) var<storage, read> objects: array<ObjectRecord>;\n"
+                     "@group({0}) @binding({2}) var<storage, read> remap: array<u32>;\n",
+                     group, first_binding, first_binding + 1);
+}
+
 bool IndirectDraws::prepare() {
   const uint32_t stride = std::max(meshes_.id_capacity(), 1u);
   const uint32_t capacity = std::max(objects_.capacity(), 1u);
@@ -171,6 +194,7 @@ void IndirectDraws::create_buffers() {
                                    WGPUBufferUsage_Storage);
   remap_ = device_.create_buffer(desc_.label + ": instance remap", object_capacity_ * 4ull,
                                  WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
+  ++remap_serial_;  // object_group_generation(): the remap was replaced
   const uint32_t params[4] = {static_cast<uint32_t>(bins), stride_, pipelines_, 0};
   device_.write_buffer(params_.get(), 0, params, sizeof(params));
 }

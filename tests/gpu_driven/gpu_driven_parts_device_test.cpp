@@ -5,6 +5,7 @@
 // remap) is read back and compared with a CPU model of the same structure written here: counts
 // per mesh, exclusive prefix sums in bin order, the set of objects in each window.
 #include <bindery/device.hpp>
+#include <bindery/data/layout_builder.hpp>
 #include <bindery/gpu_driven/culling.hpp>
 #include <bindery/gpu_driven/indirect_draws.hpp>
 #include <bindery/gpu_driven/mesh_pool.hpp>
@@ -22,6 +23,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace bindery {
@@ -160,6 +162,60 @@ TEST(GpuDrivenParts, BinsAndRemapMatchACpuModel) {
 
 // Frustum culling by each mesh's bounding sphere under the object's world matrix: objects placed
 // by hand well inside and well outside an orthographic view volume.
+TEST(GpuDrivenParts, TheObjectGroupHelpersNameTheTableAndTheRemap) {
+  // The group every vertex stage of the draws reads (issue 26): entries at the bindings asked
+  // for, the table's buffer and the remap; WGSL that compiles with them; a generation that
+  // changes when the table grows (its buffer replaced) and not otherwise.
+  const Device& device = shared_device();
+  MeshPool pool(device, {.label = "test pool", .vertex_stride = sizeof(Vertex),
+                         .initial_vertices = 64, .initial_indices = 64});
+  const MeshId mesh = pool.add(boxes(1));
+  ObjectTable table(device, {.label = "test objects", .initial_capacity = 4});
+  IndirectDraws draws(device, table, pool, {.label = "test draws", .path = DrawPath::loop});
+  const auto layout = IndirectDraws::object_layout_entries(3, WGPUShaderStage_Vertex);
+  ASSERT_EQ(layout.size(), 2u);
+  EXPECT_EQ(layout[0].binding, 3u);
+  EXPECT_EQ(layout[1].binding, 4u);
+  EXPECT_EQ(layout[0].buffer.type, WGPUBufferBindingType_ReadOnlyStorage);
+  const std::vector<WGPUBindGroupEntry> entries = draws.object_group_entries(3);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].buffer, table.buffer());
+  EXPECT_EQ(entries[1].buffer, draws.remap_buffer());
+  // The declarations and a vertex stage that reads them, as an application writes it.
+  const std::string wgsl = IndirectDraws::object_wgsl(1, 3) +
+                           "@vertex fn vs(@builtin(instance_index) i: u32) -> "
+                           "@builtin(position) vec4f {\n"
+                           "  return vec4f(object_transform(objects[remap[i]], vec3f(0.0)), 1.0);\n"
+                           "}\n";
+  EXPECT_NE(wgsl.find("@group(1) @binding(3) var<storage, read> objects: array<ObjectRecord>;"),
+            std::string::npos);
+  EXPECT_NE(wgsl.find("@group(1) @binding(4) var<storage, read> remap: array<u32>;"),
+            std::string::npos);
+  const gpu::BindGroupLayout bgl = create_bind_group_layout(device, "objects", layout);
+  const gpu::BindGroup group = create_bind_group(device, "objects", bgl.get(), entries);
+  {
+    const gpu::ShaderModule module = device.create_shader_module("object group test", wgsl);
+    EXPECT_NO_THROW(device.check()) << "the declarations compile";
+    EXPECT_TRUE(group);
+  }
+  const uint64_t g0 = draws.object_group_generation();
+  table.add(glm::mat4(1.0f), mesh, 0);
+  auto encoder = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
+  table.flush(encoder.get());
+  draws.prepare();
+  EXPECT_EQ(draws.object_group_generation(), g0) << "nothing replaced";
+  for (int i = 0; i < 10; ++i) table.add(glm::mat4(1.0f), mesh, 0);  // past 4 records: grows
+  table.flush(encoder.get());
+  draws.prepare();
+  EXPECT_NE(draws.object_group_generation(), g0);
+  EXPECT_EQ(draws.object_group_entries(0)[0].buffer, table.buffer());
+  EXPECT_EQ(draws.object_group_entries(0)[1].buffer, draws.remap_buffer());
+  auto commands = device.finish(encoder.get(), "object group test");
+  const WGPUCommandBuffer raw = commands.get();
+  device.submit({&raw, 1});
+  table.after_submit();
+}
+
 TEST(GpuDrivenParts, FrustumCullingByHand) {
   const Device& device = shared_device();
   if (!device.has_indirect_first_instance()) GTEST_SKIP() << "no indirect-first-instance";

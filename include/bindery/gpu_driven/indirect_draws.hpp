@@ -127,6 +127,22 @@ class IndirectDraws {
   /// Byte offset of DrawCounters::subDraws in counters_buffer() (non-empty bins of the frame).
   static constexpr uint64_t kSubDrawsOffset = 4;
 
+  /// The group every vertex stage of these draws reads (issue 26), like MaterialTable's: the
+  /// object table's records at `first_binding` and the remap (instance -> object id) at
+  /// `first_binding + 1`, both read-only storage, visible to `visibility`.
+  static std::vector<WGPUBindGroupLayoutEntry> object_layout_entries(
+      uint32_t first_binding, WGPUShaderStage visibility = WGPUShaderStage_Vertex);
+  /// The bind group entries of object_layout_entries() for this table and these draws. Make the
+  /// group again when object_group_generation() changed (after ObjectTable::flush() grew the
+  /// table, or prepare() replaced the remap).
+  std::vector<WGPUBindGroupEntry> object_group_entries(uint32_t first_binding) const;
+  /// Changes whenever object_group_entries() would name other buffers.
+  uint64_t object_group_generation() const;
+  /// The WGSL a vertex stage includes for object_layout_entries() at `group`: struct
+  /// ObjectRecord and its functions (ObjectTable::wgsl()), `objects: array<ObjectRecord>` and
+  /// `remap: array<u32>`; a draw's object is `objects[remap[instance_index]]`.
+  static std::string object_wgsl(uint32_t group, uint32_t first_binding);
+
  private:
   void create_buffers();
   void create_groups();
@@ -138,7 +154,7 @@ class IndirectDraws {
   IndirectDrawsDesc desc_;
   DrawPath path_;
   uint32_t pipelines_, stride_ = 0, object_capacity_ = 0;
-  uint64_t objects_generation_ = 0, meshes_generation_ = 0;
+  uint64_t objects_generation_ = 0, meshes_generation_ = 0, remap_serial_ = 0;
   gpu::Buffer params_, bins_, args_, entries_, remap_, counters_, scatter_dispatch_;
   gpu::ShaderModule module_;
   gpu::BindGroupLayout layout_, dispatch_layout_;
