@@ -345,6 +345,22 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
   return j;
 }
 
+// --lod-error, --rasterizer and --raster-rung given while --clusters auto chose the per-object
+// path: said on stderr, since they changed nothing (the JSON's clusterPath says "off").
+void warn_unused_cluster_options(const RunCliOptions& o, const RenderReport& r) {
+  if (!(o.lod_error_given || o.raster_given) || o.clusters != "auto") return;
+  for (const auto& [key, value] : r.notes)
+    if (key == "clusterPath" && value == "off")
+      fmt::print(stderr,
+                 "bindery: warning: --clusters auto chose the per-object path for this scene "
+                 "(below {} full-detail triangles or 4 per pixel), so {} had no effect; "
+                 "--clusters on uses them\n",
+                 kClusterAutoTriangles,
+                 o.lod_error_given && o.raster_given ? "--lod-error and --rasterizer/--raster-rung"
+                 : o.lod_error_given                 ? "--lod-error"
+                                                     : "--rasterizer/--raster-rung");
+}
+
 int run_render(const RenderCli& o) {
   RenderOptions ro = check_render_options(o);
   const Scene scene = build_scene(o, ro);
@@ -354,6 +370,7 @@ int run_render(const RenderCli& o) {
   Device device = Device::create(to_device_options(o.run.device));
   add_progress(o, device, scene, ro);
   RenderReport r = render(device, scene, ro);
+  warn_unused_cluster_options(o.run, r);
   if (!o.png.empty() && r.last_frame) write_png(o.png, *r.last_frame);
   const TimingTable tt = print_timing_table(r);
   if (!o.png.empty()) out("wrote {}\n", escape_for_message(o.png));

@@ -85,6 +85,40 @@ TEST(RenderCli, GpuDrivenOptionsWithAnotherStrategyAreRefused) {
   }
 }
 
+TEST(RenderCli, ClusterOptionsAreRefusedOffTheClusterPathAndWarnedWhenAutoLeavesThem) {
+  // --rasterizer and --raster-rung belong to the cluster path: refused with --clusters off and
+  // with another strategy, one line each.
+  for (const char* args : {"--strategy gpu-driven --clusters off --rasterizer compute",
+                           "--strategy gpu-driven --clusters off --raster-rung core",
+                           "--strategy gpu-driven --clusters on --rasterizer hardware "
+                           "--raster-rung core",
+                           "--strategy naive --rasterizer compute"}) {
+    const CliResult r =
+        run_cli(std::string("render --objects 20 --frames 1 --size 8x8 --quiet ") + args, 60);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_EQ(count_lines(r.err), 1u) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << args << ": " << r.err;
+  }
+  // 20 cubes are far below --clusters auto's threshold: the options change nothing, and the run
+  // says so (once), where --clusters on takes them silently.
+  const CliResult auto_off = run_cli(
+      "render --objects 20 --frames 1 --size 8x8 --quiet --strategy gpu-driven --lod-error 2 "
+      "--rasterizer compute",
+      60);
+  EXPECT_EQ(auto_off.exit_code, 0) << auto_off.err;
+  EXPECT_EQ(count_lines(auto_off.err), 1u) << auto_off.err;
+  EXPECT_NE(auto_off.err.find("warning: --clusters auto chose the per-object path"),
+            std::string::npos)
+      << auto_off.err;
+  const CliResult on = run_cli(
+      "render --objects 20 --frames 1 --size 8x8 --quiet --strategy gpu-driven --clusters on "
+      "--lod-error 2 --rasterizer compute",
+      60);
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(on.err, "");
+  EXPECT_NE(on.out.find("\"rasterizer\":\"compute\""), std::string::npos);
+}
+
 TEST(RenderCli, BadModelPath) {
   expect_one_error(run_cli("render --scene gltf --model /nonexistent/model.glb --frames 1"),
                    "/nonexistent/model.glb");
