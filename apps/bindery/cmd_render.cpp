@@ -302,10 +302,11 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
   // A strategy's notes are text; the ones that are numbers (counts, bytes, ms) go out as JSON
   // numbers, so that a script compares them as such.
   for (const auto& [key, value] : r.notes) {
-    static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)");
+    static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?)");
     if (std::regex_match(value, number))
-      j[key] = value.find('.') == std::string::npos ? nlohmann::ordered_json(std::stoll(value))
-                                                    : nlohmann::ordered_json(std::stod(value));
+      j[key] = value.find_first_of(".eE") == std::string::npos
+                   ? nlohmann::ordered_json(std::stoll(value))
+                   : nlohmann::ordered_json(std::stod(value));
     else
       j[key] = value;
   }

@@ -314,6 +314,12 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --lod-error applies to the cluster path, not to --clusters off",
                             rules.command));
+  if (!o.draw_path.empty() && o.clusters == "on")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --draw-path applies to the per-object path (--clusters off, or "
+                            "what auto chooses), not to --clusters on, which draws one "
+                            "drawIndexedIndirect per phase",
+                            rules.command));
   if (o.raster_given && o.clusters == "off")
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --rasterizer and --raster-rung apply to the cluster path, not to "

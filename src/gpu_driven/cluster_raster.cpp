@@ -91,6 +91,18 @@ std::optional<std::string> raster_rung_unavailable(const Device& device, RasterR
   return implementation::int64_atomic_max_unavailable(device.get());
 }
 
+std::optional<std::string> raster_target_unavailable(const Device& device, uint32_t width,
+                                                     uint32_t height) {
+  const uint64_t bytes = std::max<uint64_t>(uint64_t(width) * height * 8, 8);
+  const Limits& limits = device.limits();
+  const uint64_t most = std::min<uint64_t>(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+  if (bytes <= most) return std::nullopt;
+  return fmt::format("the compute rasterizer's visibility buffer for {}x{} pixels is {} bytes (8 a "
+                     "pixel); the device binds at most {} (maxStorageBufferBindingSize, "
+                     "maxBufferSize)",
+                     width, height, bytes, most);
+}
+
 RasterRung best_raster_rung(const Device& device) {
   return raster_rung_unavailable(device, RasterRung::int64_atomic_max) ? RasterRung::core
                                                                        : RasterRung::int64_atomic_max;
@@ -153,15 +165,8 @@ bool ClusterRaster::prepare(uint32_t width, uint32_t height) {
   if (resized) {
     const uint64_t pixels = uint64_t(width) * height;
     const uint64_t bytes = std::max<uint64_t>(pixels * 8, 8);
-    const Limits& limits = device_.limits();
-    const uint64_t most = std::min<uint64_t>(limits.maxStorageBufferBindingSize,
-                                             limits.maxBufferSize);
-    if (bytes > most)
-      throw Error(ErrorKind::BufferTooLarge,
-                  fmt::format("the compute rasterizer's visibility buffer for {}x{} pixels is {} "
-                              "bytes (8 a pixel); the device binds at most {} "
-                              "(maxStorageBufferBindingSize, maxBufferSize)",
-                              width, height, bytes, most));
+    if (std::optional<std::string> why = raster_target_unavailable(device_, width, height))
+      throw Error(ErrorKind::BufferTooLarge, *why + "; the hardware rasterizer alone draws it");
     visibility_ = device_.create_buffer(
         desc_.label + ": visibility", bytes,
         WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);

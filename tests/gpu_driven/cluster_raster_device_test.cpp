@@ -419,6 +419,22 @@ TEST(ClusterRaster, AClosedMeshSplitBetweenBothRasterizersShowsNoSeam) {
   dump_on_failure("raster_split", *hw.last_frame, *split.last_frame);
 }
 
+TEST(ClusterRaster, TheVisibilityBufferFitsTheStorageBindingOrIsRefused) {
+  // 8 bytes a pixel against min(maxStorageBufferBindingSize, maxBufferSize), worked out here.
+  const Device& device = shared_device();
+  const uint64_t most = std::min<uint64_t>(device.limits().maxStorageBufferBindingSize,
+                                           device.limits().maxBufferSize);
+  const uint32_t width = 1024;
+  const uint32_t rows = uint32_t(std::min<uint64_t>(most / 8 / width, 1u << 20));
+  EXPECT_FALSE(raster_target_unavailable(device, width, rows));
+  if (uint64_t(width) * (rows + 1) * 8 > most) {
+    const std::optional<std::string> why = raster_target_unavailable(device, width, rows + 1);
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("maxStorageBufferBindingSize"), std::string::npos) << *why;
+  }
+  EXPECT_FALSE(raster_target_unavailable(device, 1, 1));
+}
+
 TEST(ClusterRaster, RefusesUnknownRasterizersAndRungs) {
   const Scene scene = make_cube_scene({.objects = 10, .seed = 2});
   for (const auto& [rasterizer, rung] : {std::pair<std::string, std::string>{"software", ""},

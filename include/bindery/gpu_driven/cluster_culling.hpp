@@ -12,7 +12,7 @@
 ///   -> indices         slot << 8 | corner, 3 per triangle, and the DrawIndexedIndirect
 /// A frame:
 ///   compute: culling.phase1(pass); clusters.begin_frame(pass); clusters.build(pass)
-///   render:  clusters.draw(pass, state)         // pipeline with vs_clusters, group 2 = group()
+///   render:  clusters.draw(pass, pipeline, groups, counters)  // vs_clusters; group() after groups
 ///   occlusion on: pyramid, culling.phase2(pass); clusters.build(pass); render: clusters.draw()
 /// The vertex stage (shaders/gpu_driven_draw.wgsl `vs_clusters`) reads the slot, the cluster and
 /// the vertex from group(): no vertex buffer, no indirect-first-instance, one draw per phase

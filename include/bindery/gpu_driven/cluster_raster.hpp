@@ -53,12 +53,16 @@ enum class RasterRung {
   core,              ///< core WebGPU: 32-bit atomics in two passes
 };
 
-/// The rung's name as `--rasterizer-rung` and the JSON write it: "int64-atomic-max", "core".
+/// The rung's name as `--raster-rung` and the JSON (`rasterRung`) write it: "int64-atomic-max", "core".
 std::string_view to_string(RasterRung rung);
 /// The rung named `name` ("int64-atomic-max", "core"), or nullopt.
 std::optional<RasterRung> parse_raster_rung(std::string_view name);
 /// Why `device` cannot run `rung` (one line), or nullopt (core: always available).
 std::optional<std::string> raster_rung_unavailable(const Device& device, RasterRung rung);
+/// Why the visibility buffer of a `width` x `height` target does not fit `device` (8 bytes a
+/// pixel against maxStorageBufferBindingSize and maxBufferSize; one line), or nullopt.
+std::optional<std::string> raster_target_unavailable(const Device& device, uint32_t width,
+                                                     uint32_t height);
 /// The best rung `device` runs: int64_atomic_max where available, else core.
 RasterRung best_raster_rung(const Device& device);
 
@@ -106,9 +110,15 @@ class ClusterRaster {
   WGPUBindGroupLayout resolve_layout() const { return resolve_layout_.get(); }
   /// The bind group of resolve_layout().
   WGPUBindGroup resolve_group() const { return resolve_group_.get(); }
-  /// The WGSL the resolve's fragment stage includes for resolve_layout() at group `group`:
-  /// `fn raster_sample(pixel: vec2u) -> RasterSample` (covered, object, cluster, triangle,
-  /// depth) whatever the rung.
+  /// The WGSL the resolve includes for resolve_layout() at group `group`: for the fragment stage
+  /// `fn raster_sample(pixel: vec2u) -> RasterSample` (covered, object, cluster, triangle in the
+  /// cluster, depth) whatever the rung; for the vertex stage `fn raster_bounds_corner(index: u32)
+  /// -> vec4f`, corner 0..5 of the phase's compute rectangle in clip space (two triangles). The
+  /// shading is the application's: fetch the triangle's three vertices (ClusterCulling::wgsl()'s
+  /// bindings), interpolate them at the pixel and write the depth (`@builtin(frag_depth)`);
+  /// shaders/gpu_driven_draw.wgsl's `vs_resolve` / `fs_resolve` are bindery's own, perspective-
+  /// correct barycentrics and texture derivatives included. The resolve pipeline: triangle list,
+  /// no culling, the pass's colour and depth formats, depth compare less with depth writes.
   static std::string resolve_wgsl(uint32_t group);
   /// The rung in use.
   RasterRung rung() const { return rung_; }

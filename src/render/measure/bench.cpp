@@ -97,6 +97,11 @@ BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const S
   ro.threads = o.render.threads;
   ro.encode_threads = o.render.encode_threads;
   ro.draw_path = o.render.draw_path;
+  ro.material_backend = o.render.material_backend;
+  ro.clusters = o.render.clusters;
+  ro.lod_error_px = o.render.lod_error_px;
+  ro.rasterizer = o.render.rasterizer;
+  ro.raster_rung = o.render.raster_rung;
   // A frame is measured when it is done on the GPU before the probe has enough: frame f is done
   // before frame f + frames_in_flight is recorded, so each measured interval holds CPU work.
   std::vector<FrameTiming> measured;

@@ -282,6 +282,13 @@ class CulledStrategy final : public Strategy {
     rasterizer_ = options.rasterizer;
     const float area = compute_raster_area_px(device, options.rasterizer);
     if (area <= 0.0f) return;
+    // auto: where the visibility buffer does not fit the device (a target of more than
+    // maxStorageBufferBindingSize / 8 pixels), the hardware path alone, as auto's own choice.
+    if (options.rasterizer == "auto" &&
+        raster_target_unavailable(device, options.width, options.height)) {
+      raster_fallback_ = true;
+      return;
+    }
     ClusterRasterDesc rd;
     rd.label = std::string(label) + " cluster raster";
     if (!options.raster_rung.empty()) rd.rung = parse_raster_rung(options.raster_rung);
@@ -294,6 +301,7 @@ class CulledStrategy final : public Strategy {
   }
 
   std::string rasterizer_name() const {
+    if (raster_fallback_) return "auto: hardware (the visibility buffer does not fit)";
     if (!raster_) return "hardware";
     return rasterizer_ == "auto" ? "auto: compute for small clusters" : "compute";
   }
@@ -307,6 +315,7 @@ class CulledStrategy final : public Strategy {
   std::unique_ptr<ClusterCulling> clusters_;
   std::unique_ptr<ClusterRaster> raster_;
   std::string rasterizer_;
+  bool raster_fallback_ = false;
   glm::uvec2 viewport_{1, 1};
   uint32_t cluster_levels_ = 0;
   double hierarchy_build_ms_ = 0;
