@@ -480,6 +480,9 @@ int run_bench(const BenchCli& o) {
   j["frames_in_flight"] = ro.frames_in_flight;
   j["encode_threads"] = ro.encode_threads;
   j["occlusion"] = ro.occlusion;
+  j["clusters"] = ro.clusters;  // what every probe was given (gpu-driven's cluster path)
+  j["lodErrorPx"] = ro.lod_error_px;
+  j["rasterizer"] = ro.rasterizer;
   j["repeat"] = o.repeat;
   j["warmup_frames"] = o.warmup_frames;
   j["frames_per_probe"] = o.run.frames;  // at least; each probe's "frames" says how many

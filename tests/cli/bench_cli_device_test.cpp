@@ -24,6 +24,30 @@ nlohmann::json last_json(const std::string& out) {
 // Three strategies, two repeats, a budget nothing reaches: every search doubles 10, 20, 40 and is
 // capped at --max 40. --frames 2 with 2 frames in flight (refused before issue 31: the drained
 // frames were measured then) measures exactly 2 frames per probe with --probe-ms 0.
+// Every probe gets the cluster options: the JSON says what they were, and a compute
+// rasterizer whose visibility buffer cannot fit (4097 x 4096 x 8 bytes past lavapipe's 128 MiB
+// storage binding) makes the probe "not possible here" with the part's reason, as bench counts
+// every capacity limit (over budget, the search goes on).
+TEST(BenchCli, ProbesTakeTheClusterOptions) {
+  const CliResult ok = run_cli(
+      "bench --strategies gpu-driven --clusters on --lod-error 2 --rasterizer hardware --start 2 "
+      "--max 4 --repeat 1 --probe-ms 0 --frames 1 --warmup-frames 1 --size 8x8 --quiet",
+      300);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const nlohmann::json j = last_json(ok.out);
+  EXPECT_EQ(j["clusters"], "on");
+  EXPECT_EQ(j["lodErrorPx"], 2.0);
+  EXPECT_EQ(j["rasterizer"], "hardware");
+  const CliResult big = run_cli(
+      "bench --strategies gpu-driven --clusters on --rasterizer compute --start 2 --max 2 "
+      "--repeat 1 --probe-ms 0 --frames 1 --warmup-frames 1 --size 4097x4096",
+      300);
+  EXPECT_EQ(big.exit_code, 0) << big.err;
+  EXPECT_NE(big.err.find("not possible here (the compute rasterizer's visibility buffer"),
+            std::string::npos)
+      << big.err;
+}
+
 TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
   const CliResult r = run_cli(
       "bench --strategies dynamic-offsets,naive,storage-instancing --repeat 2 --start 10 "
