@@ -234,26 +234,9 @@ struct Device::State {
 
   // Pops bindery's scopes (innermost first) and records what they caught unless `discard`.
   void close_scopes(bool discard) const {
-    struct Popped {
-      bool done = false;
-      WGPUErrorType type = WGPUErrorType_NoError;
-      std::string message;
-    };
     for (size_t i = 0; i < std::size(kScopeFilters); ++i) {
-      Popped popped;
-      WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
-      cb.mode = WGPUCallbackMode_AllowProcessEvents;
-      cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
-                       void* userdata1, void*) {
-        auto* p = static_cast<Popped*>(userdata1);
-        p->done = true;
-        if (status != WGPUPopErrorScopeStatus_Success) return;
-        p->type = type;
-        p->message = std::string(gpu::sv(message));
-      };
-      cb.userdata1 = &popped;
-      wgpuDevicePopErrorScope(device.get(), cb);
-      implementation::wait_until(instance.get(), popped.done);
+      const implementation::PoppedScope popped =
+          implementation::pop_error_scope(instance.get(), device.get());
       if (!discard && popped.type != WGPUErrorType_NoError)
         record_uncaptured(popped.type, popped.message);
     }

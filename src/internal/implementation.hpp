@@ -139,6 +139,16 @@ inline bool wait_until(WGPUInstance instance, const bool& done, int rounds = kWa
   return wait_until(instance, done, rounds, [] {});
 }
 
+/// What popErrorScope reported: whether it answered within wait_until()'s rounds with status
+/// Success, the error type and its message.
+struct PoppedScope {
+  bool answered = false;
+  WGPUErrorType type = WGPUErrorType_NoError;
+  std::string message;
+};
+/// Pops the innermost error scope of `device` and waits for its answer (wait_until()).
+PoppedScope pop_error_scope(WGPUInstance instance, WGPUDevice device);
+
 /// Whether the implementation's WGSL compiler leaves @align out of a struct's alignment
 /// (gfx-rs/wgpu#4377: naga, wgpu-native) instead of following WGSL §14.4.1 (Dawn's Tint).
 bool struct_align_ignores_member_align();

@@ -37,26 +37,8 @@ Scope::Scope(const Device& device) : d(device) {
 }
 
 std::string Scope::pop_raw() {
-  struct R {
-    bool done = false;
-    WGPUPopErrorScopeStatus status = WGPUPopErrorScopeStatus_Error;
-    WGPUErrorType type = WGPUErrorType_NoError;
-    std::string message;
-  } r;
-  WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
-  cb.mode = WGPUCallbackMode_AllowProcessEvents;
-  cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
-                   void* u, void*) {
-    auto* res = static_cast<R*>(u);
-    res->done = true;
-    res->status = status;
-    res->type = type;
-    res->message = std::string(gpu::sv(message));
-  };
-  cb.userdata1 = &r;
-  wgpuDevicePopErrorScope(d.get(), cb);
-  implementation::wait_until(d.instance(), r.done);
-  if (!r.done || r.status != WGPUPopErrorScopeStatus_Success)
+  const implementation::PoppedScope r = implementation::pop_error_scope(d.instance(), d.get());
+  if (!r.answered)
     throw Error(ErrorKind::DeviceLost,
                 "popErrorScope: the implementation never reported the scope's result");
   if (r.type == WGPUErrorType_NoError) return std::string();

@@ -6,6 +6,8 @@
 //     nearest of overlapping triangles, its depth; for every rung the device runs;
 //   - images: --rasterizer compute against hardware on every assimp glTF2 sample, the cubes, the
 //     city and a closed mesh: at most 0.1% of the pixels more than 2 levels off;
+//   - compute against the per-object path (--clusters off): at 0 px of error at most 0.1% of the
+//     pixels more than 2 levels off, at 1 px at most 1% more than 16 (the cluster path's bound);
 //   - the rungs against each other: the same image;
 //   - a closed mesh split between both rasterizers: no background inside its silhouette;
 //   - bad options refused.
@@ -24,6 +26,7 @@
 
 #include "support/device.hpp"
 #include "support/images.hpp"
+#include "support/cluster_scenes.hpp"
 #include "support/meshes.hpp"
 #include "support/raster_model.hpp"
 
@@ -286,7 +289,8 @@ TEST(ClusterRaster, TheModelCoversAbuttingTrianglesOnce) {
     }
 }
 
-const char* kFolder = "/usr/share/assimp/models/glTF2";
+using test::background;
+using test::closed_mesh_scene;
 
 RenderOptions with_rasterizer(const std::string& rasterizer, uint32_t w, uint32_t h,
                               const std::string& rung = "") {
@@ -321,23 +325,6 @@ uint32_t expect_compute_like_hardware(const Scene& scene, const std::string& nam
   return b.triangles_rasterized;
 }
 
-Scene closed_mesh_scene(int levels) {
-  Scene scene = make_cube_scene({.objects = 1, .seed = 1});
-  Mesh mesh = test::mesh_of(test::icosphere(levels), [](glm::vec3 v) {
-    return 1.0f + 0.08f * std::sin(9.0f * v.x) * std::sin(7.0f * v.y) * std::sin(8.0f * v.z);
-  });
-  scene.meshes = {mesh};
-  Object o;
-  o.animated = false;
-  o.placement = glm::mat4(1.0f);
-  scene.objects = {o};
-  scene.moving.clear();
-  scene.view.eye = {0.0f, 0.3f, 2.3f};
-  scene.view.target = {0.0f, 0.0f, 0.0f};
-  scene.view.near_plane = 0.1f;
-  scene.view.far_plane = 100.0f;
-  return scene;
-}
 
 TEST(ClusterRaster, ComputeDrawsWhatHardwareDrawsOnTheCubesTheCityAndAClosedMesh) {
   EXPECT_GT(expect_compute_like_hardware(make_cube_scene({.objects = 2'000, .seed = 3}), "cubes",
@@ -351,24 +338,65 @@ TEST(ClusterRaster, ComputeDrawsWhatHardwareDrawsOnTheCubesTheCityAndAClosedMesh
 }
 
 TEST(ClusterRaster, ComputeDrawsWhatHardwareDrawsOnEveryGltfSample) {
-  if (!std::filesystem::exists(kFolder)) GTEST_SKIP() << "assimp-testmodels not installed";
+  if (!std::filesystem::exists(test::kGltfSampleFolder))
+    GTEST_SKIP() << "assimp-testmodels not installed";
   int compared = 0;
   uint64_t rasterized = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(kFolder)) {
-    const std::filesystem::path& path = e.path();
-    if (!e.is_regular_file() || (path.extension() != ".gltf" && path.extension() != ".glb"))
-      continue;
+  for (const std::string& path : test::gltf_sample_models()) {
     Scene scene;
     try {
-      scene = load_gltf_scene(path.string(), 1);
+      scene = load_gltf_scene(path, 1);
     } catch (const Error&) {
       continue;  // the refused ones (gltf_sample_models_device_test checks how)
     }
-    rasterized += expect_compute_like_hardware(scene, path.stem().string(), 96, 96);
+    rasterized += expect_compute_like_hardware(scene, std::filesystem::path(path).stem().string(),
+                                               96, 96);
     ++compared;
   }
   EXPECT_GE(compared, 20);
   EXPECT_GT(rasterized, 0u);
+}
+
+// The compute rasterizer against the per-object path (--clusters off: every object's whole mesh
+// through the hardware): at 0 px of error the same triangles, so at most 0.1% of the pixels more
+// than 2 levels off; at 1 px within the cluster path's bound of full detail, at most 1% more than
+// 16 levels off (cluster_device_test.cpp's bound for the hardware rasterizer).
+void expect_compute_against_per_object(const Scene& scene, const std::string& name, uint32_t w,
+                                       uint32_t h, float tau) {
+  RenderOptions per_object = with_rasterizer("hardware", w, h);
+  per_object.clusters = "off";
+  per_object.rasterizer = "auto";
+  RenderOptions compute = with_rasterizer("compute", w, h);
+  compute.lod_error_px = tau;
+  const RenderReport full = render(shared_device(), scene, per_object);
+  const RenderReport cs = render(shared_device(), scene, compute);
+  ASSERT_TRUE(full.last_frame && cs.last_frame) << name;
+  ASSERT_GT(cs.frames.back().culling->triangles_rasterized, 0u) << name;
+  if (tau == 0.0f)
+    EXPECT_LE(count_differing_pixels(*full.last_frame, *cs.last_frame, 2), uint64_t(w) * h / 1000)
+        << name;
+  else
+    EXPECT_LE(count_differing_pixels(*full.last_frame, *cs.last_frame, 16), uint64_t(w) * h / 100)
+        << name;
+  dump_on_failure("raster_per_object_" + name, *full.last_frame, *cs.last_frame);
+}
+
+TEST(ClusterRaster, AtZeroErrorComputeDrawsWhatThePerObjectPathDraws) {
+  expect_compute_against_per_object(make_cube_scene({.objects = 2'000, .seed = 3}), "cubes", 160,
+                                    120, 0.0f);
+  CitySceneOptions city;
+  city.objects = 3'000;
+  city.meshes = 60;
+  expect_compute_against_per_object(make_city_scene(city), "city", 160, 120, 0.0f);
+  expect_compute_against_per_object(closed_mesh_scene(6), "sphere", 200, 150, 0.0f);
+}
+
+TEST(ClusterRaster, AtOnePixelComputeStaysWithinTheBoundOfFullDetail) {
+  expect_compute_against_per_object(closed_mesh_scene(7), "sphere_tau1", 200, 150, 1.0f);
+  CitySceneOptions city;
+  city.objects = 3'000;
+  city.meshes = 60;
+  expect_compute_against_per_object(make_city_scene(city), "city_tau1", 480, 360, 1.0f);
 }
 
 TEST(ClusterRaster, EveryRungGivesTheSameImage) {
@@ -384,11 +412,6 @@ TEST(ClusterRaster, EveryRungGivesTheSameImage) {
   dump_on_failure("raster_rungs", *wide.last_frame, *core.last_frame);
 }
 
-// Whether pixel (x, y) of `image` is the clear colour (0.3 grey: 77).
-bool background(const Image& image, uint32_t x, uint32_t y) {
-  const uint8_t* p = &image.rgba[(size_t(y) * image.width + x) * 4];
-  return std::abs(p[0] - 77) <= 1 && std::abs(p[1] - 77) <= 1 && std::abs(p[2] - 77) <= 1;
-}
 
 TEST(ClusterRaster, AClosedMeshSplitBetweenBothRasterizersShowsNoSeam) {
   const Scene scene = closed_mesh_scene(7);

@@ -11,6 +11,7 @@
 
 #include "support/device.hpp"
 #include "support/images.hpp"
+#include "support/cluster_scenes.hpp"
 #include "support/meshes.hpp"
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -23,7 +24,9 @@
 namespace bindery {
 namespace {
 
-const char* kFolder = "/usr/share/assimp/models/glTF2";
+const char* kFolder = test::kGltfSampleFolder;
+using test::background;
+using test::closed_mesh_scene;
 
 using test::shared_device;
 RenderOptions clusters(bool on, float tau, uint32_t width, uint32_t height) {
@@ -43,36 +46,7 @@ RenderOptions clusters(bool on, float tau, uint32_t width, uint32_t height) {
 
 using test::dump_on_failure;
 
-// An icosahedron subdivided `levels` times onto the unit sphere, bumped, as one object filling
-// the view: a closed high-polygon mesh (20 * 4^levels triangles).
-Scene closed_mesh_scene(int levels) {
-  Scene scene = make_cube_scene({.objects = 1, .seed = 1});
-  Mesh mesh = test::mesh_of(test::icosphere(levels), [](glm::vec3 v) {
-    return 1.0f + 0.08f * std::sin(9.0f * v.x) * std::sin(7.0f * v.y) * std::sin(8.0f * v.z);
-  });
-  mesh.bounds_min = glm::vec3(-1.1f);
-  mesh.bounds_max = glm::vec3(1.1f);
-  scene.meshes = {mesh};
-  Object o;
-  o.animated = false;
-  o.placement = glm::mat4(1.0f);
-  scene.objects = {o};
-  scene.moving.clear();
-  scene.view.eye = {0.0f, 0.3f, 2.3f};
-  scene.view.target = {0.0f, 0.0f, 0.0f};
-  scene.view.near_plane = 0.1f;
-  scene.view.far_plane = 100.0f;
-  return scene;
-}
 
-std::vector<std::string> sample_models() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(kFolder))
-    if (e.is_regular_file() && (e.path().extension() == ".gltf" || e.path().extension() == ".glb"))
-      out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // At most 0.1% of the pixels more than 2 levels off (the bound for tau = 0: the same
 // triangles, drawn in another order and through another vertex stage input).
@@ -96,7 +70,7 @@ TEST(Clusters, AtTauZeroDrawWhatTheObjectPathDrawsOnTheCubesAndTheCity) {
 TEST(Clusters, AtTauZeroDrawWhatTheObjectPathDrawsOnEveryGltfSample) {
   if (!std::filesystem::exists(kFolder)) GTEST_SKIP() << "assimp-testmodels not installed";
   int compared = 0;
-  for (const std::string& path : sample_models()) {
+  for (const std::string& path : test::gltf_sample_models()) {
     Scene scene;
     try {
       scene = load_gltf_scene(path, 1);
@@ -146,11 +120,6 @@ TEST(Clusters, AtTauOneStayWithinTheBoundOfFullDetail) {
     expect_within_lod_bound(load_gltf_scene(engine, 9), "engine", 400, 300, true, 15);
 }
 
-// Whether pixel (x, y) of `image` is the clear colour (0.3 grey: 77).
-bool background(const Image& image, uint32_t x, uint32_t y) {
-  const uint8_t* p = &image.rgba[(size_t(y) * image.width + x) * 4];
-  return std::abs(p[0] - 77) <= 1 && std::abs(p[1] - 77) <= 1 && std::abs(p[2] - 77) <= 1;
-}
 
 TEST(Clusters, AClosedMeshShowsNoCrackUpToTauFour) {
   const Scene scene = closed_mesh_scene(6);
