@@ -346,20 +346,31 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
   return j;
 }
 
-// --lod-error, --rasterizer and --raster-rung given while --clusters auto chose the per-object
-// path: said on stderr, since they changed nothing (the JSON's clusterPath says "off").
+// Options the run took but did not use, said on stderr (the JSON's clusterPath, rasterRung say
+// what was used): the cluster options when --clusters auto chose the per-object path,
+// --draw-path when it chose the cluster path, --raster-rung when no compute rasterizer ran.
 void warn_unused_cluster_options(const RunCliOptions& o, const RenderReport& r) {
-  if (!(o.lod_error_given || o.raster_given) || o.clusters != "auto") return;
-  for (const auto& [key, value] : r.notes)
-    if (key == "clusterPath" && value == "off")
-      fmt::print(stderr,
-                 "bindery: warning: --clusters auto chose the per-object path for this scene "
-                 "(below {} full-detail triangles or 4 per pixel), so {} had no effect; "
-                 "--clusters on uses them\n",
-                 kClusterAutoTriangles,
-                 o.lod_error_given && o.raster_given ? "--lod-error and --rasterizer/--raster-rung"
-                 : o.lod_error_given                 ? "--lod-error"
-                                                     : "--rasterizer/--raster-rung");
+  std::string path, rung;
+  for (const auto& [key, value] : r.notes) {
+    if (key == "clusterPath") path = value;
+    if (key == "rasterRung") rung = value;
+  }
+  const auto warn = [](std::string_view what, std::string_view why) {
+    fmt::print(stderr, "bindery: warning: {} had no effect: {}\n", what, why);
+  };
+  if (o.clusters == "auto" && path == "off" && (o.lod_error_given || o.raster_given))
+    warn(o.lod_error_given && o.raster_given ? "--lod-error and --rasterizer/--raster-rung"
+         : o.lod_error_given                 ? "--lod-error"
+                                             : "--rasterizer/--raster-rung",
+         fmt::format("--clusters auto chose the per-object path for this scene (below {} "
+                     "full-detail triangles or 4 per pixel); --clusters on takes it",
+                     kClusterAutoTriangles));
+  if (o.clusters == "auto" && path == "on" && !o.draw_path.empty())
+    warn("--draw-path", "--clusters auto chose the cluster path (one drawIndexedIndirect per "
+                        "phase); --clusters off takes it");
+  if (path == "on" && !o.raster_rung.empty() && rung == "none")
+    warn("--raster-rung", "no compute rasterizer ran (auto kept the hardware path: the JSON's "
+                          "rasterizer says why)");
 }
 
 int run_render(const RenderCli& o) {

@@ -107,7 +107,8 @@ TEST(RenderCli, ClusterOptionsAreRefusedOffTheClusterPathAndWarnedWhenAutoLeaves
       60);
   EXPECT_EQ(auto_off.exit_code, 0) << auto_off.err;
   EXPECT_EQ(count_lines(auto_off.err), 1u) << auto_off.err;
-  EXPECT_NE(auto_off.err.find("warning: --clusters auto chose the per-object path"),
+  EXPECT_NE(auto_off.err.find("warning: --lod-error and --rasterizer/--raster-rung had no effect: "
+                              "--clusters auto chose the per-object path"),
             std::string::npos)
       << auto_off.err;
   const CliResult on = run_cli(
@@ -117,6 +118,20 @@ TEST(RenderCli, ClusterOptionsAreRefusedOffTheClusterPathAndWarnedWhenAutoLeaves
   EXPECT_EQ(on.exit_code, 0) << on.err;
   EXPECT_EQ(on.err, "");
   EXPECT_NE(on.out.find("\"rasterizer\":\"compute\""), std::string::npos);
+  // The other way: 40 engines (4.9 million triangles) at 8x8 make auto choose clusters, where
+  // --draw-path changes nothing.
+  const std::string engine =
+      "/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb";
+  if (!std::filesystem::exists(engine)) return;
+  const CliResult auto_on = run_cli("render --model " + engine +
+                                        " --instances 40 --frames 1 --size 8x8 --quiet "
+                                        "--strategy gpu-driven --draw-path loop",
+                                    120);
+  EXPECT_EQ(auto_on.exit_code, 0) << auto_on.err;
+  EXPECT_NE(auto_on.err.find("warning: --draw-path had no effect: --clusters auto chose the "
+                             "cluster path"),
+            std::string::npos)
+      << auto_on.err;
 }
 
 TEST(RenderCli, BadModelPath) {
