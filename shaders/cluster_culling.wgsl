@@ -12,8 +12,16 @@
 //   test         one invocation per (instance, cluster) of a chunk, 8 lanes a chunk (most far
 //                instances have one cluster in their cut: 1 lane of 8 idle-free): in the cut (its self error
 //                projects to at most tau pixels, its parent's to more: cluster_hierarchy.hpp's
-//                cluster_in_cut()) and inside the frustum; the visible ones get a slot and a run of
+//                cluster_in_cut()), inside the frustum, not facing away (its normal cone:
+//                cluster_faces_away()) and not occluded; the visible ones get a slot and a run of
 //                the output's triangles
+// Occlusion per cluster, two phases (as the object culling, gpu_cull.wgsl, per object): phase 1
+// tests its clusters against the pyramid the last frame left (last frame's phase 1 depth, seen
+// through last frame's view-projection) and defers the ones it hides to phase 2, as chunks of
+// one after the phase 2 region's start; phase 2 tests those and the clusters of its own newly
+// visible instances against the pyramid of this frame's phase 1. A wrong verdict of phase 1 (an
+// object that moved) only moves a cluster to phase 2, so the image equals the one without
+// occlusion culling.
 //   finalize     one invocation: the emit dispatch's size and the draw's DrawIndexedIndirect
 //   emit         one workgroup per slot: each triangle's three indices slot << 8 | corner, which
 //                the draw's vertex stage (gpu_driven_draw.wgsl's vs_clusters) turns back into the
@@ -21,6 +29,7 @@
 // @include object_record.wgsl
 // @include frustum.wgsl
 // @include cluster_records.wgsl
+// @include occlusion.wgsl
 
 struct ClusterMesh {
   sphere: vec4f,    // the hierarchy's bounding sphere (object space): where reaches start
@@ -59,8 +68,8 @@ struct ClusterCounts {
   boundsMinY: atomic<u32>,
   boundsMaxX: atomic<u32>,
   boundsMaxY: atomic<u32>,
-  pad0: u32,
-  pad1: u32,
+  phase: atomic<u32>,     // 1 or 2, counted by begin_phase
+  deferred: atomic<u32>,  // clusters phase 1 deferred to phase 2 (chunks from maxChunks on)
   pad2: u32,
 };
 
@@ -90,6 +99,10 @@ const kGroup = 64u;
 const kChunk = 8u;  // clusters per chunk; kGroup / kChunk chunks per test workgroup
 const kMaxGroupsX = 65535u;
 const kFrustum = 1u;
+const kOcclusion = 2u;
+const kHistory = 4u;
+const kCone = 8u;
+const kConeMargin = 1.0e-3;  // cluster_hierarchy.hpp's kConeMargin
 const kMaterialHardwareOnly = 1u;  // materialFlags: alpha-masked (drawn by the hardware path)
 const kRootError = 3.0e38;
 
@@ -111,6 +124,8 @@ const kRootError = 3.0e38;
 @group(0) @binding(12) var<storage, read_write> rasterSlots: array<vec2u>;
 // Per material of the object table's records: kMaterialHardwareOnly.
 @group(0) @binding(13) var<storage, read> materialFlags: array<u32>;
+// The depth pyramid (occlusion.wgsl); a 1 x 1 stand-in without occlusion culling.
+@group(0) @binding(14) var pyramid: texture_2d<f32>;
 // Written by the one-invocation passes alone: a buffer cannot be read-write storage and INDIRECT
 // in one dispatch (WebGPU usage scopes).
 @group(1) @binding(0) var<storage, read_write> indirect: ClusterIndirect;
@@ -174,6 +189,44 @@ fn projected_error(o: ObjectRecord, s: f32, sphere: vec4f, error: f32) -> f32 {
   return error * s * frame.pixelsPerUnit / d;
 }
 
+// cluster_hierarchy.cpp's cluster_faces_away(), in the same order of operations: every triangle of
+// cluster c of object o faces away from the eye.
+fn faces_away(o: ObjectRecord, c: ClusterRecord) -> bool {
+  if (!(c.coneAxis.w < 1.0)) {
+    return false;
+  }
+  let w = o.world_rows;
+  let c0 = vec3f(w[0].x, w[1].x, w[2].x);
+  let c1 = vec3f(w[0].y, w[1].y, w[2].y);
+  let c2 = vec3f(w[0].z, w[1].z, w[2].z);
+  let n0 = dot(c0, c0);
+  let n1 = dot(c1, c1);
+  let n2 = dot(c2, c2);
+  if (max(n0, max(n1, n2)) > min(n0, min(n1, n2)) * 1.0002) {
+    return false;
+  }
+  if (dot(c0, cross(c1, c2)) <= 0.0) {
+    return false;  // a mirror: the cone says nothing
+  }
+  let apex = object_transform(o, c.coneApex.xyz);
+  let axis = normalize(c0 * c.coneAxis.x + c1 * c.coneAxis.y + c2 * c.coneAxis.z);
+  return dot(normalize(apex - frame.eye), axis) >= c.coneAxis.w + kConeMargin;
+}
+
+// Whether the cube around cluster c's bounding sphere (object o, largest scale s) is hidden
+// behind the pyramid's depth seen through `viewProjection`.
+fn cluster_occluded(o: ObjectRecord, s: f32, c: ClusterRecord, viewProjection: mat4x4f) -> bool {
+  let center = object_transform(o, c.sphere.xyz);
+  let r = vec3f(c.sphere.w * s);
+  return box_occluded(pyramid, viewProjection, center - r, center + r, frame.pyramidSize,
+                      frame.pyramidLevels);
+}
+
+// Where the phase's chunks start in `chunks`: phase 2's after phase 1's maxChunks.
+fn chunk_base() -> u32 {
+  return select(0u, frame.maxChunks, atomicLoad(&counts.phase) >= 2u);
+}
+
 // cluster_hierarchy.cpp's level_may_hold_cut().
 fn level_may_hold_cut(level: ClusterLevelRecord, dist: f32, s: f32) -> bool {
   let selfLowest = level.minSelfError * s * frame.pixelsPerUnit /
@@ -196,11 +249,17 @@ fn begin_frame() {
   atomicStore(&counts.submitted, 0u);
   atomicStore(&counts.dropped, 0u);
   atomicStore(&counts.rasterized, 0u);
+  atomicStore(&counts.phase, 0u);
+  atomicStore(&counts.deferred, 0u);
 }
 
 @compute @workgroup_size(1)
 fn begin_phase() {
-  atomicStore(&counts.chunks, 0u);
+  let phase = atomicLoad(&counts.phase) + 1u;
+  atomicStore(&counts.phase, phase);
+  // Phase 2 starts with the clusters phase 1 deferred.
+  atomicStore(&counts.chunks,
+              select(0u, min(atomicLoad(&counts.deferred), frame.maxChunks), phase >= 2u));
   atomicStore(&counts.slots, 0u);
   atomicStore(&counts.triangles, 0u);
   atomicStore(&counts.rasterSlots, 0u);
@@ -215,13 +274,14 @@ fn begin_phase() {
 fn append_chunks(i: u32, first: u32, end: u32) {
   let n = (end - first + kChunk - 1u) / kChunk;
   let base = atomicAdd(&counts.chunks, n);
+  let at = chunk_base();
   for (var k = 0u; k < n; k++) {
     let start = first + k * kChunk;
     if (base + k >= frame.maxChunks) {
       atomicAdd(&counts.dropped, min(kChunk, end - start));
       continue;
     }
-    chunks[base + k] = vec4u(i, start, min(kChunk, end - start), 0u);
+    chunks[at + base + k] = vec4u(i, start, min(kChunk, end - start), 0u);
   }
 }
 
@@ -299,7 +359,7 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
   let inChunk = lane % kChunk;
   var chunk = vec4u(0u);
   if (chunkIndex < min(atomicLoad(&counts.chunks), frame.maxChunks)) {
-    chunk = chunks[chunkIndex];
+    chunk = chunks[chunk_base() + chunkIndex];
   }
   var visible = false;
   var localSlot = 0u;
@@ -315,6 +375,22 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
               projected_error(o, s, c.parentSphere, c.parentError) > frame.tau;
     if (visible && (frame.flags & kFrustum) != 0u) {
       visible = in_frustum(object_transform(o, c.sphere.xyz), c.sphere.w * s);
+    }
+    if (visible && (frame.flags & kCone) != 0u) {
+      visible = !faces_away(o, c);
+    }
+    if (visible && (frame.flags & kOcclusion) != 0u) {
+      if (atomicLoad(&counts.phase) >= 2u) {
+        visible = !cluster_occluded(o, s, c, frame.viewProjection);
+      } else if ((frame.flags & kHistory) != 0u &&
+                 cluster_occluded(o, s, c, frame.prevViewProjection)) {
+        // Deferred to phase 2 while there is room (drawn now otherwise).
+        let d = atomicAdd(&counts.deferred, 1u);
+        if (d < frame.maxChunks) {
+          chunks[frame.maxChunks + d] = vec4u(chunk.x, chunk.y + inChunk, 1u, 0u);
+          visible = false;
+        }
+      }
     }
     var bounds = vec4f(0.0);
     if (visible) {

@@ -15,6 +15,8 @@ struct ClusterDrawRecord {
   vertexBase: i32,
   vertexCount: u32,
   pad1: u32,
+  coneApex: vec4f,
+  coneAxis: vec4f,
 };
 @group(2) @binding(0) var<storage, read> clusterSlots: array<vec4u>;
 @group(2) @binding(1) var<storage, read> clusterRecords: array<ClusterDrawRecord>;

@@ -15,12 +15,15 @@ struct ClusterFrame {
   maxChunks: u32,
   maxSlots: u32,
   maxTriangles: u32,
-  flags: u32,          // bit 0: frustum culling per cluster
+  flags: u32,          // bits: 1 frustum, 2 occlusion, 4 history (prevViewProjection valid), 8 cone
   maxRasterSlots: u32,
   rasterMaxArea: f32,  // pixels of screen bound per triangle up to which compute rasterizes; 0: never
   viewport: vec2f,     // the target's size in pixels
+  pyramidSize: vec2f,  // the depth pyramid's level 0 in texels
+  pyramidLevels: u32,
   pad0: u32,
-  pad1: u32,
+  // The view-projection of the frame whose depth the pyramid holds when phase 1 runs.
+  prevViewProjection: mat4x4f,
 };
 
 struct ClusterRecord {
@@ -35,5 +38,7 @@ struct ClusterRecord {
   vertexBase: i32,      // the mesh's first vertex in the pool's vertex buffer
   vertexCount: u32,
   pad1: u32,
+  coneApex: vec4f,      // the back-facing cone's apex (object space), w unused
+  coneAxis: vec4f,      // its axis (unit), w its cutoff: 1 when it has none
 };
 

@@ -16,6 +16,7 @@
 // @include object_record.wgsl
 // @include frustum.wgsl
 // @include mesh_record.wgsl
+// @include occlusion.wgsl
 
 struct CullFrame {
   viewProjection: mat4x4f,
@@ -151,61 +152,10 @@ fn begin_phase2() {
   phase2Dispatch.z = 1u;
 }
 
-// The farthest depth of phase 1 under pixels [lo, hi] (inclusive), from the smallest pyramid
-// level where that rectangle spans at most 4 x 4 texels. Level L's texel t covers the pixels
-// whose index shifted right by L is t (the last texel of a row also covers an odd remainder).
-fn farthest_depth(lo: vec2u, hi: vec2u) -> f32 {
-  var level = 0u;
-  loop {
-    if (level + 1u >= frame.pyramidLevels) {
-      break;
-    }
-    let span = (hi >> vec2u(level)) - (lo >> vec2u(level));
-    if (span.x <= 3u && span.y <= 3u) {
-      break;
-    }
-    level += 1u;
-  }
-  // Level L is max(1, size >> L) texels wide and high (as created); computed rather than asked
-  // with textureDimensions(pyramid, level), which lavapipe (Mesa 25.0) answered wrongly for a
-  // level that differs between invocations.
-  let size = max(vec2u(frame.targetSize) >> vec2u(level), vec2u(1u));
-  let a = min(lo >> vec2u(level), size - 1u);
-  let b = min(hi >> vec2u(level), size - 1u);
-  var depth = 0.0;
-  for (var y = a.y; y <= b.y; y++) {
-    for (var x = a.x; x <= b.x; x++) {
-      depth = max(depth, textureLoad(pyramid, vec2u(x, y), level).r);
-    }
-  }
-  return depth;
-}
-
-// Whether the object's box is certainly hidden behind phase 1's depth.
+// Whether the object's box is certainly hidden behind phase 1's depth (occlusion.wgsl).
 fn occluded(o: ObjectRecord, mesh: MeshRecord) -> bool {
-  var ndcMin = vec3f(1e30);
-  var ndcMax = vec3f(-1e30);
-  for (var c = 0u; c < 8u; c++) {
-    let corner = select(mesh.boxMin.xyz, mesh.boxMax.xyz,
-                        vec3<bool>((c & 1u) != 0u, (c & 2u) != 0u, (c & 4u) != 0u));
-    let clip = frame.viewProjection * vec4f(object_transform(o, corner), 1.0);
-    if (clip.w <= 1e-5 || clip.z < 0.0) {
-      return false;  // reaches the near plane or behind the eye: keep it
-    }
-    let ndc = clip.xyz / clip.w;
-    ndcMin = min(ndcMin, ndc);
-    ndcMax = max(ndcMax, ndc);
-  }
-  // NDC to pixels (y down), widened by a pixel on each side for rasterization rounding.
-  let size = frame.targetSize;
-  let pxMin = vec2f((ndcMin.x * 0.5 + 0.5) * size.x, (0.5 - ndcMax.y * 0.5) * size.y) - 1.0;
-  let pxMax = vec2f((ndcMax.x * 0.5 + 0.5) * size.x, (0.5 - ndcMin.y * 0.5) * size.y) + 1.0;
-  let limit = size - 1.0;
-  let lo = vec2u(clamp(floor(pxMin), vec2f(0.0), limit));
-  let hi = vec2u(clamp(floor(pxMax), vec2f(0.0), limit));
-  // Hidden only when strictly behind, by more than depth24plus's resolution and the difference
-  // between this arithmetic and the vertex stage's, so that no depth tie is culled.
-  return ndcMin.z > farthest_depth(lo, hi) + 1e-5;
+  return box_occluded(pyramid, frame.viewProjection * object_world(o), mesh.boxMin.xyz,
+                      mesh.boxMax.xyz, frame.targetSize, frame.pyramidLevels);
 }
 
 // Phase 2: every candidate against the pyramid; remember visibility for the next frame; append

@@ -5,6 +5,7 @@
 #include "bindery/data/layout_builder.hpp"
 
 #include "bindery/core/error.hpp"
+#include "bindery/gpu_driven/depth_pyramid.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
 #include "bindery/wgsl/struct_check.hpp"
 #include "bindery/wgsl/struct_view.hpp"
@@ -105,6 +106,8 @@ void ClusterGeometry::add(MeshId mesh, const ClusterHierarchy& h) {
       v.set(s.field("triangleCount"), c.triangle_count);
       v.set(s.field("vertexBase"), range.base_vertex);
       v.set(s.field("vertexCount"), c.vertex_count);
+      v.set(s.field("coneApex"), glm::vec4(c.cone_apex, 0.0f));
+      v.set(s.field("coneAxis"), glm::vec4(c.cone_axis, c.cone_cutoff));
     });
   }
   dirty_ = true;
@@ -172,9 +175,14 @@ std::optional<std::string> cluster_culling_unavailable(const Device& device) {
 
 ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
                                const ClusterGeometry& geometry, const IndirectDraws& draws,
-                               const ClusterCullingDesc& desc)
-    : device_(device), objects_(objects), geometry_(geometry), draws_(draws), desc_(desc) {
+                               const ClusterCullingDesc& desc, const DepthPyramid* pyramid)
+    : device_(device), objects_(objects), geometry_(geometry), draws_(draws), desc_(desc),
+      pyramid_(pyramid) {
   using namespace detail;
+  if (desc.occlusion && !pyramid)
+    throw Error(ErrorKind::InvalidArgument,
+                "ClusterCulling: ClusterCullingDesc::occlusion needs a DepthPyramid (pyramid is "
+                "null)");
   if (std::optional<std::string> why = cluster_culling_unavailable(device))
     throw Error(ErrorKind::StrategyUnavailable, "ClusterCulling: " + *why);
   set_lod_error(desc.lod_error_px);
@@ -195,7 +203,9 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
       buffer_layout_entry(10, cs, ro),
       buffer_layout_entry(11, cs, rw),
       buffer_layout_entry(12, cs, rw),
-      buffer_layout_entry(13, cs, ro)};
+      buffer_layout_entry(13, cs, ro),
+      texture_layout_entry(14, cs, WGPUTextureSampleType_UnfilterableFloat,
+                           WGPUTextureViewDimension_2D)};
   layout_ = create_bind_group_layout(device, "cluster culling", entries);
   const WGPUBindGroupLayoutEntry indirect[] = {buffer_layout_entry(0, cs, rw)};
   indirect_layout_ = create_bind_group_layout(device, "cluster culling: indirect", indirect);
@@ -226,6 +236,16 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
                                  WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
   indirect_ = device.create_buffer(desc_.label + ": indirect", kIndirectBytes + 12,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
+  if (!pyramid_) {
+    // A 1 x 1 stand-in for the pyramid binding, never read without occlusion culling.
+    WGPUTextureDescriptor td = WGPU_TEXTURE_DESCRIPTOR_INIT;
+    td.label = gpu::sv("cluster culling: no pyramid");
+    td.size = {1, 1, 1};
+    td.format = WGPUTextureFormat_R32Float;
+    td.usage = WGPUTextureUsage_TextureBinding;
+    dummy_pyramid_ = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td));
+    dummy_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(dummy_pyramid_.get(), nullptr));
+  }
   set_compute_raster(0.0f, {});
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, indirect_.get())};
   indirect_group_ =
@@ -261,9 +281,10 @@ void ClusterCulling::create_buffers() {
   max_triangles_ = std::max<uint64_t>(1, std::min(triangles, binding / 12));
   max_slots_ = std::min<uint64_t>({kMaxSlots, max_triangles_, binding / 16});
   // Chunks of up to 8 clusters: as many as slots (a chunk holds at least one tested cluster, and
-  // a far instance often holds exactly one).
-  max_chunks_ = std::min<uint64_t>(binding / 16, std::max<uint64_t>(max_slots_, 4096));
-  chunks_ = device_.create_buffer(desc_.label + ": chunks", max_chunks_ * 16,
+  // a far instance often holds exactly one), per phase (phase 2's region first holds the
+  // clusters phase 1 deferred, a chunk each).
+  max_chunks_ = std::min<uint64_t>(binding / 32, std::max<uint64_t>(max_slots_, 4096));
+  chunks_ = device_.create_buffer(desc_.label + ": chunks", 2 * max_chunks_ * 16,
                                   WGPUBufferUsage_Storage);
   slots_ = device_.create_buffer(desc_.label + ": visible clusters", max_slots_ * 16,
                                  WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc);
@@ -292,6 +313,7 @@ void ClusterCulling::create_groups() {
       buffer_group_entry(11, indices_.get()),
       buffer_group_entry(12, raster_slots_.get()),
       buffer_group_entry(13, material_flags_.get()),
+      texture_group_entry(14, pyramid_ ? pyramid_->view() : dummy_view_.get()),
   };
   group_ = create_bind_group(device_, "cluster culling", layout_.get(), e);
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, slots_.get()),
@@ -330,7 +352,18 @@ bool ClusterCulling::prepare(const ClusterView& view) {
   v.set(layout.field("maxChunks"), uint32_t(max_chunks_));
   v.set(layout.field("maxSlots"), uint32_t(max_slots_));
   v.set(layout.field("maxTriangles"), uint32_t(max_triangles_));
-  v.set(layout.field("flags"), desc_.frustum ? 1u : 0u);
+  const bool occlusion = desc_.occlusion && pyramid_;
+  // Phase 1's test needs last frame's view-projection and pyramid (of the same size).
+  const bool history = occlusion && have_previous_ && previous_viewport_ == view.viewport;
+  v.set(layout.field("flags"), (desc_.frustum ? 1u : 0u) | (occlusion ? 2u : 0u) |
+                                   (history ? 4u : 0u) | (desc_.cone ? 8u : 0u));
+  v.set(layout.field("pyramidSize"),
+        pyramid_ ? glm::vec2(pyramid_->width(), pyramid_->height()) : glm::vec2(1.0f));
+  v.set(layout.field("pyramidLevels"), pyramid_ ? pyramid_->levels() : 1u);
+  v.set(layout.field("prevViewProjection"), previous_view_projection_);
+  previous_view_projection_ = view.view_projection;
+  previous_viewport_ = view.viewport;
+  have_previous_ = occlusion;
   v.set(layout.field("maxRasterSlots"), uint32_t(max_raster_slots_));
   v.set(layout.field("rasterMaxArea"), raster_max_area_px_);
   v.set(layout.field("viewport"), glm::vec2(view.viewport));

@@ -262,6 +262,15 @@ class Builder {
       c.sphere = glm::vec4(b.center[0], b.center[1], b.center[2], b.radius);
       c.self = leaf ? LodBounds{glm::vec3(c.sphere), c.sphere.w, 0.0f} : self;
       c.level = level;
+      c.cone_apex = glm::vec3(b.cone_apex[0], b.cone_apex[1], b.cone_apex[2]);
+      c.cone_cutoff = b.cone_cutoff;
+      const glm::vec3 axis(b.cone_axis[0], b.cone_axis[1], b.cone_axis[2]);
+      const float length = glm::length(axis);
+      if (length > 0.5f && std::isfinite(length) && b.cone_cutoff < 1.0f) {
+        c.cone_axis = axis / length;
+      } else {
+        c.cone_cutoff = 1.0f;  // no cone
+      }
       for (uint32_t v = 0; v < ml.vertex_count; ++v)
         h_.vertices.push_back(mesh.to_mesh[mv[ml.vertex_offset + v]]);
       for (uint32_t t = 0; t < ml.triangle_count; ++t) {
@@ -636,6 +645,20 @@ bool level_may_hold_cut(const ClusterLevel& level, const glm::vec4& mesh_sphere,
   const float parent_highest = level.max_parent_error * s * view.pixels_per_unit /
                                std::max(dist - level.parent_reach * s, view.z_near);
   return parent_highest * 1.001f > view.tau;
+}
+
+bool cluster_faces_away(const Cluster& c, const glm::mat4& world, const glm::vec3& eye) {
+  if (!(c.cone_cutoff < 1.0f)) return false;
+  const glm::vec3 c0(world[0]), c1(world[1]), c2(world[2]);
+  const float n0 = glm::dot(c0, c0), n1 = glm::dot(c1, c1), n2 = glm::dot(c2, c2);
+  // Column norms equal to 1 part in 10,000 (their squares to 2 parts): a similarity.
+  if (std::max({n0, n1, n2}) > std::min({n0, n1, n2}) * 1.0002f) return false;
+  // A mirror turns the triangles' back faces to the front: the cone says nothing then.
+  if (glm::dot(c0, glm::cross(c1, c2)) <= 0.0f) return false;
+  const glm::vec3 apex = glm::vec3(world * glm::vec4(c.cone_apex, 1.0f));
+  const glm::vec3 axis =
+      glm::normalize(c0 * c.cone_axis.x + c1 * c.cone_axis.y + c2 * c.cone_axis.z);
+  return glm::dot(glm::normalize(apex - eye), axis) >= c.cone_cutoff + kConeMargin;
 }
 
 std::vector<uint32_t> select_cut(const ClusterHierarchy& h, const glm::mat4& world,

@@ -172,6 +172,50 @@ TEST(Clusters, OcclusionCullingKeepsTheImage) {
   }
 }
 
+// Occlusion per cluster (two phases, ClusterCullingDesc::occlusion) with the cone test: a small
+// closed mesh in front of a large one, seen from 50 cameras around them, each moving between the
+// run's frames (so that phase 1 tests against the last frame's pyramid through the last frame's
+// view-projection, which no longer fits). Both objects stay visible in part, so the object
+// culling can hide neither: every cluster it culls was culled per cluster. The images with and
+// without occlusion culling are the same.
+TEST(Clusters, PerClusterOcclusionKeepsTheImageFrom50MovingCameras) {
+  // A closed mesh (20,480 triangles, 160 clusters at full detail) half behind a wall (the same
+  // mesh flattened to a disk nearer the eye).
+  Scene scene = closed_mesh_scene(5);
+  Object wall = scene.objects[0];
+  wall.placement = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(-2.9f, 0.0f, 0.0f)),
+                              glm::vec3(2.8f, 2.8f, 0.05f));
+  scene.objects[0].placement =
+      glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(0.0f, 0.0f, -3.0f)), glm::vec3(2.0f));
+  scene.objects.push_back(wall);
+  uint64_t hidden_by_clusters = 0;
+  for (int k = 0; k < 50; ++k) {
+    // Full detail: clusters a few pixels across, so that the ones behind the wall are hidden
+    // whole.
+    RenderOptions o = clusters(true, 0.0f, 160, 120);
+    o.frames = 3;
+    o.camera = [k](uint32_t frame, View& v) {
+      const float a = 0.2f * std::sin(0.9f * float(k)) + 0.04f * float(frame);
+      const float h = 0.4f * std::cos(1.3f * float(k));
+      v.eye = glm::vec3(2.6f * std::sin(a), h, 2.6f * std::cos(a));
+      v.target = glm::vec3(0.0f, 0.0f, -1.0f);
+    };
+    o.occlusion = false;
+    const RenderReport off = render(shared_device(), scene, o);
+    o.occlusion = true;
+    const RenderReport on = render(shared_device(), scene, o);
+    ASSERT_TRUE(off.last_frame && on.last_frame);
+    const CullingCounts a = *off.frames.back().culling, b = *on.frames.back().culling;
+    ASSERT_EQ(b.after_occlusion, 2u) << "camera " << k << ": both objects show";
+    EXPECT_LE(b.clusters_visible, a.clusters_visible) << "camera " << k;
+    hidden_by_clusters += a.clusters_visible - b.clusters_visible;
+    EXPECT_EQ(count_differing_pixels(*off.last_frame, *on.last_frame, 0), 0u) << "camera " << k;
+    dump_on_failure("clusters_occlusion_moving_" + std::to_string(k), *off.last_frame,
+                    *on.last_frame);
+  }
+  EXPECT_GT(hidden_by_clusters, 50u * 3) << "the wall hides clusters of the mesh behind it";
+}
+
 TEST(Clusters, CountsAreTheDrawnObjectsTriangles) {
   // Level 0 of a cube is one cluster of 12 triangles (6 faces, 2 each): at tau = 0 the draws
   // submit 12 per drawn cube and test one cluster per drawn cube; at a large tau no cube needs

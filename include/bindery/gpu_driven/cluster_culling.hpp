@@ -2,18 +2,20 @@
 /// @file
 /// bindery/gpu_driven/cluster_culling.hpp — the cluster stage of the GPU-driven parts: meshes'
 /// cluster hierarchies on the GPU (ClusterGeometry) and, each phase, the cut of every visible
-/// instance selected, frustum-culled per cluster and written as one index buffer that a single
-/// drawIndexedIndirect draws (ClusterCulling).
+/// instance selected, culled per cluster (frustum, back-facing normal cone, two-phase occlusion)
+/// and written as one index buffer that a single drawIndexedIndirect draws (ClusterCulling).
 ///
 /// Stages, joined by explicit lists (shaders/cluster_culling.wgsl):
 ///   visible instances  (Culling in CullingOutput::instance_list: IndirectDraws::entries_buffer())
 ///   -> chunks          (instance, first cluster, count <= 8) of the levels that may hold its cut
-///   -> visible clusters (slots: instance, cluster, first output triangle)
+///   -> visible clusters (slots: instance, cluster, first output triangle), and with occlusion
+///      the clusters phase 1 deferred to phase 2 (chunks of one)
 ///   -> indices         slot << 8 | corner, 3 per triangle, and the DrawIndexedIndirect
 /// A frame:
 ///   compute: culling.phase1(pass); clusters.begin_frame(pass); clusters.build(pass)
 ///   render:  clusters.draw(pass, pipeline, groups, counters)  // vs_clusters; group() after groups
-///   occlusion on: pyramid, culling.phase2(pass); clusters.build(pass); render: clusters.draw()
+///   occlusion on: pyramid.build(pass), culling.phase2(pass); clusters.build(pass);
+///                 render: clusters.draw()
 /// The vertex stage (shaders/gpu_driven_draw.wgsl `vs_clusters`) reads the slot, the cluster and
 /// the vertex from group(): no vertex buffer, no indirect-first-instance, one draw per phase
 /// whatever the number of clusters, on every WebGPU implementation.
@@ -41,6 +43,7 @@
 
 namespace bindery::gpu_driven {
 
+class DepthPyramid;
 class ObjectTable;
 
 /// The cluster hierarchies of a MeshPool's meshes on the GPU: cluster records, level records, a
@@ -105,6 +108,18 @@ struct ClusterCullingDesc {
   float lod_error_px = 1.0f;
   /// Frustum culling per cluster (by its bounding sphere). The default is on.
   bool frustum = true;
+  /// Back-facing clusters culled by their normal cone (Cluster::cone_*, cluster_faces_away()):
+  /// for pipelines that cull back faces (cullMode back, frontFace ccw) and the compute rasterizer;
+  /// off for a pipeline that draws both sides. The default is on.
+  bool cone = true;
+  /// Two-phase occlusion culling per cluster against the DepthPyramid given to the constructor
+  /// (needs one): phase 1 tests a cluster against the pyramid of the last frame (seen through its
+  /// view-projection) and defers what that hides to phase 2, which tests it, and the clusters of
+  /// its newly visible instances, against the pyramid of this frame's phase 1. build() must then
+  /// run in both phases with the pyramid built between (the Culling protocol). A cluster is
+  /// culled only when its sphere's cube lies behind the farthest depth under its screen
+  /// rectangle, so the image equals the one without. The default is off.
+  bool occlusion = false;
   /// Triangles the output index buffer holds per phase; 0: the full-detail triangles of every
   /// object, at most 128 Mi and what maxStorageBufferBindingSize / maxBufferSize allow (12 bytes
   /// each). Clusters past it are dropped and counted (ClusterStats::dropped).
@@ -138,8 +153,10 @@ class ClusterCulling {
  public:
   /// Throws StrategyUnavailable (cluster_culling_unavailable()), InvalidArgument for a negative or
   /// non-finite lod_error_px, BufferTooLarge.
+  /// `pyramid` (may be null without desc.occlusion; InvalidArgument otherwise) must outlive it.
   ClusterCulling(const Device& device, const ObjectTable& objects, const ClusterGeometry& geometry,
-                 const IndirectDraws& draws, const ClusterCullingDesc& desc = {});
+                 const IndirectDraws& draws, const ClusterCullingDesc& desc = {},
+                 const DepthPyramid* pyramid = nullptr);
 
   /// Call once per frame before recording: the view, and buffers and groups re-created when the
   /// inputs grew. Returns true when group() was re-created.
@@ -223,6 +240,12 @@ class ClusterCulling {
   const ClusterGeometry& geometry_;
   const IndirectDraws& draws_;
   ClusterCullingDesc desc_;
+  const DepthPyramid* pyramid_;
+  glm::mat4 previous_view_projection_{1.0f};
+  glm::uvec2 previous_viewport_{0, 0};
+  bool have_previous_ = false;
+  gpu::Texture dummy_pyramid_;
+  gpu::TextureView dummy_view_;
   uint64_t max_triangles_ = 0, max_slots_ = 0, max_chunks_ = 0, max_raster_slots_ = 0;
   float raster_max_area_px_ = 0.0f;
   bool material_flags_changed_ = false;

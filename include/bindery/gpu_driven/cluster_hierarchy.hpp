@@ -87,6 +87,13 @@ struct Cluster {
   LodBounds self;                ///< the group that made it (level 0: its sphere, error 0)
   LodBounds parent;              ///< the group it was simplified in (root: error kRootError)
   uint32_t level = 0;            ///< the level that made it (0 = full detail)
+  /// The cone of its triangles' normals (object space; meshopt_computeMeshletBounds): every
+  /// triangle faces away from an eye e where dot(normalize(cone_apex - e), cone_axis) >=
+  /// cone_cutoff. cone_cutoff = 1 where no such cone exists (normals spread over more than a
+  /// hemisphere). cluster_faces_away() is the test.
+  glm::vec3 cone_apex{0.0f};
+  glm::vec3 cone_axis{0.0f, 0.0f, 1.0f};  ///< unit length
+  float cone_cutoff = 1.0f;               ///< cosine, in [-1, 1]
 };
 
 /// The clusters one level made, and bounds of their errors for pruning whole levels per instance
@@ -166,6 +173,17 @@ bool cluster_in_cut(const Cluster& c, const glm::mat4& world, const LodView& vie
 /// rounding. The instance stage of shaders/cluster_culling.wgsl tests only the levels that pass.
 bool level_may_hold_cut(const ClusterLevel& level, const glm::vec4& mesh_sphere,
                         const glm::mat4& world, const LodView& view);
+/// The margin on the cosine by which cluster_faces_away() stays short of the cone's edge, for
+/// rounding: a cluster is culled only when dot(...) >= cone_cutoff + this.
+inline constexpr float kConeMargin = 1.0e-3f;
+/// Whether every triangle of cluster `c` of an instance at `world` faces away from `eye` (world
+/// space), so that back-face culling (cullMode back, frontFace ccw, or the compute rasterizer)
+/// would draw none of it. Exact for rotations, uniform scales and translations; false for a
+/// world matrix whose column norms differ by more than 1 part in 10,000 (a non-uniform scale
+/// bends the cone), for a mirror (a negative determinant turns the triangles' back faces to the
+/// front, and the cone of the reversed normals is another cone), and for a cluster without a
+/// cone. The test shaders/cluster_culling.wgsl runs.
+bool cluster_faces_away(const Cluster& c, const glm::mat4& world, const glm::vec3& eye);
 /// The clusters of `h` in the cut (indices into h.clusters, ascending): the CPU model of the GPU's
 /// selection.
 std::vector<uint32_t> select_cut(const ClusterHierarchy& h, const glm::mat4& world,

@@ -266,7 +266,9 @@ class CulledStrategy final : public Strategy {
     ClusterCullingDesc cd;
     cd.label = std::string(label) + " cluster culling";
     cd.lod_error_px = options.lod_error_px;
-    clusters_ = std::make_unique<ClusterCulling>(device, scene_.objects(), *geometry_, *draws_, cd);
+    cd.occlusion = occlusion_;
+    clusters_ = std::make_unique<ClusterCulling>(device, scene_.objects(), *geometry_, *draws_, cd,
+                                                 pyramid_.get());
     scene_.create_cluster_pipeline(clusters_->draw_layout());
     viewport_ = glm::uvec2(options.width, options.height);
     create_raster(device, scene, options, label);
