@@ -30,7 +30,7 @@ struct GpuSpan {
 /// Inert (writes() returns nullptr) where the device lacks timestamp queries.
 class GpuTimer {
  public:
-  static constexpr uint32_t kMaxSpans = 8;  ///< spans per frame; more are not timed
+  static constexpr uint32_t kMaxSpans = 12;  ///< spans per frame; more are not timed
   /// `enable` false: inert, like a device without timestamp queries.
   explicit GpuTimer(const Device& device, bool enable = true);
   /// Whether spans are timed (the device has timestamp queries and `enable` was true).

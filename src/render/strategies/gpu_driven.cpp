@@ -21,12 +21,16 @@
 //     objects whose transform changed this frame (FrameInputs' changed range), flushed once.
 // A frame:
 //   compute "cull":    [animate]; Culling::phase1 (counts reset, bins reset, frustum test,
-//                      IndirectDraws::build)
-//   render  "phase1":  IndirectDraws::draw
+//                      IndirectDraws::build, or the instance list with clusters)
+//   compute "clusters" (clusters on): ClusterCulling::begin_frame, build (the cut, per-cluster
+//                      culling, the index buffer)
+//   compute "raster"   (compute rasterizer): ClusterRaster::rasterize
+//   render  "phase1":  IndirectDraws::draw, or ClusterCulling::draw and the resolve
 // and with occlusion culling:
 //   compute "pyramid": DepthPyramid::build
 //   compute "cull2":   Culling::phase2
-//   render  "phase2":  IndirectDraws::draw (loads colour and depth)
+//   compute "clusters2", "raster2": the same for phase 2
+//   render  "phase2":  the same draws (loads colour and depth)
 #include "gpu_object_scene.hpp"
 #include "strategy.hpp"
 
@@ -164,10 +168,11 @@ class CulledStrategy final : public Strategy {
       TimedComputePass pass(ctx, "cull");
       scene_.animate(pass);
       culling_->phase1(pass.get());
-      if (clusters_) {
-        clusters_->begin_frame(pass.get());
-        clusters_->build(pass.get());
-      }
+    }
+    if (clusters_) {
+      TimedComputePass pass(ctx, "clusters");
+      clusters_->begin_frame(pass.get());
+      clusters_->build(pass.get());
     }
     if (raster_) {
       TimedComputePass pass(ctx, "raster");
@@ -183,8 +188,14 @@ class CulledStrategy final : public Strategy {
     {
       TimedComputePass pass(ctx, "cull2");
       culling_->phase2(pass.get());
-      if (clusters_) clusters_->build(pass.get());
-      if (raster_) raster_->rasterize(pass.get());
+    }
+    if (clusters_) {
+      TimedComputePass pass(ctx, "clusters2");
+      clusters_->build(pass.get());
+    }
+    if (raster_) {
+      TimedComputePass pass(ctx, "raster2");
+      raster_->rasterize(pass.get());
     }
     render_pass(ctx, "phase2", false);
   }
