@@ -14,7 +14,7 @@ struct ClusterDrawRecord {
   triangleCount: u32,
   vertexBase: i32,
   vertexCount: u32,
-  pad1: u32,
+  level: u32,
 };
 @group(2) @binding(0) var<storage, read> clusterSlots: array<vec4u>;
 @group(2) @binding(1) var<storage, read> clusterRecords: array<ClusterDrawRecord>;

@@ -34,6 +34,6 @@ struct ClusterRecord {
   triangleCount: u32,
   vertexBase: i32,      // the mesh's first vertex in the pool's vertex buffer
   vertexCount: u32,
-  pad1: u32,
+  level: u32,           // the hierarchy level that made it (0 = full detail): debug colours
 };
 

@@ -105,6 +105,7 @@ void ClusterGeometry::add(MeshId mesh, const ClusterHierarchy& h) {
       v.set(s.field("triangleCount"), c.triangle_count);
       v.set(s.field("vertexBase"), range.base_vertex);
       v.set(s.field("vertexCount"), c.vertex_count);
+      v.set(s.field("level"), c.level);
     });
   }
   dirty_ = true;
