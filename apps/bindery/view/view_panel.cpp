@@ -45,6 +45,7 @@ void ViewSession::panel(const RenderOptions& ro) {
     ImGui::GetStyle() = base_style_;
     ImGui::GetStyle().ScaleAllSizes(scale);
     ImGui::SetNextWindowPos(ImVec2(4, 4), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowBgAlpha(0.75f);
     ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0),
                                         ImVec2(display.x * 0.6f, display.y * 0.75f));
     ImGui::Begin("bindery view", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
@@ -70,13 +71,13 @@ void ViewSession::panel(const RenderOptions& ro) {
 void ViewSession::panel_controls(const RenderOptions& ro) {
   const Scene& scene = *scene_;
   const int current = int(std::find(names_.begin(), names_.end(), now_.strategy) - names_.begin());
-  if (ImGui::BeginCombo("strategy (n/b)", now_.strategy.c_str())) {
+  if (ImGui::BeginCombo("strategy", now_.strategy.c_str())) {
     for (int i = 0; i < int(names_.size()); ++i)
       if (ImGui::Selectable(names_[size_t(i)].c_str(), i == current))
         now_.strategy = names_[size_t(i)];
     ImGui::EndCombo();
   }
-  ImGui::Text("%s: %u", scene.name == "gltf" ? "copies" : "objects", now_.count);
+  ImGui::Text("%u %s", now_.count, scene.name == "gltf" ? "copies" : "objects");
   ImGui::SameLine();
   if (ImGui::Button("/2")) now_.count /= 2;
   ImGui::SameLine();
@@ -93,12 +94,15 @@ void ViewSession::panel_controls(const RenderOptions& ro) {
     if (ImGui::IsItemDeactivatedAfterEdit())
       now_.spread = std::clamp(spread_edit_, kMinSpread, kMaxSpread);
   }
-  if (ro.strategy == "gpu-driven") ImGui::Checkbox("occlusion culling (o)", &now_.occlusion);
-  ImGui::Checkbox("pause animation (space)", &now_.paused);
-  ImGui::Text("camera %.0f/%.0f, zoom %.2f", double(orbit_.yaw), double(orbit_.pitch),
-              double(orbit_.zoom));
-  ImGui::SameLine();
-  if (ImGui::Button("reset (r)")) orbit_ = Orbit{};
+  if (ro.strategy == "gpu-driven") {
+    ImGui::Checkbox("occlusion", &now_.occlusion);
+    ImGui::SameLine();
+  }
+  ImGui::Checkbox("pause", &now_.paused);
+  if (!orbit_.identity()) {
+    ImGui::SameLine();
+    if (ImGui::Button("camera reset")) orbit_ = Orbit{};
+  }
 }
 
 // The cluster path's pixel error (ClusterCulling::set_lod_error, each frame) and debug colours
@@ -127,6 +131,8 @@ void ViewSession::panel_clusters() {
 void ViewSession::panel_measurements(const RenderOptions& ro) {
   ImGui::Text("%s scene on %s (%s)", scene_->name.c_str(), device().adapter().name.c_str(),
               device().adapter().implementation.c_str());
+  ImGui::Text("camera: yaw %.0f, pitch %.0f, zoom %.2f", double(orbit_.yaw),
+              double(orbit_.pitch), double(orbit_.zoom));
   ImGui::Text("cpu %.2f ms, math %.2f ms, blit+panel+present %.2f ms", cpu_.mean(), math_.mean(),
               present_ms_.mean());
   if (!gpu_.values.empty())
