@@ -14,7 +14,7 @@ struct ClusterDrawRecord {
   triangleCount: u32,
   vertexBase: i32,
   vertexCount: u32,
-  pad1: u32,
+  level: u32,
   coneApex: vec4f,
   coneAxis: vec4f,
 };

@@ -37,7 +37,7 @@ struct ClusterRecord {
   triangleCount: u32,
   vertexBase: i32,      // the mesh's first vertex in the pool's vertex buffer
   vertexCount: u32,
-  pad1: u32,
+  level: u32,           // the hierarchy level that made it (0 = full detail): debug colours
   coneApex: vec4f,      // the back-facing cone's apex (object space), w unused
   coneAxis: vec4f,      // its axis (unit), w its cutoff: 1 when it has none
 };

@@ -12,7 +12,7 @@
 struct DrawFrame {
   viewProjection: mat4x4f,
   lightWorldPosition: vec3f,
-  pad0: f32,
+  debugColors: u32,  // the cluster path's colouring: 0 shaded, 1 clusters, 2 levels
   viewWorldPosition: vec3f,
   pad1: f32,
 };
@@ -29,6 +29,7 @@ struct DrawVSOutput {
   @location(3) texcoord: vec2f,
   @location(4) @interpolate(flat) material: u32,
   @location(5) color: vec4f,
+  @location(6) @interpolate(flat) debugColor: vec4f,  // the cluster path's debug colour
 };
 
 @vertex fn vs(vert: Vertex, @builtin(instance_index) instance: u32) -> DrawVSOutput {
@@ -43,7 +44,40 @@ struct DrawVSOutput {
 
 @vertex fn vs_clusters(@builtin(vertex_index) index: u32) -> DrawVSOutput {
   let cv = cluster_vertex(index);
-  return draw_vertex(pool_vertex(cv.vertex), objects[cv.object]);
+  var out = draw_vertex(pool_vertex(cv.vertex), objects[cv.object]);
+  if (frame.debugColors != 0u) {
+    let cluster = clusterSlots[index >> 8u].y;
+    out.debugColor = debug_color(cv.object, cluster, clusterRecords[cluster].level);
+  }
+  return out;
+}
+
+// The debug colours of the cluster path (RenderOptions::debug_colors), unlit so that a pixel's
+// colour names what drew it. "levels": the legend below (bindery/render/renderer.hpp's
+// kDebugLevelColors), level l taking entry min(l, 15); level 0 is full detail. "clusters": a
+// colour hashed from (object, cluster), each channel in 96..255 (never the background's grey).
+const kLevelColors = array<vec3u, 16>(
+    vec3u(230u, 25u, 75u), vec3u(60u, 180u, 75u), vec3u(255u, 225u, 25u), vec3u(0u, 130u, 200u),
+    vec3u(245u, 130u, 48u), vec3u(145u, 30u, 180u), vec3u(70u, 240u, 240u),
+    vec3u(240u, 50u, 230u), vec3u(210u, 245u, 60u), vec3u(250u, 190u, 212u),
+    vec3u(0u, 128u, 128u), vec3u(220u, 190u, 255u), vec3u(170u, 110u, 40u), vec3u(128u, 0u, 0u),
+    vec3u(0u, 0u, 128u), vec3u(255u, 255u, 255u));
+
+// A 32-bit integer hash (PCG's output permutation).
+fn debug_hash(x: u32) -> u32 {
+  let state = x * 747796405u + 2891336453u;
+  let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+  return (word >> 22u) ^ word;
+}
+
+fn debug_color(object: u32, cluster: u32, level: u32) -> vec4f {
+  if (frame.debugColors == 2u) {
+    var legend = kLevelColors;
+    return vec4f(vec3f(legend[min(level, 15u)]) / 255.0, 1.0);
+  }
+  let h = debug_hash(cluster ^ debug_hash(object));
+  let rgb = vec3u(h & 0xffu, (h >> 8u) & 0xffu, (h >> 16u) & 0xffu);
+  return vec4f(vec3f(96u + rgb * 159u / 255u) / 255.0, 1.0);
 }
 
 // Vertex `vertex` of the mesh pool's vertex buffer.
@@ -92,7 +126,9 @@ fn draw_vertex(vert: Vertex, o: ObjectRecord) -> DrawVSOutput {
 @fragment fn fs(in: DrawVSOutput) -> @location(0) vec4f {
   // Derivatives in uniform control flow: material_texel samples with textureSampleGrad, since
   // which array and sampler it reads differs between the fragments of one draw.
-  return draw_fragment(in, dpdx(in.texcoord), dpdy(in.texcoord));
+  let shaded = draw_fragment(in, dpdx(in.texcoord), dpdy(in.texcoord));
+  // The debug colours keep the material's alpha test (draw_fragment discards), not its colour.
+  return select(shaded, in.debugColor, frame.debugColors != 0u);
 }
 
 // The fragment stage of every path for the interpolated `in` and its texture coordinates'
@@ -196,6 +232,9 @@ fn mix2f(a: vec2f, b: vec2f, c: vec2f, w: vec3f) -> vec2f {
   // triangles): always textureSampleGrad.
   let material = materialRecords[in.material];
   out.color = shade_fragment(in, material, material_texel_grad(material, in.texcoord, ddx, ddy));
+  if (frame.debugColors != 0u) {
+    out.color = debug_color(s.object, s.cluster, c.level);
+  }
   out.depth = s.depth;
   return out;
 }

@@ -418,6 +418,7 @@ Registration reg{
           ->capture_default_str();
       add_quiet_flag(sub, o->quiet);
       add_run_options(sub, o->run, kRules);
+      add_debug_colors_option(sub, o->run);
       CLI::App* app = &sub;
       return [o, app] {
         o->png_given = app->get_option("--png")->count() > 0;

@@ -110,6 +110,7 @@ view::ViewOptions view_options(const ViewCli& o) {
   v.draw_path = ro.draw_path;
   v.clusters = ro.clusters;
   v.lod_error_px = ro.lod_error_px;
+  v.debug_colors = ro.debug_colors;
   v.rasterizer = ro.rasterizer;
   v.raster_rung = ro.raster_rung;
   v.material_backend = ro.material_backend;
@@ -187,9 +188,13 @@ Registration reg{
           "--script FILE: one event a line, `FRAME ACTION [VALUES]`, applied once FRAME frames "
           "are presented: strategy NAME, objects N, spread S (the cubes), resize W H, pause, "
           "resume, occlusion on|off, panel on|off, orbit YAW PITCH (degrees), zoom FACTOR, "
-          "camera reset, quit (as esc: one more frame, the last).\n"
+          "camera reset, lod-error PX and debug-colors normal|clusters|levels (the cluster "
+          "path's: the panel's slider and combo), quit (as esc: one more frame, the last).\n"
+          "With the cluster path (gpu-driven) the panel has the pixel error's slider (0..16 "
+          "px, --lod-error at start) and the debug colours' combo (--debug-colors at start).\n"
           "No display (DISPLAY unset, or it refuses): error [NoDisplay], exit 1.");
       add_run_options(sub, o->run, kRules);
+      add_debug_colors_option(sub, o->run);
       sub.add_option("--instances", o->instances, "copies of the glTF model on a grid")
           ->capture_default_str();
       sub.add_option("--objects", o->objects,

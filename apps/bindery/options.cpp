@@ -268,6 +268,16 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules) 
   add_device_options(sub, o.device);
 }
 
+void add_debug_colors_option(CLI::App& sub, RunCliOptions& o) {
+  sub.add_option("--debug-colors", o.debug_colors,
+                 "with clusters: normal (shaded), clusters (each cluster a hashed colour) or "
+                 "levels (each level of the hierarchy a colour of a fixed legend; level 0 = full "
+                 "detail), unlit, on both rasterizers")
+      ->check(CLI::IsMember({"normal", "clusters", "levels"}))
+      ->each([&o](const std::string&) { o.cluster_options_given = o.debug_colors_given = true; })
+      ->capture_default_str();
+}
+
 std::vector<std::string> given_options(const CLI::App& sub,
                                        std::initializer_list<const char*> others) {
   std::vector<std::string> given;
@@ -314,6 +324,11 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --lod-error applies to the cluster path, not to --clusters off",
                             rules.command));
+  if (o.debug_colors_given && o.clusters == "off")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: --debug-colors colours the cluster path's clusters, not the "
+                            "per-object path of --clusters off",
+                            rules.command));
   if (!o.draw_path.empty() && o.clusters == "on")
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --draw-path applies to the per-object path (--clusters off, or "
@@ -334,6 +349,7 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
   base.lod_error_px = static_cast<float>(o.lod_error);
   base.rasterizer = o.rasterizer;
   base.raster_rung = o.raster_rung;
+  base.debug_colors = o.debug_colors;
   return base;
 }
 
@@ -391,9 +407,9 @@ void check_gpu_driven_options(const std::vector<std::string>& strategies, const 
                                 command, flag, names));
   if (o.cluster_options_given && !has("gpu-driven"))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: --clusters, --lod-error, --rasterizer and --raster-rung apply to "
-                            "gpu-driven (its cluster "
-                            "hierarchies), not to {}",
+                fmt::format("{}: --clusters, --lod-error, --rasterizer, --raster-rung and "
+                            "--debug-colors apply to gpu-driven (its cluster hierarchies), not "
+                            "to {}",
                             command, names));
   if (o.occlusion_given && !has("gpu-driven"))
     throw Error(ErrorKind::InvalidArgument,
@@ -418,6 +434,9 @@ int with_flag_names(const std::function<int()>& run) {
         {"RenderOptions::moving = ", "--moving "},
         {"RenderOptions::draw_path = ", "--draw-path "},
         {"RenderOptions::material_backend = ", "--material-backend "},
+        {"RenderOptions::debug_colors = ", "--debug-colors "},
+        {"RenderOptions::clusters = ", "--clusters "},
+        {"RenderOptions::strategy = ", "--strategy "},
         {"CubeSceneOptions::objects = ", "--objects "},
         {"CubeSceneOptions::spread = ", "--spread "},
         {"CitySceneOptions::objects = ", "--objects "},

@@ -101,6 +101,8 @@ struct RunCliOptions {
   std::string rasterizer = "auto";     ///< --rasterizer auto|hardware|compute
   std::string raster_rung;             ///< --raster-rung (empty: the best)
   bool raster_given = false;           ///< --rasterizer or --raster-rung was on the command line
+  std::string debug_colors = "normal";  ///< --debug-colors normal|clusters|levels (render, view)
+  bool debug_colors_given = false;      ///< --debug-colors was on the command line
   double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)
 };
 
@@ -115,6 +117,10 @@ struct RunCliRules {
 
 /// Declares the shared options on `sub`, their defaults the current values of `o`.
 void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules);
+/// Declares --debug-colors normal|clusters|levels on `sub` (render and view: the cluster path's
+/// debug colouring, RenderOptions::debug_colors); to_render_options() refuses it with --clusters
+/// off, check_gpu_driven_options() for another strategy than gpu-driven.
+void add_debug_colors_option(CLI::App& sub, RunCliOptions& o);
 /// After parsing: which of the scene options (--scene, --model, --seed, --spread, --meshes,
 /// --materials, --textures) and of `others` were given on `sub`'s command line.
 std::vector<std::string> given_options(const CLI::App& sub,

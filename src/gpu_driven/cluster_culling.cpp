@@ -106,6 +106,7 @@ void ClusterGeometry::add(MeshId mesh, const ClusterHierarchy& h) {
       v.set(s.field("triangleCount"), c.triangle_count);
       v.set(s.field("vertexBase"), range.base_vertex);
       v.set(s.field("vertexCount"), c.vertex_count);
+      v.set(s.field("level"), c.level);
       v.set(s.field("coneApex"), glm::vec4(c.cone_apex, 0.0f));
       v.set(s.field("coneAxis"), glm::vec4(c.cone_axis, c.cone_cutoff));
     });

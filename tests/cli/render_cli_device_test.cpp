@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 namespace {
 
@@ -83,6 +85,51 @@ TEST(RenderCli, GpuDrivenOptionsWithAnotherStrategyAreRefused) {
     EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << args << ": " << r.err;
     EXPECT_NE(r.err.find(" applies to gpu-driven"), std::string::npos) << args << ": " << r.err;
   }
+}
+
+// --debug-colors colours the cluster path: refused in one line with another strategy, with
+// --clusters off and where --clusters auto chooses the per-object path; on the cluster path the
+// JSON names it and, with levels at --lod-error 0, every covered pixel is level 0's colour of
+// README's legend (230, 25, 75).
+TEST(RenderCli, DebugColorsNeedTheClusterPath) {
+  const std::pair<const char*, const char*> refused[] = {
+      {"--strategy naive --debug-colors levels", "apply to gpu-driven"},
+      {"--strategy gpu-driven --clusters off --debug-colors clusters", "--clusters off"},
+      {"--strategy gpu-driven --debug-colors levels", "--clusters auto chose the per-object path"}};
+  for (const auto& [args, why] : refused) {
+    const CliResult r =
+        run_cli(std::string("render --objects 20 --frames 1 --size 8x8 --quiet ") + args, 60);
+    expect_one_error(r, "--debug-colors");
+    EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args << ": " << r.err;
+  }
+  const CliResult bad = run_cli("render --objects 20 --frames 1 --size 8x8 --quiet --strategy "
+                                "gpu-driven --clusters on --debug-colors rainbow",
+                                60);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--debug-colors"), std::string::npos) << bad.err;
+  const std::string png = ::testing::TempDir() + "bindery_cli_levels.png";
+  const CliResult r = run_cli(
+      "render --strategy gpu-driven --clusters on --objects 200 --frames 2 --size 96x64 --time 1 "
+      "--debug-colors levels --lod-error 0 --quiet --png " +
+          png,
+      120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  const auto j = nlohmann::json::parse(last);
+  EXPECT_EQ(j["debugColors"], "levels");
+  EXPECT_EQ(j["lodErrorPx"], 0);
+  const bindery::Image img = bindery::read_png(png);
+  uint64_t covered = 0, level0 = 0;
+  for (size_t p = 0; p < size_t(img.width) * img.height; ++p) {
+    const uint8_t* c = &img.rgba[p * 4];
+    if (std::abs(c[0] - 77) <= 1 && std::abs(c[1] - 77) <= 1 && std::abs(c[2] - 77) <= 1)
+      continue;  // the clear colour
+    ++covered;
+    level0 += c[0] == 230 && c[1] == 25 && c[2] == 75;
+  }
+  EXPECT_GT(covered, 100u);
+  EXPECT_EQ(level0, covered);
 }
 
 TEST(RenderCli, ClusterOptionsAreRefusedOffTheClusterPathAndWarnedWhenAutoLeavesThem) {

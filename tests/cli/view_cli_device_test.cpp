@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
@@ -198,6 +199,113 @@ TEST(ViewCli, OversizedWindowEmptyPngAndOversizedCountAreHandled) {
   EXPECT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.err.find("8 frames presented"), std::string::npos) << v.err;
   EXPECT_NE(v.err.find("(1 refused)"), std::string::npos) << v.err;
+}
+
+// The cluster path's controls at 320x240 (issue 26, issue 28): --debug-colors levels at
+// --lod-error 0 presents level 0's colour of README's legend on every covered pixel, on both
+// rasterizers; the script's lod-error and debug-colors (the panel's slider and combo) end on the
+// image `render` draws with those flags; a switch to a strategy without clusters is not refused
+// for them; the panel stays within 60% x 75% of the window and covers at most 40% of it.
+TEST(ViewCli, DebugColorsAndPixelErrorAt320x240) {
+  SKIP_WITHOUT_VIEW();
+  const std::string base =
+      "--strategy gpu-driven --clusters on --objects 300 --size 320x240 --time 1 ";
+  const std::string common = base + "--quiet ";
+  for (const std::string rasterizer : {"hardware", "compute"}) {
+    SCOPED_TRACE(rasterizer);
+    const std::string v_png = temp("levels_" + rasterizer + ".png");
+    const CliResult v = view(common + "--rasterizer " + rasterizer +
+                             " --debug-colors levels --lod-error 0 --frames 3 --panel off --png " +
+                             v_png);
+    ASSERT_EQ(v.exit_code, 0) << v.err;
+    const bindery::Image img = bindery::read_png(v_png);
+    ASSERT_EQ(img.width, 320u);
+    uint64_t covered = 0, level0 = 0;
+    for (size_t p = 0; p < size_t(img.width) * img.height; ++p) {
+      const uint8_t* c = &img.rgba[p * 4];
+      if (std::abs(c[0] - 77) <= 1 && std::abs(c[1] - 77) <= 1 && std::abs(c[2] - 77) <= 1)
+        continue;  // the clear colour
+      ++covered;
+      level0 += c[0] == 230 && c[1] == 25 && c[2] == 75;
+    }
+    EXPECT_GT(covered, 1000u);
+    EXPECT_EQ(level0, covered);
+  }
+  // The panel's settings by script, against render's flags.
+  const std::string script = temp("lod_script.txt");
+  std::ofstream(script) << "1 debug-colors clusters\n2 lod-error 8\n3 debug-colors levels\n";
+  const std::string v_png = temp("lod_view.png"), r_png = temp("lod_render.png");
+  CliResult v = view(common + "--frames 5 --panel off --script " + script + " --png " + v_png);
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  const CliResult r = run_cli("render " + common +
+                                  "--frames 3 --debug-colors levels --lod-error 8 --png " + r_png +
+                                  " >/dev/null",
+                              300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_same_image(r_png, v_png);
+  // A switch to a strategy without clusters goes on with the debug colours chosen.
+  std::ofstream(script) << "2 strategy naive\n";
+  v = view(base + "--frames 4 --debug-colors clusters --script " + script);
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.err.find("2 runs (0 refused)"), std::string::npos) << v.err;
+  // The panel (with its cluster controls) against no panel: where the surface texture is read
+  // back, the pixels it changes.
+  const std::string on_png = temp("panel_on.png"), off_png = temp("panel_off.png");
+  const std::string still = common + "--frames 3 --debug-colors levels ";
+  const CliResult on = run_program("bash " + kXvfb + " " + BINDERY_CLI,
+                                   "view " + still + "--png " + on_png, 300);
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  if (on.out.find("the presented surface texture") == std::string::npos) {
+    std::cout << "[ note ] the surface is not read back here: the panel's size is not checked\n";
+    return;
+  }
+  v = view(still + "--panel off --png " + off_png);
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  const bindery::Image a = bindery::read_png(on_png), b = bindery::read_png(off_png);
+  ASSERT_EQ(a.width, b.width);
+  uint32_t right = 0, bottom = 0;
+  uint64_t changed = 0;
+  for (uint32_t y = 0; y < a.height; ++y)
+    for (uint32_t x = 0; x < a.width; ++x) {
+      const size_t p = (size_t(y) * a.width + x) * 4;
+      if (std::equal(&a.rgba[p], &a.rgba[p + 3], &b.rgba[p])) continue;
+      ++changed;
+      right = std::max(right, x + 1);
+      bottom = std::max(bottom, y + 1);
+    }
+  EXPECT_GT(changed, 0u) << "no panel drawn";
+  EXPECT_LE(changed, uint64_t(320) * 240 * 4 / 10);
+  // At (4, 4), at most 60% x 75% of the window.
+  EXPECT_LE(right, 4u + 192u);
+  EXPECT_LE(bottom, 4u + 180u);
+}
+
+// The cluster options the view refuses before a window: --debug-colors with --clusters off, a
+// script's debug-colors that is none of the three, a lod-error past kMaxLodErrorPx; with a window,
+// --debug-colors where the first run does not take the cluster path.
+TEST(ViewCli, DebugColorsRefusals) {
+  if (!BINDERY_HAS_VIEW) GTEST_SKIP() << "bindery view is not built (GLFW or ImGui missing)";
+  const std::string script = temp("bad_debug.txt");
+  CliResult r = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI,
+                            "view --strategy gpu-driven --clusters off --debug-colors levels", 60);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("[InvalidArgument]: view: --debug-colors"), std::string::npos) << r.err;
+  for (const auto& [line, message] :
+       {std::pair<const char*, const char*>{"1 debug-colors rainbow\n",
+                                            "line 1: debug-colors 'rainbow' is not one of"},
+        {"1 lod-error 2000\n", "line 1: lod-error needs a number in 0..1000"}}) {
+    std::ofstream(script) << line;
+    r = run_program(std::string("env -u DISPLAY ") + BINDERY_CLI, "view --script " + script, 60);
+    EXPECT_EQ(r.exit_code, 1) << line;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  if (std::system("command -v Xvfb >/dev/null 2>&1") != 0) return;
+  r = view("--strategy naive --objects 20 --size 320x240 --frames 2 --debug-colors levels");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("[InvalidArgument]: --debug-colors levels"), std::string::npos) << r.err;
 }
 
 TEST(ViewCli, EveryOfferedPresentModeRunsOthersAreRefused) {

@@ -35,7 +35,7 @@ namespace {
 
 // Each action's number of values: a line with more or fewer is refused (not read in part).
 void check_value_count(const ScriptEvent& e) {
-  static const std::array<std::pair<std::string_view, size_t>, 12> kValues = {{{"strategy", 1},
+  static const std::array<std::pair<std::string_view, size_t>, 14> kValues = {{{"strategy", 1},
                                                                                {"objects", 1},
                                                                                {"spread", 1},
                                                                                {"resize", 2},
@@ -46,6 +46,8 @@ void check_value_count(const ScriptEvent& e) {
                                                                                {"orbit", 2},
                                                                                {"zoom", 1},
                                                                                {"camera", 1},
+                                                                               {"lod-error", 1},
+                                                                               {"debug-colors", 1},
                                                                                {"quit", 0}}};
   for (const auto& [action, n] : kValues)
     if (e.action == action && e.args.size() != n)
@@ -96,9 +98,9 @@ std::vector<ScriptEvent> parse_script(const std::string& path) {
   std::string line;
   uint32_t number = 0;
   uint64_t last_frame = 0;
-  static const std::array<std::string_view, 12> kActions = {
-      "strategy", "objects", "spread", "resize", "pause",  "resume",
-      "occlusion", "panel",  "orbit",  "zoom",   "camera", "quit"};
+  static const std::array<std::string_view, 14> kActions = {
+      "strategy", "objects", "spread", "resize",    "pause",        "resume", "occlusion",
+      "panel",    "orbit",   "zoom",   "camera",    "lod-error",    "debug-colors", "quit"};
   while (std::getline(in, line)) {
     ++number;
     if (const size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
@@ -124,7 +126,7 @@ std::vector<ScriptEvent> parse_script(const std::string& path) {
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("view: --script line {}: action '{}' is not one of strategy, "
                               "objects, spread, resize, pause, resume, occlusion, panel, orbit, "
-                              "zoom, camera, quit",
+                              "zoom, camera, lod-error, debug-colors, quit",
                               number, escape_for_message(e.action)));
     for (std::string w; words >> w;) e.args.push_back(w);
     check_value_count(e);
@@ -175,12 +177,24 @@ std::vector<ScriptEvent> checked_script(const ViewOptions& o) {
                     fmt::format("view: --script line {}: camera takes reset", e.line));
     } else if (e.action == "occlusion" || e.action == "panel") {
       parse_on_off(e);
+    } else if (e.action == "lod-error") {
+      parse_float(e, 0, 0.0f, kMaxLodErrorPx);
+    } else if (e.action == "debug-colors") {
+      debug_color_mode(e.args[0], fmt::format("view: --script line {}: debug-colors", e.line));
     }
   }
   return script;
 }
 
 }  // namespace
+
+int debug_color_mode(const std::string& name, const std::string& what) {
+  for (size_t i = 0; i < kDebugColorModes.size(); ++i)
+    if (name == kDebugColorModes[i]) return int(i);
+  throw Error(ErrorKind::InvalidArgument,
+              fmt::format("{} '{}' is not one of normal, clusters, levels", what,
+                          escape_for_message(name)));
+}
 
 ViewSession::ViewSession(const ViewOptions& o) : o_(o), script_(checked_script(o)) {
   pick_present_mode(o.present_mode, kAllModes);  // the name, before a window
@@ -191,6 +205,8 @@ ViewSession::ViewSession(const ViewOptions& o) : o_(o), script_(checked_script(o
   build_blit_pipeline();
   open_panel();
   now_ = {o.strategy, o.count, o.spread, o.occlusion, false, o.panel};
+  lod_error_ = o.lod_error_px;
+  debug_colors_ = debug_color_mode(o.debug_colors, "view: --debug-colors");
   run_settings_ = now_;
   for (const StrategyInfo& info : strategy_catalog()) names_.emplace_back(info.name);
   gpu_draw_path_ = o.draw_path.empty()
@@ -249,6 +265,10 @@ void ViewSession::apply_events() {
       orbit_.zoom = std::clamp(orbit_.zoom * parse_float(e, 0, 0.01f, 100.0f), 0.01f, 100.0f);
     else if (e.action == "camera")
       orbit_ = Orbit{};
+    else if (e.action == "lod-error")
+      lod_error_ = parse_float(e, 0, 0.0f, kMaxLodErrorPx);
+    else if (e.action == "debug-colors")
+      debug_colors_ = debug_color_mode(e.args[0], "view: --script debug-colors");
     else if (e.action == "quit")
       final_frame_ = true;  // as esc: one more frame, the last, presented (and --png's)
     else if (e.action == "resize") {
@@ -308,6 +328,15 @@ RenderOptions ViewSession::run_options() {
   ro.material_backend = o_.material_backend;
   ro.clusters = o_.clusters;
   ro.lod_error_px = o_.lod_error_px;
+  // The first run checks --debug-colors as render does (refused without the cluster path); the
+  // panel's and the script's choices then go to each frame of a cluster run (cluster_tuning), so
+  // that a switch to a run without clusters is not refused for them.
+  ro.debug_colors = runs_ == 0 ? o_.debug_colors : "normal";
+  ro.cluster_tuning = [this](uint32_t, ClusterTuning& tuning) {
+    cluster_run_ = true;
+    tuning.lod_error_px = lod_error_;
+    tuning.debug_colors = kDebugColorModes[size_t(debug_colors_)];
+  };
   ro.rasterizer = o_.rasterizer;
   ro.raster_rung = o_.raster_rung;
   ro.threads = o_.threads;
@@ -337,6 +366,7 @@ void ViewSession::render_run() {
   RenderOptions ro = run_options();
   ro.after_submit = [this, &ro](uint32_t, WGPUTexture color) { return show(ro, color); };
   culling_.reset();
+  cluster_run_ = false;
   gpu_.clear();
   spans_.clear();
   ++runs_;

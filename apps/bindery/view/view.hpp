@@ -36,7 +36,10 @@ struct ViewOptions {
   std::string draw_path;                     ///< RenderOptions::draw_path
   std::string material_backend;              ///< RenderOptions::material_backend
   std::string clusters = "auto";             ///< RenderOptions::clusters (gpu-driven)
-  float lod_error_px = 1.0f;                 ///< RenderOptions::lod_error_px
+  float lod_error_px = 1.0f;                 ///< RenderOptions::lod_error_px (the panel's slider)
+  /// RenderOptions::debug_colors at start (the panel's combo): normal, clusters or levels; the
+  /// first run refuses another value than normal without the cluster path.
+  std::string debug_colors = "normal";
   std::string rasterizer = "auto";           ///< RenderOptions::rasterizer
   std::string raster_rung;                   ///< RenderOptions::raster_rung
   uint32_t threads = 0;                      ///< RenderOptions::threads
@@ -54,7 +57,7 @@ struct ViewOptions {
 struct ScriptEvent {
   uint64_t frame = 0;  ///< applied once this many frames are presented
   std::string action;  ///< strategy, objects, spread, resize, pause, resume, occlusion, panel,
-                       ///< orbit, zoom, camera, quit
+                       ///< orbit, zoom, camera, lod-error, debug-colors, quit
   std::vector<std::string> args;  ///< the action's words
   uint32_t line = 0;              ///< line number in the file (for messages)
 };

@@ -15,6 +15,8 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -107,6 +109,11 @@ float parse_float(const ScriptEvent& e, size_t i, float min, float max);
 /// The one value of script event `e`, on or off; throws InvalidArgument naming the line.
 bool parse_on_off(const ScriptEvent& e);
 
+/// RenderOptions::debug_colors' values, in the panel's order (its combo's index).
+inline const std::array<const char*, 3> kDebugColorModes = {"normal", "clusters", "levels"};
+/// The index of `name` in kDebugColorModes; throws InvalidArgument naming `what` otherwise.
+int debug_color_mode(const std::string& name, const std::string& what);
+
 /// The format's name for messages ("bgra8unorm", ...).
 std::string format_name(WGPUTextureFormat f);
 
@@ -166,7 +173,9 @@ class ViewSession {
   void panel(const RenderOptions& ro);
   // Strategy, count, occlusion, pause, camera.
   void panel_controls(const RenderOptions& ro);
-  // Rates, times, culling counts, the surface, the frame-time graph, the last message.
+  // The cluster path's pixel error slider and debug colouring combo (with the levels' legend).
+  void panel_clusters();
+  // The scene and device, rates, times, culling counts, the surface, the frame-time graph.
   void panel_measurements(const RenderOptions& ro);
 
   // ---- Input: the script and the keys (view.cpp).
@@ -223,6 +232,10 @@ class ViewSession {
   float anim_time_ = 0.0f;
   Orbit orbit_;
   bool dragging_ = false;
+  float lod_error_ = 1.0f;        // the cluster path's pixel error (panel, script)
+  int debug_colors_ = 0;          // its debug colouring, an index of kDebugColorModes
+  bool cluster_run_ = false;      // the current run takes the cluster path (cluster_tuning ran)
+  ImGuiStyle base_style_;         // the panel's style before scaling to the window
   float spread_edit_ = 1.0f;     // the panel's spread slider while it is dragged
   bool editing_spread_ = false;  // the slider is held
   double cursor_x_ = 0, cursor_y_ = 0;

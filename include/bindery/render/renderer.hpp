@@ -21,6 +21,8 @@
 #include "bindery/render/scene.hpp"
 #include "bindery/render/strategy_info.hpp"
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -58,6 +60,32 @@ void check_encode_threads(std::string_view strategy, int64_t encode_threads,
                           std::string_view command);
 
 struct FrameTiming;
+
+/// The legend of RenderOptions::debug_colors "levels": level l of a cluster hierarchy is drawn in
+/// RGB kDebugLevelColors[min(l, 15)] (level 0 = full detail; 15 stands for 15 and up). The same
+/// table is shaders/gpu_driven_draw.wgsl's kLevelColors.
+inline constexpr std::array<std::array<uint8_t, 3>, 16> kDebugLevelColors = {{{230, 25, 75},
+                                                                              {60, 180, 75},
+                                                                              {255, 225, 25},
+                                                                              {0, 130, 200},
+                                                                              {245, 130, 48},
+                                                                              {145, 30, 180},
+                                                                              {70, 240, 240},
+                                                                              {240, 50, 230},
+                                                                              {210, 245, 60},
+                                                                              {250, 190, 212},
+                                                                              {0, 128, 128},
+                                                                              {220, 190, 255},
+                                                                              {170, 110, 40},
+                                                                              {128, 0, 0},
+                                                                              {0, 0, 128},
+                                                                              {255, 255, 255}}};
+
+/// What RenderOptions::cluster_tuning may change from one frame to the next.
+struct ClusterTuning {
+  float lod_error_px = 1.0f;           ///< as RenderOptions::lod_error_px
+  std::string debug_colors = "normal";  ///< as RenderOptions::debug_colors
+};
 
 /// Options of one render run.
 struct RenderOptions {
@@ -99,6 +127,14 @@ struct RenderOptions {
   std::string clusters = "auto";
   /// The cut's pixel error with clusters: 0 = full detail, at most kMaxLodErrorPx.
   float lod_error_px = 1.0f;
+  /// The cluster path's debug colouring, on both rasterizers (the hardware cluster draw and the
+  /// compute rasterizer's resolve), unlit so that a pixel's colour names what drew it: "normal"
+  /// (shaded), "clusters" (each cluster of each object a colour hashed from the two, every
+  /// channel in 96..255) or "levels" (each cluster the colour of its hierarchy level,
+  /// kDebugLevelColors). Alpha-masked materials keep their alpha test. Another value than
+  /// "normal" in a run that does not take the cluster path (another strategy, clusters "off", or
+  /// "auto" choosing the per-object path) throws InvalidArgument; so does an unknown value.
+  std::string debug_colors = "normal";
   /// Who rasterizes the cluster path's triangles (bindery/gpu_driven/cluster_raster.hpp):
   /// "hardware" (the render pipeline alone), "compute" (every cluster small enough for the
   /// compute rasterizer: a screen bound of at most 64 pixels a side in front of the near plane,
@@ -141,6 +177,11 @@ struct RenderOptions {
   /// Adjusts the camera of frame `frame`: called with a copy of Scene::view, the frame is drawn
   /// with what it leaves there (an interactive orbit camera; nullptr: Scene::view every frame).
   std::function<void(uint32_t frame, View& view)> camera;
+  /// Adjusts the cluster path's pixel error and debug colouring of frame `frame` (an interactive
+  /// view's slider and combo): called in runs that take the cluster path only, every frame, with
+  /// lod_error_px and debug_colors; the frame is drawn with what it leaves there (checked as the
+  /// options are: InvalidArgument). nullptr: the options' values every frame.
+  std::function<void(uint32_t frame, ClusterTuning& tuning)> cluster_tuning;
   /// Called right after frame `frame` is submitted, with the colour texture it is drawn into
   /// (complete in queue order: work the caller submits next sees it). Returning false ends the run
   /// after this frame: the frames in flight are drained and the report covers the frames rendered

@@ -39,6 +39,12 @@ struct FrameInputs {
   /// The renderer's matrix threads already handed this frame's changed transforms to
   /// Strategy::write_transforms() (strategies that take them: takes_transforms_from_threads()).
   bool transforms_written = false;
+  /// The cluster path's pixel error this frame (RenderOptions::lod_error_px, or what
+  /// RenderOptions::cluster_tuning left).
+  float lod_error_px = 1.0f;
+  /// The cluster path's debug colours this frame: 0 shaded, 1 clusters, 2 levels
+  /// (RenderOptions::debug_colors, or what RenderOptions::cluster_tuning left).
+  uint32_t debug_colors = 0;
 };
 
 /// The offscreen colour + depth target and how a pass over it begins.

@@ -108,6 +108,17 @@ void validate_scene(const Scene& scene, const Limits& limits) {
   }
 }
 
+// RenderOptions::debug_colors as the draw frame's debugColors (0 shaded, 1 clusters, 2 levels);
+// throws InvalidArgument naming `field` for another value.
+uint32_t debug_colors_code(const std::string& value, std::string_view field) {
+  if (value == "normal") return 0;
+  if (value == "clusters") return 1;
+  if (value == "levels") return 2;
+  throw Error(ErrorKind::InvalidArgument,
+              fmt::format("{} = \"{}\"; valid: normal, clusters, levels", field,
+                          escape_for_message(value)));
+}
+
 // Errors name the RenderOptions field and its value (the CLI maps fields to its flags:
 // apps/bindery/options.hpp). One kind per kind of mistake: a size the device cannot make is
 // TextureSizeOutOfRange, any other value outside its range InvalidArgument.
@@ -134,6 +145,7 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::lod_error_px = {} is outside 0..{} pixels",
                             o.lod_error_px, kMaxLodErrorPx));
+  debug_colors_code(o.debug_colors, "RenderOptions::debug_colors");
   if (!o.material_backend.empty() && !gpu_driven::parse_material_backend(o.material_backend))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::material_backend = \"{}\"; valid: texture-arrays, "
@@ -374,6 +386,7 @@ class RenderRun {
   const Scene& scene_;
   const RenderOptions& o_;
   bool use_clusters() const;
+  bool clusters_ = false;  // the run takes the cluster path
   const strategies::StrategyRow& row_;
   const Counters start_;
   const OffscreenTarget offscreen_;
@@ -450,6 +463,24 @@ bool RenderRun::use_clusters() const {
 
 void RenderRun::build_strategy() {
   const bool clusters = use_clusters();
+  if (!clusters && o_.debug_colors != "normal")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::debug_colors = {} colours the cluster path's "
+                            "clusters; this run draws per object: {}",
+                            o_.debug_colors,
+                            o_.strategy != "gpu-driven"
+                                ? fmt::format("RenderOptions::strategy = {} (the cluster path is "
+                                              "gpu-driven's)",
+                                              o_.strategy)
+                            : o_.clusters == "off"
+                                ? std::string("RenderOptions::clusters = off")
+                                : fmt::format("RenderOptions::clusters = auto chose the "
+                                              "per-object path for this scene (below {} "
+                                              "full-detail triangles or 4 per pixel; "
+                                              "RenderOptions::clusters = on takes the cluster "
+                                              "path)",
+                                              kClusterAutoTriangles)));
+  clusters_ = clusters;
   gpu_scene_ = strategies::upload_scene(
       device_, scene_, {.storage_vertices = clusters, .textures = !row_.own_textures});
   strategies::StrategyOptions so;
@@ -599,6 +630,20 @@ void RenderRun::record_frame(uint32_t f) {
     values_ = {view.view_projection(aspect_), view.light_world_position, view.eye};
   }
   strategies::FrameInputs in{transforms_, values_, 0, changed_end, f == 0, t, threads_write};
+  in.lod_error_px = o_.lod_error_px;
+  in.debug_colors = debug_colors_code(o_.debug_colors, "RenderOptions::debug_colors");
+  if (clusters_ && o_.cluster_tuning) {
+    ClusterTuning tuning{o_.lod_error_px, o_.debug_colors};
+    o_.cluster_tuning(f, tuning);
+    if (!(tuning.lod_error_px >= 0.0f && tuning.lod_error_px <= kMaxLodErrorPx))
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("RenderOptions::cluster_tuning: frame {}'s lod_error_px {} is "
+                              "outside 0..{} pixels",
+                              f, tuning.lod_error_px, kMaxLodErrorPx));
+    in.lod_error_px = tuning.lod_error_px;
+    in.debug_colors =
+        debug_colors_code(tuning.debug_colors, "RenderOptions::cluster_tuning's debug_colors");
+  }
   gpu::CommandEncoder encoder =
       gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device_.get(), nullptr));
   FrameSlot& slot = slots_[f % k_];

@@ -139,6 +139,11 @@ class CulledStrategy final : public Strategy {
   }
 
   void upload(const FrameInputs& in, WGPUCommandEncoder encoder) override {
+    if (clusters_) {
+      clusters_->set_lod_error(in.lod_error_px);
+      scene_.set_debug_colors(in.debug_colors);
+      debug_colors_ = in.debug_colors;
+    }
     scene_.upload(in, encoder);
     const bool rebuilt = culling_->prepare(in.values.view_projection);
     if (clusters_) {
@@ -235,6 +240,8 @@ class CulledStrategy final : public Strategy {
               {"drawPath", "clusters: one drawIndexedIndirect per phase"},
               {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"},
               {"lodErrorPx", fmt::format("{:g}", clusters_->lod_error())},
+              {"debugColors", debug_colors_ == 2 ? "levels" : debug_colors_ == 1 ? "clusters"
+                                                                               : "normal"},
               {"clusterLevels", std::to_string(cluster_levels_)},
               {"clusters", std::to_string(geometry_->cluster_count())},
               {"hierarchyBytes", std::to_string(geometry_->bytes())},
@@ -329,6 +336,7 @@ class CulledStrategy final : public Strategy {
   std::unique_ptr<ClusterRaster> raster_;
   std::string rasterizer_;
   bool raster_fallback_ = false;
+  uint32_t debug_colors_ = 0;  // the last frame's (FrameInputs::debug_colors)
   glm::uvec2 viewport_{1, 1};
   uint32_t cluster_levels_ = 0;
   double hierarchy_build_ms_ = 0;

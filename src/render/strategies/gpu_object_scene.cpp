@@ -254,6 +254,7 @@ void GpuObjectScene::write_frame(const FrameValues& values) {
   v.set(frame_layout_.field("viewProjection"), values.view_projection);
   v.set(frame_layout_.field("lightWorldPosition"), values.light_world_position);
   v.set(frame_layout_.field("viewWorldPosition"), values.view_world_position);
+  v.set(frame_layout_.field("debugColors"), debug_colors_);
   device_.write_buffer(frame_.get(), 0, frame_bytes_.data(), frame_bytes_.size());
 }
 

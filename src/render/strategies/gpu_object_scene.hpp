@@ -91,6 +91,9 @@ class GpuObjectScene {
   /// `cluster_layout` (ClusterCulling::draw_layout()).
   void create_cluster_pipeline(WGPUBindGroupLayout cluster_layout);
   WGPURenderPipeline cluster_pipeline() const { return cluster_pipeline_.get(); }
+  /// The draw frame's debugColors from the next upload() on (RenderOptions::debug_colors: 0
+  /// shaded, 1 clusters, 2 levels); only the cluster path's stages read it.
+  void set_debug_colors(uint32_t mode) { debug_colors_ = mode; }
   // The compute rasterizer's resolve (vs_resolve / fs_resolve): groups objects, materials, the
   // cluster draw's, the resolve's; depth-tested, writing depth.
   void create_resolve_pipeline(WGPUBindGroupLayout cluster_layout,
@@ -130,6 +133,7 @@ class GpuObjectScene {
   std::atomic<uint64_t> thread_moved_{0}, thread_move_ns_{0};
   WGPUBuffer remap_ = nullptr;
   StructLayout frame_layout_;
+  uint32_t debug_colors_ = 0;
   std::vector<std::byte> frame_bytes_;
   gpu::Buffer frame_, inputs_, animate_frame_;
   gpu::BindGroupLayout object_layout_, material_layout_, animate_layout_;
