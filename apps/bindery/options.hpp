@@ -101,6 +101,8 @@ struct RunCliOptions {
   std::string rasterizer = "auto";     ///< --rasterizer auto|hardware|compute
   std::string raster_rung;             ///< --raster-rung (empty: the best)
   bool raster_given = false;           ///< --rasterizer or --raster-rung was on the command line
+  /// --vertex-order optimized | source (render and bench: add_vertex_order_option)
+  std::string vertex_order = "optimized";
   double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)
 };
 
@@ -115,6 +117,9 @@ struct RunCliRules {
 
 /// Declares the shared options on `sub`, their defaults the current values of `o`.
 void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules);
+/// Declares --vertex-order optimized|source (RenderOptions::vertex_order) on `sub`: render and
+/// bench, the commands that measure; a value outside the two is a usage error naming them.
+void add_vertex_order_option(CLI::App& sub, RunCliOptions& o);
 /// After parsing: which of the scene options (--scene, --model, --seed, --spread, --meshes,
 /// --materials, --textures) and of `others` were given on `sub`'s command line.
 std::vector<std::string> given_options(const CLI::App& sub,
