@@ -481,6 +481,7 @@ int run_bench(const BenchCli& o) {
   j["encode_threads"] = ro.encode_threads;
   j["occlusion"] = ro.occlusion;
   j["clusters"] = ro.clusters;  // what every probe was given (gpu-driven's cluster path)
+  j["vertexOrder"] = ro.vertex_order;  // the mesh pool's triangle order every probe drew
   j["lodErrorPx"] = ro.lod_error_px;
   j["rasterizer"] = ro.rasterizer;
   j["repeat"] = o.repeat;
@@ -534,6 +535,7 @@ Registration reg{
           ->capture_default_str();
       add_quiet_flag(sub, o->quiet);
       add_run_options(sub, o->run, kRules);
+      add_vertex_order_option(sub, o->run);
       CLI::App* app = &sub;
       return [o, app] {
         o->given = given_options(*app, {"--moving"});

@@ -298,6 +298,7 @@ nlohmann::ordered_json report_json(const RenderReport& r, const Device& device,
   j["framesInFlight"] = r.frames_in_flight;
   j["threads"] = r.threads;
   j["encodeThreads"] = r.encode_threads;
+  j["vertexOrder"] = r.vertex_order;
   j["throughputFps"] = r.throughput_fps();
   // A strategy's notes are text; the ones that are numbers (counts, bytes, ms) go out as JSON
   // numbers, so that a script compares them as such.
@@ -419,6 +420,7 @@ Registration reg{
       add_quiet_flag(sub, o->quiet);
       add_run_options(sub, o->run, kRules);
       add_debug_colors_option(sub, o->run);
+      add_vertex_order_option(sub, o->run);
       CLI::App* app = &sub;
       return [o, app] {
         o->png_given = app->get_option("--png")->count() > 0;

@@ -278,6 +278,14 @@ void add_debug_colors_option(CLI::App& sub, RunCliOptions& o) {
       ->capture_default_str();
 }
 
+void add_vertex_order_option(CLI::App& sub, RunCliOptions& o) {
+  sub.add_option("--vertex-order", o.vertex_order,
+                 "each mesh's triangles: optimized (reordered for the GPU's vertex cache when "
+                 "uploaded) or source (as the scene gives them); same image")
+      ->check(CLI::IsMember({"optimized", "source"}))
+      ->capture_default_str();
+}
+
 std::vector<std::string> given_options(const CLI::App& sub,
                                        std::initializer_list<const char*> others) {
   std::vector<std::string> given;
@@ -346,6 +354,7 @@ RenderOptions to_render_options(const RunCliOptions& o, const RunCliRules& rules
                             "--rasterizer hardware",
                             rules.command));
   base.clusters = o.clusters;
+  base.vertex_order = o.vertex_order;
   base.lod_error_px = static_cast<float>(o.lod_error);
   base.rasterizer = o.rasterizer;
   base.raster_rung = o.raster_rung;
@@ -437,6 +446,7 @@ int with_flag_names(const std::function<int()>& run) {
         {"RenderOptions::debug_colors = ", "--debug-colors "},
         {"RenderOptions::clusters = ", "--clusters "},
         {"RenderOptions::strategy = ", "--strategy "},
+        {"RenderOptions::vertex_order = ", "--vertex-order "},
         {"CubeSceneOptions::objects = ", "--objects "},
         {"CubeSceneOptions::spread = ", "--spread "},
         {"CitySceneOptions::objects = ", "--objects "},

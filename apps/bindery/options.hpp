@@ -103,6 +103,8 @@ struct RunCliOptions {
   bool raster_given = false;           ///< --rasterizer or --raster-rung was on the command line
   std::string debug_colors = "normal";  ///< --debug-colors normal|clusters|levels (render, view)
   bool debug_colors_given = false;      ///< --debug-colors was on the command line
+  /// --vertex-order optimized | source (render and bench: add_vertex_order_option)
+  std::string vertex_order = "optimized";
   double spread = 1.0;           ///< --spread, kMinSpread..kMaxSpread (the cube scene's)
 };
 
@@ -121,6 +123,9 @@ void add_run_options(CLI::App& sub, RunCliOptions& o, const RunCliRules& rules);
 /// debug colouring, RenderOptions::debug_colors); to_render_options() refuses it with --clusters
 /// off, check_gpu_driven_options() for another strategy than gpu-driven.
 void add_debug_colors_option(CLI::App& sub, RunCliOptions& o);
+/// Declares --vertex-order optimized|source (RenderOptions::vertex_order) on `sub`: render and
+/// bench, the commands that measure; a value outside the two is a usage error naming them.
+void add_vertex_order_option(CLI::App& sub, RunCliOptions& o);
 /// After parsing: which of the scene options (--scene, --model, --seed, --spread, --meshes,
 /// --materials, --textures) and of `others` were given on `sub`'s command line.
 std::vector<std::string> given_options(const CLI::App& sub,

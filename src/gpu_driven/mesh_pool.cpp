@@ -7,11 +7,13 @@
 #include "bindery/wgsl/wgsl_layout.hpp"
 
 #include <fmt/format.h>
+#include <meshoptimizer.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace bindery::gpu_driven {
 
@@ -120,7 +122,10 @@ MeshBounds bounds_of_box(glm::vec3 box_min, glm::vec3 box_max) {
 std::string_view MeshPool::wgsl() { return kMeshRecordWgsl; }
 
 MeshPool::MeshPool(const Device& device, const MeshPoolDesc& desc)
-    : device_(&device), label_(desc.label), vertex_stride_(desc.vertex_stride) {
+    : device_(&device),
+      label_(desc.label),
+      vertex_stride_(desc.vertex_stride),
+      optimize_vertex_cache_(desc.optimize_vertex_cache) {
   validate_desc(desc);
   record_stride_ = reflected_record_stride();
   const Limits& limits = device.limits();
@@ -312,6 +317,16 @@ MeshId MeshPool::add(const Mesh& mesh) {
 MeshId MeshPool::add_checked(std::span<const std::byte> vertices,
                              std::span<const uint32_t> indices, const MeshBounds& bounds) {
   const uint64_t vertex_count = vertices.size() / vertex_stride_;
+  // MeshPoolDesc::optimize_vertex_cache: whole triangles reordered, each one's three indices
+  // copied as they are (rotation and winding kept), before anything is allocated. The indices
+  // were checked below vertex_count (meshopt asserts it).
+  std::vector<uint32_t> reordered;
+  if (optimize_vertex_cache_) {
+    reordered.resize(indices.size());
+    meshopt_optimizeVertexCache(reordered.data(), indices.data(), indices.size(),
+                                size_t(vertex_count));
+    indices = reordered;
+  }
   const uint64_t first_vertex = allocate_in(vertices_, vertex_count);
   uint64_t first_index = 0;
   try {
@@ -373,6 +388,7 @@ WGPUBuffer MeshPool::mesh_table() const { return table_.get(); }
 uint64_t MeshPool::mesh_table_size() const { return table_records_ * record_stride_; }
 uint64_t MeshPool::generation() const { return generation_; }
 uint32_t MeshPool::vertex_stride() const { return vertex_stride_; }
+bool MeshPool::optimizes_vertex_cache() const { return optimize_vertex_cache_; }
 
 MeshPoolStats MeshPool::stats() const {
   MeshPoolStats s;

@@ -38,6 +38,13 @@ TEST(BenchCli, ProbesTakeTheClusterOptions) {
   EXPECT_EQ(j["clusters"], "on");
   EXPECT_EQ(j["lodErrorPx"], 2.0);
   EXPECT_EQ(j["rasterizer"], "hardware");
+  EXPECT_EQ(j["vertexOrder"], "optimized");  // the default (issue 28)
+  const CliResult source = run_cli(
+      "bench --strategies dynamic-offsets --vertex-order source --start 2 --max 2 --repeat 1 "
+      "--probe-ms 0 --frames 1 --warmup-frames 1 --size 8x8 --quiet",
+      300);
+  ASSERT_EQ(source.exit_code, 0) << source.err;
+  EXPECT_EQ(last_json(source.out)["vertexOrder"], "source");
   const CliResult big = run_cli(
       "bench --strategies gpu-driven --clusters on --rasterizer compute --start 2 --max 2 "
       "--repeat 1 --probe-ms 0 --frames 1 --warmup-frames 1 --size 4097x4096",

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <utility>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -179,6 +181,35 @@ TEST(RenderCli, ClusterOptionsAreRefusedOffTheClusterPathAndWarnedWhenAutoLeaves
                              "cluster path"),
             std::string::npos)
       << auto_on.err;
+}
+
+// --vertex-order (issue 28): the JSON says the order drawn (optimized by default); the per-object
+// path draws the same image with both (the triangles and their winding are the scene's); another
+// value is one usage line naming the option and its values, exit 2.
+TEST(RenderCli, VertexOrderIsReportedAndKeepsTheImage) {
+  std::vector<bindery::Image> images;
+  for (const char* order : {"", "optimized", "source"}) {
+    const std::string png = ::testing::TempDir() + "bindery_vertex_order.png";
+    const std::string flag = *order ? std::string(" --vertex-order ") + order : std::string();
+    const CliResult r =
+        run_cli("render --objects 200 --frames 3 --size 64x48 --time 1 --quiet --strategy "
+                "gpu-driven --clusters off --png " + png + flag,
+                60);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+    const auto j = nlohmann::json::parse(last);
+    EXPECT_EQ(j["vertexOrder"], *order ? order : "optimized") << order;
+    if (*order) images.push_back(bindery::read_png(png));
+  }
+  ASSERT_EQ(images.size(), 2u);
+  EXPECT_EQ(bindery::count_differing_pixels(images[0], images[1], 0), 0u);
+  for (const char* args : {"render --vertex-order shuffled", "bench --vertex-order ''"}) {
+    const CliResult r = run_cli(std::string(args) + " --frames 1 --size 8x8", 60);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(count_lines(r.err), 1u) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("[InvalidArgument]"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("--vertex-order"), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 TEST(RenderCli, BadModelPath) {

@@ -142,6 +142,14 @@ struct RenderOptions {
   /// compute_raster_auto_area_px() pixels of screen bound per triangle on this device, hardware
   /// for the rest. Other values: InvalidArgument. Only with clusters.
   std::string rasterizer = "auto";
+  /// The order of each mesh's triangles in the index buffer every strategy draws from
+  /// (gpu_driven::MeshPoolDesc::optimize_vertex_cache): "optimized" (the default: reordered for
+  /// the GPU's post-transform vertex cache when the scene is uploaded, meshopt_optimizeVertexCache)
+  /// or "source" (as the scene gives them, byte for byte). Same vertices, same triangles with the
+  /// same winding, so the same image (up to depth ties between triangles at equal depth); only
+  /// how often the vertex stage runs per triangle differs. The cluster path draws from its own
+  /// clusters, built from the scene's indices either way. Other values: InvalidArgument.
+  std::string vertex_order = "optimized";
   /// The compute rasterizer's rung: "int64-atomic-max", "core", or empty (the best the device
   /// runs). A rung the device lacks throws StrategyUnavailable; another name, InvalidArgument.
   std::string raster_rung;
@@ -232,6 +240,9 @@ struct RenderReport {
   uint32_t frames_in_flight = 1;  ///< as run
   uint32_t threads = 1;           ///< CPU threads used for per-object matrices
   uint32_t encode_threads = 1;    ///< RenderOptions::encode_threads as run
+  /// RenderOptions::vertex_order as run: the order of the mesh pool's triangles
+  /// (gpu_driven::MeshPool::optimizes_vertex_cache()), "optimized" or "source".
+  std::string vertex_order = "optimized";
   double wall_ms = 0;             ///< the whole frame loop, first frame start to last GPU done
   /// Path-specific facts for the JSON report (e.g. {"indirect", "multiDrawIndexedIndirectCount"}).
   std::vector<std::pair<std::string, std::string>> notes;

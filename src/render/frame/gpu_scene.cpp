@@ -15,10 +15,12 @@ namespace {
 // Every mesh once into one MeshPool sized to hold them all (no growth), and each mesh's ranges
 // in its buffers for the strategies that bind a mesh at a time (setVertexBuffer and
 // setIndexBuffer at the mesh's offsets, drawIndexed from index 0 of the range).
-void upload_meshes(const Device& device, const Scene& scene, GpuScene& g, bool storage) {
+void upload_meshes(const Device& device, const Scene& scene, GpuScene& g, bool storage,
+                   bool optimize_vertex_cache) {
   gpu_driven::MeshPoolDesc d;
   d.label = "scene meshes";
   d.storage_binding = storage;  // else drawn from only: buffers up to maxBufferSize
+  d.optimize_vertex_cache = optimize_vertex_cache;
   uint64_t vertices = 0, indices = 0;
   for (const Mesh& m : scene.meshes) {
     vertices += m.vertices.size();
@@ -53,7 +55,7 @@ void upload_meshes(const Device& device, const Scene& scene, GpuScene& g, bool s
 GpuScene upload_scene(const Device& device, const Scene& scene,
                       const SceneUploadOptions& options) {
   GpuScene g;
-  upload_meshes(device, scene, g, options.storage_vertices);
+  upload_meshes(device, scene, g, options.storage_vertices, options.optimize_vertex_cache);
 
   const std::span<const TextureData> textures =
       options.textures ? std::span<const TextureData>(scene.textures)

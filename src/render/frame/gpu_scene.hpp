@@ -41,10 +41,13 @@ struct SceneUploadOptions {
   /// Each scene texture (with mips) as a 2D texture and view. false for a strategy whose
   /// MaterialTable uploads them itself (StrategyRow::own_textures): each texture on the GPU once.
   bool textures = true;
+  /// Each mesh's triangles reordered for the vertex cache as the pool takes them
+  /// (gpu_driven::MeshPoolDesc::optimize_vertex_cache); false: the scene's order, byte for byte.
+  bool optimize_vertex_cache = true;
 };
 
-/// Uploads meshes (into one MeshPool) and textures (with mips, unless `options.textures` is
-/// false) and creates the scene's samplers.
+/// Uploads meshes (into one MeshPool, their triangles in the order `options` says) and textures
+/// (with mips, unless `options.textures` is false) and creates the scene's samplers.
 GpuScene upload_scene(const Device& device, const Scene& scene,
                       const SceneUploadOptions& options = {});
 

@@ -132,6 +132,10 @@ void validate_options(const Device& device, const Scene& scene, const RenderOpti
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::clusters = \"{}\"; valid: auto, on, off",
                             escape_for_message(o.clusters)));
+  if (o.vertex_order != "optimized" && o.vertex_order != "source")
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("RenderOptions::vertex_order = \"{}\"; valid: optimized, source",
+                            escape_for_message(o.vertex_order)));
   if (o.rasterizer != "auto" && o.rasterizer != "hardware" && o.rasterizer != "compute")
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("RenderOptions::rasterizer = \"{}\"; valid: auto, hardware, compute",
@@ -482,7 +486,12 @@ void RenderRun::build_strategy() {
                                               kClusterAutoTriangles)));
   clusters_ = clusters;
   gpu_scene_ = strategies::upload_scene(
-      device_, scene_, {.storage_vertices = clusters, .textures = !row_.own_textures});
+      device_, scene_,
+      {.storage_vertices = clusters,
+       .textures = !row_.own_textures,
+       .optimize_vertex_cache = o_.vertex_order == "optimized"});
+  // What the pool did (the strategies all draw from its index buffer).
+  report_.vertex_order = gpu_scene_.pool->optimizes_vertex_cache() ? "optimized" : "source";
   strategies::StrategyOptions so;
   so.occlusion = o_.occlusion;
   so.draw_path = o_.draw_path;

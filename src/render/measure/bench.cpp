@@ -99,6 +99,7 @@ BudgetProbe measure_scene(const Device& device, const MeasureOptions& o, const S
   ro.draw_path = o.render.draw_path;
   ro.material_backend = o.render.material_backend;
   ro.clusters = o.render.clusters;
+  ro.vertex_order = o.render.vertex_order;
   ro.lod_error_px = o.render.lod_error_px;
   ro.rasterizer = o.render.rasterizer;
   ro.raster_rung = o.render.raster_rung;

@@ -56,7 +56,9 @@ class RawFloor {
       : device_(device),
         scene_(scene),
         options_(o),
-        gpu_(strategies::upload_scene(device, scene)),
+        gpu_(strategies::upload_scene(
+            device, scene,
+            {.optimize_vertex_cache = o.render.vertex_order == "optimized"})),
         target_(device, {.width = o.render.width,
                          .height = o.render.height,
                          .color_format = strategies::kColorFormat,
