@@ -270,37 +270,36 @@ fn begin_phase() {
   indirect.instances = grid((instanceCount[0] + kGroup - 1u) / kGroup);
 }
 
-// Appends the clusters [first, end) of instance i as chunks of at most kChunk.
-fn append_chunks(i: u32, first: u32, end: u32) {
+// The chunks (of at most kChunk) of the clusters [first, end) of instance i; written from chunk
+// `at` of the phase on when `write`, each with `multi` (whether the instance's cut may hold more
+// than one cluster) in w. Returns their number.
+fn chunks_of_run(i: u32, first: u32, end: u32, at: u32, write: bool, multi: u32) -> u32 {
   let n = (end - first + kChunk - 1u) / kChunk;
-  let base = atomicAdd(&counts.chunks, n);
-  let at = chunk_base();
-  for (var k = 0u; k < n; k++) {
-    let start = first + k * kChunk;
-    if (base + k >= frame.maxChunks) {
-      atomicAdd(&counts.dropped, min(kChunk, end - start));
-      continue;
+  if (write) {
+    let base = chunk_base();
+    for (var k = 0u; k < n; k++) {
+      let start = first + k * kChunk;
+      if (at + k >= frame.maxChunks) {
+        atomicAdd(&counts.dropped, min(kChunk, end - start));
+        continue;
+      }
+      chunks[base + at + k] = vec4u(i, start, min(kChunk, end - start), multi);
     }
-    chunks[at + base + k] = vec4u(i, start, min(kChunk, end - start), 0u);
   }
+  return n;
 }
 
-@compute @workgroup_size(64)
-fn instances_pass(@builtin(global_invocation_id) id: vec3u,
-                  @builtin(num_workgroups) groups: vec3u) {
-  let e = id.x + id.y * groups.x * kGroup;
-  if (e >= instanceCount[0]) {
-    return;
-  }
-  let i = instances[e].x;
+// The levels of instance i's mesh that may hold its cut, runs of consecutive ones as one run of
+// clusters: their chunks (written from `at` on when `write`). Returns (chunks, clusters).
+fn chunks_of_cut(i: u32, at: u32, write: bool, multi: u32) -> vec2u {
   let o = objects[i];
   let mesh = clusterMeshes[o.mesh];
   let s = object_max_scale(o);
   let dist = length(object_transform(o, mesh.sphere.xyz) - frame.eye);
-  // Runs of consecutive levels that may hold the cut are one run of clusters.
   var runFirst = 0u;
   var runEnd = 0u;
   var open = false;
+  var n = vec2u(0u);
   for (var l = 0u; l < mesh.levelCount; l++) {
     let level = levels[mesh.firstLevel + l];
     if (!level_may_hold_cut(level, dist, s)) {
@@ -311,14 +310,48 @@ fn instances_pass(@builtin(global_invocation_id) id: vec3u,
       continue;
     }
     if (open) {
-      append_chunks(i, runFirst, runEnd);
+      n += vec2u(chunks_of_run(i, runFirst, runEnd, at + n.x, write, multi), runEnd - runFirst);
     }
     runFirst = level.firstCluster;
     runEnd = runFirst + level.clusterCount;
     open = true;
   }
   if (open) {
-    append_chunks(i, runFirst, runEnd);
+    n += vec2u(chunks_of_run(i, runFirst, runEnd, at + n.x, write, multi), runEnd - runFirst);
+  }
+  return n;
+}
+
+var<workgroup> groupChunks: atomic<u32>;
+var<workgroup> groupChunkBase: u32;
+
+// One invocation per visible instance: its chunks counted, a run of the phase's chunks taken
+// with one global atomic per workgroup, then written.
+@compute @workgroup_size(64)
+fn instances_pass(@builtin(global_invocation_id) id: vec3u,
+                  @builtin(num_workgroups) groups: vec3u,
+                  @builtin(local_invocation_index) lane: u32) {
+  if (lane == 0u) {
+    atomicStore(&groupChunks, 0u);
+  }
+  workgroupBarrier();
+  let e = id.x + id.y * groups.x * kGroup;
+  let live = e < instanceCount[0];
+  var i = 0u;
+  var n = vec2u(0u);
+  var local = 0u;
+  if (live) {
+    i = instances[e].x;
+    n = chunks_of_cut(i, 0u, false, 0u);
+    local = atomicAdd(&groupChunks, n.x);
+  }
+  workgroupBarrier();
+  if (lane == 0u) {
+    groupChunkBase = atomicAdd(&counts.chunks, atomicLoad(&groupChunks));
+  }
+  workgroupBarrier();
+  if (live && n.x > 0u) {
+    chunks_of_cut(i, groupChunkBase + local, true, select(0u, 1u, n.y > 1u));
   }
 }
 
@@ -379,7 +412,8 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     if (visible && (frame.flags & kCone) != 0u) {
       visible = !faces_away(o, c);
     }
-    if (visible && (frame.flags & kOcclusion) != 0u) {
+    // A cut of one cluster is the instance, which the object culling tested already.
+    if (visible && (frame.flags & kOcclusion) != 0u && chunk.w != 0u) {
       if (atomicLoad(&counts.phase) >= 2u) {
         visible = !cluster_occluded(o, s, c, frame.viewProjection);
       } else if ((frame.flags & kHistory) != 0u &&
@@ -387,7 +421,7 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
         // Deferred to phase 2 while there is room (drawn now otherwise).
         let d = atomicAdd(&counts.deferred, 1u);
         if (d < frame.maxChunks) {
-          chunks[frame.maxChunks + d] = vec4u(chunk.x, chunk.y + inChunk, 1u, 0u);
+          chunks[frame.maxChunks + d] = vec4u(chunk.x, chunk.y + inChunk, 1u, 1u);
           visible = false;
         }
       }
