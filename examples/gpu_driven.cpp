@@ -2,12 +2,12 @@
 // examples/gpu_driven.cpp — an application's own meshes, materials and textures of three sizes,
 // drawn through bindery's GPU-driven parts into the application's own render pass: the mesh pool
 // holds the meshes, the object table the objects (a few moved each frame), the material table
-// the materials, Culling frustum-culls on the GPU into IndirectDraws, which draws every visible
-// object with one call per pipeline where the device has multi-draw-indirect.
+// the materials; GpuDrivenScene composes the stages (Culling frustum-culls on the GPU into
+// IndirectDraws, which draws every visible object with one call per pipeline where the device has
+// multi-draw-indirect), keeps the objects' bind group current and records the frame in one call.
 // Run: example_gpu_driven [out.png]
 #include <bindery/bindery.hpp>
-#include <bindery/gpu_driven/culling.hpp>
-#include <bindery/gpu_driven/indirect_draws.hpp>
+#include <bindery/gpu_driven/gpu_driven_scene.hpp>
 #include <bindery/gpu_driven/material_table.hpp>
 #include <bindery/gpu_driven/mesh_pool.hpp>
 #include <bindery/gpu_driven/object_table.hpp>
@@ -79,10 +79,9 @@ int main(int argc, char** argv) try {
   };
   for (uint32_t i = 0; i < 900; ++i) ids.push_back(objects.add(place(i, 0), mesh_ids[i % 2], i % 3));
 
-  // 3. Culling (frustum only here) into indirect draws, and the application's pipeline.
+  // 3. The application's pipeline (layout 'auto'), then the scene over its objects and meshes:
+  // frustum culling only here, the objects' group 0 with the application's frame uniform.
   OffscreenTarget target(device, {.width = 320, .height = 240});
-  IndirectDraws draws(device, objects, meshes, {.label = "example draws"});
-  Culling culling(device, objects, meshes, draws, nullptr, {.frustum = true, .occlusion = false});
   const std::string wgsl =
       IndirectDraws::object_wgsl(0, 1) + material_table.wgsl(1, 0) + kStages;
   gpu::ShaderModule module = device.create_shader_module("example gpu_driven", wgsl);
@@ -112,40 +111,32 @@ int main(int argc, char** argv) try {
   const std::vector<WGPUBindGroupEntry> material_entries = material_table.group_entries(0);
   const gpu::BindGroup material_group = device.create_bind_group(
       {nullptr, {}, layout1.get(), material_entries.size(), material_entries.data()});
+  GpuDrivenScene scene(device, objects, meshes,
+                       {.label = "example scene", .culling = {.frustum = true, .occlusion = false},
+                        .object_group = {.first_binding = 1,
+                                         .extra_entries = {buffer_group_entry(0, frame.get())},
+                                         .layout = layout0.get()}});
+  const TargetPasses passes(target.color_view(), target.depth_view(), {0.6, 0.8, 1.0, 1.0});
 
-  // 4. Five frames; each moves ten objects (set_transform, uploaded by flush()).
-  gpu::BindGroup object_group;
-  uint64_t object_generation = ~uint64_t(0);
+  // 4. Five frames; each moves ten objects (set_transform, uploaded by the scene's flush).
   for (uint32_t f = 0; f < 5; ++f) {
     for (uint32_t k = 0; k < 10; ++k) objects.set_transform(ids[(f * 97 + k * 89) % 900], place(f * 97 + k * 89, 1.5f));
     auto encoder = gpu::CommandEncoder::acquire(wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
-    objects.flush(encoder.get());
-    culling.prepare(view_projection);  // re-creates buffers the table's growth replaced
-    if (draws.object_group_generation() != object_generation) {  // the objects' group, again
-      std::vector<WGPUBindGroupEntry> e = draws.object_group_entries(1);
-      e.push_back(buffer_group_entry(0, frame.get()));
-      object_group = create_bind_group(device, "objects", layout0.get(), e);
-      object_generation = draws.object_group_generation();
-    }
-    WGPUComputePassEncoder compute = wgpuCommandEncoderBeginComputePass(encoder.get(), nullptr);
-    culling.phase1(compute);
-    wgpuComputePassEncoderEnd(compute);
-    wgpuComputePassEncoderRelease(compute);
-    {
-      gpu::RenderPassEncoder pass = target.begin_render_pass(encoder.get(), {0.6, 0.8, 1.0, 1.0});
-      const WGPUBindGroup groups[] = {object_group.get(), material_group.get()};
-      draws.draw(pass.get(), 0, {pipeline.get(), groups}, device.counters());
-      wgpuRenderPassEncoderEnd(pass.get());
-    }
-    auto commands = gpu::CommandBuffer::acquire(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+    scene.record_frame(encoder.get(), view_projection, passes.passes(), [&](WGPURenderPassEncoder pass, ScenePhase) {
+      const WGPUBindGroup groups[] = {scene.object_group(), material_group.get()};
+      scene.draws().draw(pass, 0, {pipeline.get(), groups}, device.counters());
+    });
+    auto commands = device.finish(encoder.get(), "example frame");
     const WGPUCommandBuffer raw = commands.get();
     device.submit({&raw, 1});
     objects.after_submit();
   }
+  const CullingStats counts = scene.read_counts();
   write_png(png, read_back(device, target));
-  fmt::print("objects {}, meshes 2, texture arrays {}, draw path {}, draw calls {}; wrote {}\n",
-             objects.size(), material_table.classes().size(), to_string(draws.path()),
-             device.counters().draws, png);
+  fmt::print("objects {}, meshes 2, texture arrays {}, inside the frustum {}, draw path {}, draw "
+             "calls {}; wrote {}\n",
+             objects.size(), material_table.classes().size(), counts.after_frustum,
+             to_string(scene.draws().path()), device.counters().draws, png);
   return 0;
 } catch (const bindery::Error& e) {
   fmt::print(stderr, "gpu_driven: error [{}]: {}\n", bindery::to_string(e.kind()), e.what());

@@ -53,6 +53,7 @@
 #include "bindery/gpu_driven/cluster_hierarchy.hpp"
 #include "bindery/gpu_driven/culling.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"
+#include "bindery/gpu_driven/gpu_driven_scene.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
 #include "bindery/gpu_driven/material_table.hpp"
 #include "bindery/gpu_driven/mesh_pool.hpp"

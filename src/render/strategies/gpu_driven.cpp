@@ -19,7 +19,9 @@
 //     object crosses from the CPU;
 //   - any other scene (glTF, city): the application, through ObjectTable::set_transform for the
 //     objects whose transform changed this frame (FrameInputs' changed range), flushed once.
-// A frame:
+// The stages are composed by bindery's public GpuDrivenScene (gpu_driven_scene.hpp), which
+// makes the object group (GpuObjectScene's layout and frame uniform) and, without the cluster
+// path, records the frame (GpuDrivenScene::record_passes):
 //   compute "cull":    [animate]; Culling::phase1 (counts reset, bins reset, frustum test,
 //                      IndirectDraws::build, or the instance list with clusters)
 //   compute "clusters" (clusters on): ClusterCulling::begin_frame, build (the cut, per-cluster
@@ -31,6 +33,8 @@
 //   compute "cull2":   Culling::phase2
 //   compute "clusters2", "raster2": the same for phase 2
 //   render  "phase2":  the same draws (loads colour and depth)
+// The cluster path records its own sequence over the scene's parts (draws(), culling(),
+// pyramid()), the cluster stages between them.
 #include "gpu_object_scene.hpp"
 #include "strategy.hpp"
 
@@ -39,6 +43,7 @@
 #include "bindery/gpu_driven/cluster_raster.hpp"
 #include "bindery/gpu_driven/culling.hpp"
 #include "bindery/gpu_driven/depth_pyramid.hpp"
+#include "bindery/gpu_driven/gpu_driven_scene.hpp"
 #include "bindery/gpu_driven/indirect_draws.hpp"
 
 #include <fmt/format.h>
@@ -109,19 +114,20 @@ class CulledStrategy final : public Strategy {
                    ? MaterialBackend::texture_arrays
                    : parse_material_backend(options.material_backend)
                          .value_or(MaterialBackend::texture_arrays)) {
-    if (occlusion_)
-      pyramid_ = std::make_unique<DepthPyramid>(device, options.depth_texture, options.width,
-                                                options.height);
-    IndirectDrawsDesc dd;
-    dd.label = std::string(composition.label) + " draws";
-    if (!options.draw_path.empty()) dd.path = parse_draw_path(options.draw_path);
-    draws_ = std::make_unique<IndirectDraws>(device, scene_.objects(), scene_.meshes(), dd);
-    culling_ = std::make_unique<Culling>(
-        device, scene_.objects(), scene_.meshes(), *draws_, pyramid_.get(),
-        CullingDesc{true, occlusion_,
-                    options.clusters ? CullingOutput::instance_list : CullingOutput::bins});
+    GpuDrivenSceneDesc gd;
+    gd.label = composition.label;
+    gd.draws.label = std::string(composition.label) + " draws";
+    if (!options.draw_path.empty()) gd.draws.path = parse_draw_path(options.draw_path);
+    gd.culling = {true, occlusion_,
+                  options.clusters ? CullingOutput::instance_list : CullingOutput::bins};
+    gd.object_group = {.first_binding = GpuObjectScene::kObjectsBinding,
+                       .extra_entries = {buffer_group_entry(GpuObjectScene::kFrameBinding,
+                                                            scene_.frame_buffer())},
+                       .layout = scene_.object_layout()};
+    gd.depth = {options.depth_texture, options.width, options.height};
+    gd.read_counts = false;  // render()'s readback slots take them (copy_stats)
+    gpu_ = std::make_unique<GpuDrivenScene>(device, scene_.objects(), scene_.meshes(), gd);
     if (options.clusters) create_clusters(device, scene, options, composition.label);
-    scene_.refresh_object_group(draws_->remap_buffer(), true);
     with_context(fmt::format("creating the {} strategy", composition.label),
                  [&] { device.check(); });
   }
@@ -145,34 +151,38 @@ class CulledStrategy final : public Strategy {
       debug_colors_ = in.debug_colors;
     }
     scene_.upload(in, encoder);
-    const bool rebuilt = culling_->prepare(in.values.view_projection);
+    gpu_->prepare(encoder, in.values.view_projection);  // the table is flushed already
+    scene_.refresh_animate_group();
     if (clusters_) {
       geometry_->prepare();
       clusters_->prepare(ClusterView{in.values.view_projection, in.values.view_world_position,
                                      pixels_per_unit_, z_near_, viewport_});
       if (raster_) raster_->prepare(viewport_.x, viewport_.y);
     }
-    scene_.refresh_object_group(draws_->remap_buffer(), rebuilt);
   }
 
   void after_submit() override { scene_.after_submit(); }
 
   void encode(WGPURenderPassEncoder pass, uint32_t, uint32_t, Counters& counters) override {
-    const auto groups = scene_.groups();
+    const auto groups = scene_.groups(gpu_->object_group());
     if (clusters_) {
       clusters_->draw(pass, scene_.cluster_pipeline(), groups, counters);
       if (raster_) raster_->resolve(pass, scene_.resolve_pipeline(), groups, *clusters_, counters);
     } else
-      draws_->draw(pass, 0, DrawState{scene_.pipeline(), groups}, counters);
+      gpu_->draws().draw(pass, 0, DrawState{scene_.pipeline(), groups}, counters);
   }
 
   void record_frame(FrameContext& ctx) override {
     upload(ctx.in, ctx.encoder);
+    if (!clusters_) {
+      record_scene_passes(ctx);
+      return;
+    }
     if (raster_) raster_->clear(ctx.encoder);
     {
       TimedComputePass pass(ctx, "cull");
       scene_.animate(pass);
-      culling_->phase1(pass.get());
+      gpu_->culling().phase1(pass.get());
     }
     if (clusters_) {
       TimedComputePass pass(ctx, "clusters");
@@ -187,12 +197,12 @@ class CulledStrategy final : public Strategy {
     if (!occlusion_) return;
     {
       TimedComputePass pass(ctx, "pyramid");
-      pyramid_->build(pass.get());
+      gpu_->pyramid()->build(pass.get());
     }
     if (raster_) raster_->clear(ctx.encoder);
     {
       TimedComputePass pass(ctx, "cull2");
-      culling_->phase2(pass.get());
+      gpu_->culling().phase2(pass.get());
     }
     if (clusters_) {
       TimedComputePass pass(ctx, "clusters2");
@@ -206,12 +216,12 @@ class CulledStrategy final : public Strategy {
   }
 
   void copy_stats(WGPUCommandEncoder encoder, WGPUBuffer dst, uint64_t offset) override {
-    culling_->copy_stats(encoder, dst, offset);
+    gpu_->copy_counts(encoder, dst, offset);
     if (clusters_) clusters_->copy_stats(encoder, dst, offset + Culling::kStatsBytes);
   }
 
   std::optional<CullingCounts> read_stats(const std::byte* bytes) const override {
-    const CullingStats s = Culling::read_stats(bytes, scene_.object_count());
+    const CullingStats s = GpuDrivenScene::counts_from(bytes, scene_.object_count());
     CullingCounts counts{s.objects, s.after_frustum, s.after_occlusion, s.drawn, s.sub_draws};
     if (clusters_) {
       const ClusterStats c = ClusterCulling::read_stats(bytes + Culling::kStatsBytes);
@@ -255,7 +265,7 @@ class CulledStrategy final : public Strategy {
               {"movedBy", scene_.animated_on_gpu() ? "GPU (the article's animation)"
                                                    : "application"}};
     return {{"clusterPath", "off"},
-            {"drawPath", std::string(to_string(draws_->path()))},
+            {"drawPath", std::string(to_string(gpu_->draws().path()))},
             {"occlusion", occlusion_ ? "two-phase depth pyramid" : "off"},
             {"materialBackend", std::string(to_string(scene_.materials().backend()))},
             {"textureArrays", arrays},
@@ -263,6 +273,30 @@ class CulledStrategy final : public Strategy {
   }
 
  private:
+  // The frame without the cluster path: GpuDrivenScene's passes, each a GPU span of its name (the
+  // spans opened in the order the passes run), the animation in the cull pass.
+  void record_scene_passes(FrameContext& ctx) {
+    const FrameTarget& t = ctx.target;
+    const TargetPasses target(t.color, t.depth,
+                              {t.clear_color.r, t.clear_color.g, t.clear_color.b, t.clear_color.a});
+    ScenePasses passes = target.passes();
+    auto timed = [&](std::string_view name) { return ctx.timer.writes(ctx.timer.open(name), true, true); };
+    passes.cull.timestampWrites = timed("cull");
+    passes.phase1.timestampWrites = timed("phase1");
+    if (occlusion_) {
+      passes.pyramid.timestampWrites = timed("pyramid");
+      passes.cull2.timestampWrites = timed("cull2");
+      passes.phase2.timestampWrites = timed("phase2");
+    }
+    gpu_->record_passes(
+        ctx.encoder, passes,
+        [&](WGPURenderPassEncoder pass, ScenePhase) {
+          encode(pass, 0, 1, ctx.counters);
+          ctx.passes++;
+        },
+        [&](WGPUComputePassEncoder pass) { scene_.animate(pass); });
+  }
+
   void render_pass(FrameContext& ctx, std::string_view name, bool clear) {
     const uint32_t span = ctx.timer.open(name);
     gpu::RenderPassEncoder pass =
@@ -285,8 +319,8 @@ class CulledStrategy final : public Strategy {
     cd.label = std::string(label) + " cluster culling";
     cd.lod_error_px = options.lod_error_px;
     cd.occlusion = occlusion_;
-    clusters_ = std::make_unique<ClusterCulling>(device, scene_.objects(), *geometry_, *draws_, cd,
-                                                 pyramid_.get());
+    clusters_ = std::make_unique<ClusterCulling>(device, scene_.objects(), *geometry_,
+                                                 gpu_->draws(), cd, gpu_->pyramid());
     scene_.create_cluster_pipeline(clusters_->draw_layout());
     viewport_ = glm::uvec2(options.width, options.height);
     create_raster(device, scene, options, label);
@@ -328,9 +362,7 @@ class CulledStrategy final : public Strategy {
 
   bool occlusion_;
   GpuObjectScene scene_;
-  std::unique_ptr<DepthPyramid> pyramid_;
-  std::unique_ptr<IndirectDraws> draws_;
-  std::unique_ptr<Culling> culling_;
+  std::unique_ptr<GpuDrivenScene> gpu_;  // the stages and the object group
   std::unique_ptr<ClusterGeometry> geometry_;
   std::unique_ptr<ClusterCulling> clusters_;
   std::unique_ptr<ClusterRaster> raster_;

@@ -145,10 +145,17 @@ std::optional<double> GpuObjectScene::cpu_ns_per_moved_object() const {
   return move_ns_after_first_ / double(moved_after_first_);
 }
 
-void GpuObjectScene::animate(TimedComputePass& pass) const {
+void GpuObjectScene::animate(WGPUComputePassEncoder pass) const {
   if (!gpu_animation_) return;
   const AnimateGrid grid = animate_grid(object_count_);
-  if (grid.x > 0) pass.dispatch(animate_.get(), animate_group_.get(), grid.x, grid.y);
+  if (grid.x == 0) return;
+  wgpuComputePassEncoderSetPipeline(pass, animate_.get());
+  wgpuComputePassEncoderSetBindGroup(pass, 0, animate_group_.get(), 0, nullptr);
+  wgpuComputePassEncoderDispatchWorkgroups(pass, grid.x, grid.y, 1);
+}
+
+void GpuObjectScene::refresh_animate_group() {
+  if (gpu_animation_ && objects_.generation() != animate_generation_) create_animate_group();
 }
 
 void GpuObjectScene::create_animation(const Scene& scene) {
@@ -179,6 +186,7 @@ void GpuObjectScene::create_animate_group() {
                                   buffer_group_entry(1, inputs_.get()),
                                   buffer_group_entry(2, objects_.buffer())};
   animate_group_ = create_bind_group(device_, "animate", animate_layout_.get(), e);
+  animate_generation_ = objects_.generation();
 }
 
 void GpuObjectScene::create_draw_pipeline() {

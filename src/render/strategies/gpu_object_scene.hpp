@@ -75,7 +75,11 @@ class GpuObjectScene {
   void write_transforms(std::span<const ObjectTransform> all, uint32_t begin, uint32_t end,
                         bool first_frame);
   /// Records the animation's dispatch into `pass` (GPU producer only; nothing otherwise).
-  void animate(TimedComputePass& pass) const;
+  void animate(TimedComputePass& pass) const { animate(pass.get()); }
+  void animate(WGPUComputePassEncoder pass) const;
+  /// Re-creates the animation's group (GPU producer) when the object table replaced its buffer
+  /// since it was made; for strategies whose object group is not refresh_object_group()'s.
+  void refresh_animate_group();
   /// After the frame's submit (ObjectTable::after_submit).
   void after_submit() { objects_.after_submit(); }
 
@@ -86,6 +90,14 @@ class GpuObjectScene {
   std::array<WGPUBindGroup, 2> groups() const {
     return {object_group_.get(), material_group_.get()};
   }
+  /// Bind groups 0, 1 with `object_group` (of object_layout(), made elsewhere) as group 0.
+  std::array<WGPUBindGroup, 2> groups(WGPUBindGroup object_group) const {
+    return {object_group, material_group_.get()};
+  }
+  /// The layout of group kObjectGroup, and the frame uniform it holds at kFrameBinding, for a
+  /// GpuDrivenScene that makes the group (lent).
+  WGPUBindGroupLayout object_layout() const { return object_layout_.get(); }
+  WGPUBuffer frame_buffer() const { return frame_.get(); }
   WGPURenderPipeline pipeline() const { return pipeline_.get(); }
   /// Creates the cluster path's pipeline (gpu_driven_draw.wgsl's vs_clusters), whose group 2 has
   /// `cluster_layout` (ClusterCulling::draw_layout()).
@@ -125,7 +137,7 @@ class GpuObjectScene {
   const MeshPool& meshes_;
   MaterialTable materials_;
   ObjectTable objects_;
-  uint64_t object_generation_ = 0, records_uploaded_ = 0;
+  uint64_t object_generation_ = 0, animate_generation_ = 0, records_uploaded_ = 0;
   uint64_t moved_after_first_ = 0;   // set_transform calls after the first frame
   double move_ns_after_first_ = 0;   // their CPU time with the flushes, ns
   // This frame's set_transform calls from write_transforms() and their CPU ns summed over the
