@@ -68,7 +68,7 @@ struct ClusterCounts {
   boundsMinY: atomic<u32>,
   boundsMaxX: atomic<u32>,
   boundsMaxY: atomic<u32>,
-  phase: atomic<u32>,     // 1 or 2, counted by begin_phase
+  pad3: u32,
   deferred: atomic<u32>,  // clusters phase 1 deferred to phase 2 (chunks from maxChunks on)
   pad2: u32,
 };
@@ -126,6 +126,15 @@ const kRootError = 3.0e38;
 @group(0) @binding(13) var<storage, read> materialFlags: array<u32>;
 // The depth pyramid (occlusion.wgsl); a 1 x 1 stand-in without occlusion culling.
 @group(0) @binding(14) var pyramid: texture_2d<f32>;
+// Which phase the dispatch belongs to: a uniform (a group per phase), so that no invocation
+// reads a shared atomic to learn it.
+struct ClusterPhase {
+  index: u32,  // 1 or 2
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+};
+@group(0) @binding(15) var<uniform> phase: ClusterPhase;
 // Written by the one-invocation passes alone: a buffer cannot be read-write storage and INDIRECT
 // in one dispatch (WebGPU usage scopes).
 @group(1) @binding(0) var<storage, read_write> indirect: ClusterIndirect;
@@ -224,7 +233,7 @@ fn cluster_occluded(o: ObjectRecord, s: f32, c: ClusterRecord, viewProjection: m
 
 // Where the phase's chunks start in `chunks`: phase 2's after phase 1's maxChunks.
 fn chunk_base() -> u32 {
-  return select(0u, frame.maxChunks, atomicLoad(&counts.phase) >= 2u);
+  return select(0u, frame.maxChunks, phase.index >= 2u);
 }
 
 // cluster_hierarchy.cpp's level_may_hold_cut().
@@ -249,17 +258,14 @@ fn begin_frame() {
   atomicStore(&counts.submitted, 0u);
   atomicStore(&counts.dropped, 0u);
   atomicStore(&counts.rasterized, 0u);
-  atomicStore(&counts.phase, 0u);
   atomicStore(&counts.deferred, 0u);
 }
 
 @compute @workgroup_size(1)
 fn begin_phase() {
-  let phase = atomicLoad(&counts.phase) + 1u;
-  atomicStore(&counts.phase, phase);
   // Phase 2 starts with the clusters phase 1 deferred.
   atomicStore(&counts.chunks,
-              select(0u, min(atomicLoad(&counts.deferred), frame.maxChunks), phase >= 2u));
+              select(0u, min(atomicLoad(&counts.deferred), frame.maxChunks), phase.index >= 2u));
   atomicStore(&counts.slots, 0u);
   atomicStore(&counts.triangles, 0u);
   atomicStore(&counts.rasterSlots, 0u);
@@ -414,7 +420,7 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     }
     // A cut of one cluster is the instance, which the object culling tested already.
     if (visible && (frame.flags & kOcclusion) != 0u && chunk.w != 0u) {
-      if (atomicLoad(&counts.phase) >= 2u) {
+      if (phase.index >= 2u) {
         visible = !cluster_occluded(o, s, c, frame.viewProjection);
       } else if ((frame.flags & kHistory) != 0u &&
                  cluster_occluded(o, s, c, frame.prevViewProjection)) {

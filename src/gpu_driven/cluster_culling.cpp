@@ -206,7 +206,8 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
       buffer_layout_entry(12, cs, rw),
       buffer_layout_entry(13, cs, ro),
       texture_layout_entry(14, cs, WGPUTextureSampleType_UnfilterableFloat,
-                           WGPUTextureViewDimension_2D)};
+                           WGPUTextureViewDimension_2D),
+      buffer_layout_entry(15, cs, WGPUBufferBindingType_Uniform)};
   layout_ = create_bind_group_layout(device, "cluster culling", entries);
   const WGPUBindGroupLayoutEntry indirect[] = {buffer_layout_entry(0, cs, rw)};
   indirect_layout_ = create_bind_group_layout(device, "cluster culling: indirect", indirect);
@@ -246,6 +247,12 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
     td.usage = WGPUTextureUsage_TextureBinding;
     dummy_pyramid_ = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td));
     dummy_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(dummy_pyramid_.get(), nullptr));
+  }
+  for (uint32_t p = 0; p < 2; ++p) {
+    const uint32_t index[4] = {p + 1, 0, 0, 0};
+    phase_[p] = device.create_buffer(fmt::format("{}: phase {}", desc_.label, p + 1), 16,
+                                     WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+    device.write_buffer(phase_[p].get(), 0, index, 16);
   }
   set_compute_raster(0.0f, {});
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, indirect_.get())};
@@ -299,7 +306,7 @@ void ClusterCulling::create_buffers() {
 
 void ClusterCulling::create_groups() {
   using namespace detail;
-  const WGPUBindGroupEntry e[] = {
+  WGPUBindGroupEntry e[] = {
       buffer_group_entry(0, frame_.get()),
       buffer_group_entry(1, objects_.buffer()),
       buffer_group_entry(2, geometry_.mesh_buffer()),
@@ -315,8 +322,11 @@ void ClusterCulling::create_groups() {
       buffer_group_entry(12, raster_slots_.get()),
       buffer_group_entry(13, material_flags_.get()),
       texture_group_entry(14, pyramid_ ? pyramid_->view() : dummy_view_.get()),
+      buffer_group_entry(15, phase_[0].get()),
   };
-  group_ = create_bind_group(device_, "cluster culling", layout_.get(), e);
+  group_[0] = create_bind_group(device_, "cluster culling: phase 1", layout_.get(), e);
+  e[15] = buffer_group_entry(15, phase_[1].get());
+  group_[1] = create_bind_group(device_, "cluster culling: phase 2", layout_.get(), e);
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, slots_.get()),
                                   buffer_group_entry(1, geometry_.cluster_buffer()),
                                   buffer_group_entry(2, geometry_.word_buffer()),
@@ -374,20 +384,22 @@ bool ClusterCulling::prepare(const ClusterView& view) {
 
 void ClusterCulling::begin_frame(WGPUComputePassEncoder pass) const {
   wgpuComputePassEncoderSetPipeline(pass, begin_frame_.get());
-  wgpuComputePassEncoderSetBindGroup(pass, 0, group_.get(), 0, nullptr);
+  wgpuComputePassEncoderSetBindGroup(pass, 0, group_[0].get(), 0, nullptr);
   wgpuComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
+  builds_ = 0;
 }
 
 void ClusterCulling::build(WGPUComputePassEncoder pass) const {
+  const WGPUBindGroup group = group_[std::min(builds_++, 1u)].get();
   auto one = [&](const gpu::ComputePipeline& p) {
     wgpuComputePassEncoderSetPipeline(pass, p.get());
-    wgpuComputePassEncoderSetBindGroup(pass, 0, group_.get(), 0, nullptr);
+    wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, nullptr);
     wgpuComputePassEncoderSetBindGroup(pass, 1, indirect_group_.get(), 0, nullptr);
     wgpuComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
   };
   auto indirect = [&](const gpu::ComputePipeline& p, uint64_t offset) {
     wgpuComputePassEncoderSetPipeline(pass, p.get());
-    wgpuComputePassEncoderSetBindGroup(pass, 0, group_.get(), 0, nullptr);
+    wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, nullptr);
     wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass, indirect_.get(), offset);
   };
   one(begin_phase_);

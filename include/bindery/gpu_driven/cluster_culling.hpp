@@ -168,7 +168,8 @@ class ClusterCulling {
 
   /// Records the frame's start into `pass` (the counts of ClusterStats reset).
   void begin_frame(WGPUComputePassEncoder pass) const;
-  /// Records the stage for the phase's visible instances into `pass`, after the instance culling.
+  /// Records the stage for the phase's visible instances into `pass`, after the instance culling:
+  /// the first call after begin_frame() records phase 1, the next phase 2.
   void build(WGPUComputePassEncoder pass) const;
   /// Draws the phase's clusters into `pass` with `pipeline` (vertex entry vs_clusters), `groups`
   /// as groups 0.. and group() after them: one drawIndexedIndirect.
@@ -260,7 +261,9 @@ class ClusterCulling {
   gpu::PipelineLayout pipeline_layout_, indirect_pipeline_layout_;
   gpu::ComputePipeline begin_frame_, begin_phase_, instances_, begin_test_, test_, finalize_,
       emit_;
-  gpu::BindGroup group_, indirect_group_, draw_group_;
+  gpu::BindGroup group_[2], indirect_group_, draw_group_;  // group_: per phase
+  gpu::Buffer phase_[2];                                   // ClusterPhase: 1, 2
+  mutable uint32_t builds_ = 0;  // build() calls since begin_frame(): the phase recorded
 };
 
 }  // namespace bindery::gpu_driven
