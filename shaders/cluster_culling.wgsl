@@ -295,9 +295,20 @@ fn chunks_of_run(i: u32, first: u32, end: u32, at: u32, write: bool, multi: u32)
   return n;
 }
 
+const kKeptRuns = 4u;  // runs of levels an invocation keeps between counting and writing
+
+// What the count of an instance's cut found: chunks, clusters, and its first kKeptRuns runs of
+// clusters (first, end); more runs than that are found again when writing.
+struct CutRuns {
+  chunks: u32,
+  clusters: u32,
+  count: u32,
+  runs: array<vec2u, kKeptRuns>,
+};
+
 // The levels of instance i's mesh that may hold its cut, runs of consecutive ones as one run of
-// clusters: their chunks (written from `at` on when `write`). Returns (chunks, clusters).
-fn chunks_of_cut(i: u32, at: u32, write: bool, multi: u32) -> vec2u {
+// clusters: their chunks (written from `at` on when `write`).
+fn chunks_of_cut(i: u32, at: u32, write: bool, multi: u32) -> CutRuns {
   let o = objects[i];
   let mesh = clusterMeshes[o.mesh];
   let s = object_max_scale(o);
@@ -305,27 +316,35 @@ fn chunks_of_cut(i: u32, at: u32, write: bool, multi: u32) -> vec2u {
   var runFirst = 0u;
   var runEnd = 0u;
   var open = false;
-  var n = vec2u(0u);
-  for (var l = 0u; l < mesh.levelCount; l++) {
-    let level = levels[mesh.firstLevel + l];
-    if (!level_may_hold_cut(level, dist, s)) {
-      continue;
+  var r = CutRuns(0u, 0u, 0u, array<vec2u, kKeptRuns>());
+  for (var l = 0u; l <= mesh.levelCount; l++) {
+    var take = false;
+    var level: ClusterLevelRecord;
+    if (l < mesh.levelCount) {
+      level = levels[mesh.firstLevel + l];
+      take = level_may_hold_cut(level, dist, s);
+      if (take && open && runEnd == level.firstCluster) {
+        runEnd += level.clusterCount;
+        continue;
+      }
     }
-    if (open && runEnd == level.firstCluster) {
-      runEnd += level.clusterCount;
-      continue;
+    // A run ends: at a level that starts another, and after the last level.
+    if (open && (take || l == mesh.levelCount)) {
+      r.chunks += chunks_of_run(i, runFirst, runEnd, at + r.chunks, write, multi);
+      r.clusters += runEnd - runFirst;
+      if (r.count < kKeptRuns) {
+        r.runs[r.count] = vec2u(runFirst, runEnd);
+      }
+      r.count += 1u;
+      open = false;
     }
-    if (open) {
-      n += vec2u(chunks_of_run(i, runFirst, runEnd, at + n.x, write, multi), runEnd - runFirst);
+    if (take) {
+      runFirst = level.firstCluster;
+      runEnd = runFirst + level.clusterCount;
+      open = true;
     }
-    runFirst = level.firstCluster;
-    runEnd = runFirst + level.clusterCount;
-    open = true;
   }
-  if (open) {
-    n += vec2u(chunks_of_run(i, runFirst, runEnd, at + n.x, write, multi), runEnd - runFirst);
-  }
-  return n;
+  return r;
 }
 
 var<workgroup> groupChunks: atomic<u32>;
@@ -344,20 +363,29 @@ fn instances_pass(@builtin(global_invocation_id) id: vec3u,
   let e = id.x + id.y * groups.x * kGroup;
   let live = e < instanceCount[0];
   var i = 0u;
-  var n = vec2u(0u);
+  var cut = CutRuns(0u, 0u, 0u, array<vec2u, kKeptRuns>());
   var local = 0u;
   if (live) {
     i = instances[e].x;
-    n = chunks_of_cut(i, 0u, false, 0u);
-    local = atomicAdd(&groupChunks, n.x);
+    cut = chunks_of_cut(i, 0u, false, 0u);
+    local = atomicAdd(&groupChunks, cut.chunks);
   }
   workgroupBarrier();
   if (lane == 0u) {
     groupChunkBase = atomicAdd(&counts.chunks, atomicLoad(&groupChunks));
   }
   workgroupBarrier();
-  if (live && n.x > 0u) {
-    chunks_of_cut(i, groupChunkBase + local, true, select(0u, 1u, n.y > 1u));
+  if (!live || cut.chunks == 0u) {
+    return;
+  }
+  let multi = select(0u, 1u, cut.clusters > 1u);
+  if (cut.count > kKeptRuns) {
+    chunks_of_cut(i, groupChunkBase + local, true, multi);
+    return;
+  }
+  var at = groupChunkBase + local;
+  for (var k = 0u; k < cut.count; k++) {
+    at += chunks_of_run(i, cut.runs[k].x, cut.runs[k].y, at, true, multi);
   }
 }
 
