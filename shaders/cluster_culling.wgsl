@@ -8,9 +8,9 @@
 //   instances    one invocation per visible instance: the levels of its mesh's hierarchy that may
 //                hold a cluster of the cut (the CPU's level_may_hold_cut()), their clusters
 //                appended as chunks of at most 8 (instance, first cluster, count)
-//   begin_test   one invocation: the test dispatch's size (a workgroup per 8 chunks)
-//   test         one invocation per (instance, cluster) of a chunk, 8 lanes a chunk (most far
-//                instances have one cluster in their cut: 1 lane of 8 idle-free): in the cut (its self error
+//   begin_test   one invocation: the test dispatch's size (a workgroup per 64 chunks)
+//   test         one invocation per chunk, its (instance, cluster)s one after another (most far
+//                instances have one cluster in their cut): in the cut (its self error
 //                projects to at most tau pixels, its parent's to more: cluster_hierarchy.hpp's
 //                cluster_in_cut()), inside the frustum, not facing away (its normal cone:
 //                cluster_faces_away()) and not occluded; the visible ones get a slot and a run of
@@ -392,7 +392,7 @@ fn instances_pass(@builtin(global_invocation_id) id: vec3u,
 @compute @workgroup_size(1)
 fn begin_test() {
   let n = min(atomicLoad(&counts.chunks), frame.maxChunks);
-  indirect.test = grid((n + kGroup / kChunk - 1u) / (kGroup / kChunk));
+  indirect.test = grid((n + kGroup - 1u) / kGroup);
 }
 
 var<workgroup> groupSlots: atomic<u32>;
@@ -405,7 +405,55 @@ var<workgroup> triangleBase: u32;
 var<workgroup> rasterBase: u32;
 var<workgroup> groupBounds: array<atomic<u32>, 4>;  // min x, min y, max x, max y
 
-// kGroup / kChunk chunks per workgroup, one invocation per cluster of a chunk. Slots and triangles are counted in
+const kHidden = 0u;
+const kHardware = 1u;
+const kCompute = 2u;
+
+// Whether cluster `index` of object `id` is drawn this phase (kHidden, kHardware or kCompute):
+// in the cut, inside the frustum, not facing away and not occluded; phase 1 defers what last
+// frame's pyramid hides (`multi`: the instance's cut may hold more than one cluster). A cluster
+// for the compute rasterizer widens `bounds` (its screen box, pixels).
+fn cluster_verdict(id: u32, index: u32, multi: bool, bounds: ptr<function, vec4f>) -> u32 {
+  let o = objects[id];
+  let c = clusters[index];
+  let s = object_max_scale(o);
+  if (!(projected_error(o, s, c.selfSphere, c.selfError) <= frame.tau &&
+        projected_error(o, s, c.parentSphere, c.parentError) > frame.tau)) {
+    return kHidden;
+  }
+  if ((frame.flags & kFrustum) != 0u &&
+      !in_frustum(object_transform(o, c.sphere.xyz), c.sphere.w * s)) {
+    return kHidden;
+  }
+  if ((frame.flags & kCone) != 0u && faces_away(o, c)) {
+    return kHidden;
+  }
+  // A cut of one cluster is the instance, which the object culling tested already.
+  if ((frame.flags & kOcclusion) != 0u && multi) {
+    if (phase.index >= 2u) {
+      if (cluster_occluded(o, s, c, frame.viewProjection)) {
+        return kHidden;
+      }
+    } else if ((frame.flags & kHistory) != 0u &&
+               cluster_occluded(o, s, c, frame.prevViewProjection)) {
+      // Deferred to phase 2 while there is room (drawn now otherwise).
+      let d = atomicAdd(&counts.deferred, 1u);
+      if (d < frame.maxChunks) {
+        chunks[frame.maxChunks + d] = vec4u(id, index, 1u, 1u);
+        return kHidden;
+      }
+    }
+  }
+  var box = vec4f(0.0);
+  if (rasterize_in_compute(o, s, c, &box)) {
+    *bounds = vec4f(min((*bounds).xy, box.xy), max((*bounds).zw, box.zw));
+    return kCompute;
+  }
+  return kHardware;
+}
+
+// One invocation per chunk (its clusters, at most kChunk, one after another: most chunks of a
+// far instance hold one), kGroup chunks per workgroup. Slots and triangles are counted in
 // workgroup memory first, so that a workgroup takes its runs with one global atomic each.
 @compute @workgroup_size(64)
 fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: vec3u,
@@ -422,61 +470,58 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     atomicStore(&groupBounds[3], 0u);
   }
   workgroupBarrier();
-  let chunkIndex = linear_group(wg, groups) * (kGroup / kChunk) + lane / kChunk;
-  let inChunk = lane % kChunk;
+  let chunkIndex = linear_group(wg, groups) * kGroup + lane;
   var chunk = vec4u(0u);
   if (chunkIndex < min(atomicLoad(&counts.chunks), frame.maxChunks)) {
     chunk = chunks[chunk_base() + chunkIndex];
   }
-  var visible = false;
-  var localSlot = 0u;
-  var localTriangle = 0u;
-  var inCompute = false;
-  var c: ClusterRecord;
-  if (inChunk < chunk.z) {
-    atomicAdd(&groupTested, 1u);
-    let o = objects[chunk.x];
-    c = clusters[chunk.y + inChunk];
-    let s = object_max_scale(o);
-    visible = projected_error(o, s, c.selfSphere, c.selfError) <= frame.tau &&
-              projected_error(o, s, c.parentSphere, c.parentError) > frame.tau;
-    if (visible && (frame.flags & kFrustum) != 0u) {
-      visible = in_frustum(object_transform(o, c.sphere.xyz), c.sphere.w * s);
+  // Per cluster of the chunk: its verdict, and its index among the workgroup's slots (hardware)
+  // or raster slots (compute) and first triangle.
+  var verdict = array<u32, kChunk>();
+  var localSlot = array<u32, kChunk>();
+  var localTriangle = array<u32, kChunk>();
+  var triangles = array<u32, kChunk>();
+  var bounds = vec4f(3.0e38, 3.0e38, -3.0e38, -3.0e38);
+  var hardware = 0u;
+  var hardwareTriangles = 0u;
+  var compute = 0u;
+  var computeTriangles = 0u;
+  for (var k = 0u; k < chunk.z; k++) {
+    let v = cluster_verdict(chunk.x, chunk.y + k, chunk.w != 0u, &bounds);
+    verdict[k] = v;
+    let t = clusters[chunk.y + k].triangleCount;
+    triangles[k] = t;
+    if (v == kHardware) {
+      localSlot[k] = hardware;
+      localTriangle[k] = hardwareTriangles;
+      hardware += 1u;
+      hardwareTriangles += t;
+    } else if (v == kCompute) {
+      localSlot[k] = compute;
+      compute += 1u;
+      computeTriangles += t;
     }
-    if (visible && (frame.flags & kCone) != 0u) {
-      visible = !faces_away(o, c);
-    }
-    // A cut of one cluster is the instance, which the object culling tested already.
-    if (visible && (frame.flags & kOcclusion) != 0u && chunk.w != 0u) {
-      if (phase.index >= 2u) {
-        visible = !cluster_occluded(o, s, c, frame.viewProjection);
-      } else if ((frame.flags & kHistory) != 0u &&
-                 cluster_occluded(o, s, c, frame.prevViewProjection)) {
-        // Deferred to phase 2 while there is room (drawn now otherwise).
-        let d = atomicAdd(&counts.deferred, 1u);
-        if (d < frame.maxChunks) {
-          chunks[frame.maxChunks + d] = vec4u(chunk.x, chunk.y + inChunk, 1u, 1u);
-          visible = false;
-        }
-      }
-    }
-    var bounds = vec4f(0.0);
-    if (visible) {
-      inCompute = rasterize_in_compute(o, s, c, &bounds);
-    }
-    if (visible && inCompute) {
-      localSlot = atomicAdd(&groupRaster, 1u);
-      atomicAdd(&groupRasterized, c.triangleCount);
-      let lo = vec2u(clamp(floor(bounds.xy), vec2f(0.0), frame.viewport));
-      let hi = vec2u(clamp(ceil(bounds.zw), vec2f(0.0), frame.viewport));
-      atomicMin(&groupBounds[0], lo.x);
-      atomicMin(&groupBounds[1], lo.y);
-      atomicMax(&groupBounds[2], hi.x);
-      atomicMax(&groupBounds[3], hi.y);
-    } else if (visible) {
-      localSlot = atomicAdd(&groupSlots, 1u);
-      localTriangle = atomicAdd(&groupTriangles, c.triangleCount);
-    }
+  }
+  // This invocation's runs among the workgroup's.
+  var slotBase0 = 0u;
+  var triangleBase0 = 0u;
+  var rasterBase0 = 0u;
+  if (chunk.z > 0u) {
+    atomicAdd(&groupTested, chunk.z);
+  }
+  if (hardware > 0u) {
+    slotBase0 = atomicAdd(&groupSlots, hardware);
+    triangleBase0 = atomicAdd(&groupTriangles, hardwareTriangles);
+  }
+  if (compute > 0u) {
+    rasterBase0 = atomicAdd(&groupRaster, compute);
+    atomicAdd(&groupRasterized, computeTriangles);
+    let lo = vec2u(clamp(floor(bounds.xy), vec2f(0.0), frame.viewport));
+    let hi = vec2u(clamp(ceil(bounds.zw), vec2f(0.0), frame.viewport));
+    atomicMin(&groupBounds[0], lo.x);
+    atomicMin(&groupBounds[1], lo.y);
+    atomicMax(&groupBounds[2], hi.x);
+    atomicMax(&groupBounds[3], hi.y);
   }
   workgroupBarrier();
   if (lane == 0u) {
@@ -496,24 +541,24 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
     atomicAdd(&counts.visible, n + r);
   }
   workgroupBarrier();
-  if (!visible) {
-    return;
-  }
-  if (inCompute) {
-    let r = rasterBase + localSlot;
-    if (r >= frame.maxRasterSlots) {
-      atomicAdd(&counts.dropped, 1u);
-      return;
+  for (var k = 0u; k < chunk.z; k++) {
+    if (verdict[k] == kCompute) {
+      let r = rasterBase + rasterBase0 + localSlot[k];
+      if (r >= frame.maxRasterSlots) {
+        atomicAdd(&counts.dropped, 1u);
+        continue;
+      }
+      rasterSlots[r] = vec2u(chunk.x, chunk.y + k);
+    } else if (verdict[k] == kHardware) {
+      let slot = slotBase + slotBase0 + localSlot[k];
+      let first = triangleBase + triangleBase0 + localTriangle[k];
+      if (slot >= frame.maxSlots || first + triangles[k] > frame.maxTriangles) {
+        atomicAdd(&counts.dropped, 1u);
+        continue;
+      }
+      slots[slot] = vec4u(chunk.x, chunk.y + k, first, 0u);
     }
-    rasterSlots[r] = vec2u(chunk.x, chunk.y + inChunk);
-    return;
   }
-  let slot = slotBase + localSlot;
-  if (slot >= frame.maxSlots || triangleBase + localTriangle + c.triangleCount > frame.maxTriangles) {
-    atomicAdd(&counts.dropped, 1u);
-    return;
-  }
-  slots[slot] = vec4u(chunk.x, chunk.y + inChunk, triangleBase + localTriangle, 0u);
 }
 
 @compute @workgroup_size(1)
