@@ -415,6 +415,7 @@ class RenderRun {
   std::vector<ObjectTransform> transforms_;
   uint32_t n_ = 0;
   uint32_t moving_ = 0;
+  uint32_t changing_end_ = 0;  // one past the last animated or Scene::moving object
   float aspect_ = 1.0f;
   // Frames this run renders: options.frames, fewer when after_submit ends it early.
   uint32_t frames_ = 0;
@@ -555,6 +556,11 @@ void RenderRun::build_threads_and_inputs() {
   moving_ = std::min(n_, static_cast<uint32_t>(std::ceil(o_.moving * n_ - 1e-6)));
   report_.moving_objects = static_cast<uint32_t>(std::count_if(
       scene_.moving.begin(), scene_.moving.end(), [&](uint32_t i) { return i < moving_; }));
+  // One past the last object whose matrix can change after the first frame (animated, or in
+  // Scene::moving): a static glTF scene's 0, so that its frames compute no matrix at all.
+  for (uint32_t i = 0; i < n_; ++i)
+    if (scene_.objects[i].animated) changing_end_ = i + 1;
+  for (uint32_t i : scene_.moving) changing_end_ = std::max(changing_end_, std::min(i + 1, n_));
   frames_ = o_.frames;
   starts_.resize(k_ + 1);
   done_.resize(k_ + 1);
@@ -624,8 +630,9 @@ void RenderRun::record_frame(uint32_t f) {
   const Clock::time_point t0 = Clock::now();
   starts(f) = t0;
 
-  // Math: the first frame computes every object; later frames only the moving share.
-  const uint32_t changed_end = f == 0 ? n_ : moving_;
+  // Math: the first frame computes every object; later frames only the moving share of the
+  // objects that can change.
+  const uint32_t changed_end = f == 0 ? n_ : std::min(moving_, changing_end_);
   const bool threads_write = strategy_->needs_cpu_transforms() &&
                              strategy_->takes_transforms_from_threads();
   if (strategy_->needs_cpu_transforms())
