@@ -45,11 +45,14 @@ namespace {
 using bindery::gpu_driven::ObjectId;
 using bindery::gpu_driven::ObjectTable;
 
+// The device and the tables live until the process ends and are never destroyed: on the H200
+// host a WebGPU device released from a static destructor, after the driver's own teardown at
+// exit, crashed the finished run (exit status 139 after its complete output).
 const bindery::Device& device() {
-  static std::unique_ptr<bindery::Device> d = [] {
+  static const bindery::Device* d = [] {
     bindery::DeviceOptions o;
     o.want_timestamp_query = false;
-    return std::make_unique<bindery::Device>(bindery::Device::create(o));
+    return new bindery::Device(bindery::Device::create(o));
   }();
   return *d;
 }
@@ -83,8 +86,8 @@ double thread_cpu_seconds() {
 
 // One full table per object count, shared by the cases (a million adds and their upload once).
 ObjectTable& table_of(uint32_t objects) {
-  static std::map<uint32_t, std::unique_ptr<ObjectTable>> tables;
-  std::unique_ptr<ObjectTable>& t = tables[objects];
+  static auto* tables = new std::map<uint32_t, std::unique_ptr<ObjectTable>>;
+  std::unique_ptr<ObjectTable>& t = (*tables)[objects];
   if (!t) {
     bindery::gpu_driven::ObjectTableDesc desc;
     desc.initial_capacity = objects;
