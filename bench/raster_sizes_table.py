@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # The table "what a triangle costs each rasterizer, by size" of docs/BENCHMARKS.md ("Compute
-# rasterizer") from the outputs of `bench/raster_device.sh spheres` (unpacked spheres.tar.gz):
+# rasterizer") from the outputs of `bench/raster_device.sh spheres` (unpacked spheres.tar.gz) or
+# `bench/lod_device.sh sizes` (lod_sizes.tar.gz):
 # per sphere, the triangles both rasterizers were given, the pixels covered (not the clear
 # colour) in the hardware PNG, pixels per front-facing triangle, the GPU ms of each path and the
 # pixels the two images differ on. Standard library only (bindery's PNGs: 8-bit RGBA).
 # Usage: python3 bench/raster_sizes_table.py DIR
 import json
+import os
+import re
 import struct
 import sys
 import zlib
@@ -51,8 +54,14 @@ print("| spheres | triangles | pixels covered | px per front-facing triangle | h
       "hw ns/triangle | compute ms (raster + phase) | compute ns/triangle | speed-up | "
       "pixels > 2 levels off | pixels off at all |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for t in (2000, 8000, 32000, 128000, 512000):
-    name = f"{folder}/sphere{t}_x100"
+# Every sphere run of the folder with both rasterizers (sphereT_xN_{hardware,compute}.txt/.png:
+# bench/raster_device.sh spheres, bench/lod_device.sh sizes), by triangles then copies.
+runs = sorted({(int(m.group(1)), int(m.group(2))) for f in os.listdir(folder)
+               if (m := re.fullmatch(r"sphere(\d+)_x(\d+)_hardware\.txt", f))})
+for t, n in runs:
+    if not os.path.exists(f"{folder}/sphere{t}_x{n}_compute.png"):
+        continue
+    name = f"{folder}/sphere{t}_x{n}"
     hw, cs = report(name + "_hardware.txt"), report(name + "_compute.txt")
     w, h, a = read_png(name + "_hardware.png")
     _, _, b = read_png(name + "_compute.png")
@@ -68,7 +77,7 @@ for t in (2000, 8000, 32000, 128000, 512000):
     tris = hw["trianglesSubmitted"]
     hw_ms = hw["timing_ms"]["gpu_spans_median"]["phase1"]
     r, p = (cs["timing_ms"]["gpu_spans_median"][k] for k in ("raster", "phase1"))
-    print(f"| {t // 1000}k x100 | {tris} | {covered} | {covered / (tris / 2):.3f} | "
+    print(f"| {t // 1000}k x{n} | {tris} | {covered} | {covered / (tris / 2):.3f} | "
           f"{hw['timing_ms']['gpu_median']:.3f} | {hw_ms / tris * 1e6:.3f} | "
           f"{cs['timing_ms']['gpu_median']:.3f} ({r:.3f} + {p:.3f}) | {(r + p) / tris * 1e6:.3f} | "
           f"{hw_ms / (r + p):.1f}x | {far / (w * h) * 100:.4f}% | {off / (w * h) * 100:.4f}% |")
