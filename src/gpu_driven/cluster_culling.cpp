@@ -240,13 +240,9 @@ ClusterCulling::ClusterCulling(const Device& device, const ObjectTable& objects,
                                    WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
   if (!pyramid_) {
     // A 1 x 1 stand-in for the pyramid binding, never read without occlusion culling.
-    WGPUTextureDescriptor td = WGPU_TEXTURE_DESCRIPTOR_INIT;
-    td.label = gpu::sv("cluster culling: no pyramid");
-    td.size = {1, 1, 1};
-    td.format = WGPUTextureFormat_R32Float;
-    td.usage = WGPUTextureUsage_TextureBinding;
-    dummy_pyramid_ = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td));
-    dummy_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(dummy_pyramid_.get(), nullptr));
+    detail::StandInPyramid p = detail::stand_in_pyramid(device, "cluster culling: no pyramid");
+    dummy_pyramid_ = std::move(p.texture);
+    dummy_view_ = std::move(p.view);
   }
   for (uint32_t p = 0; p < 2; ++p) {
     const uint32_t index[4] = {p + 1, 0, 0, 0};

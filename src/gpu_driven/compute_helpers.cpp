@@ -46,4 +46,16 @@ void dispatch(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline, WGPUBin
   wgpuComputePassEncoderDispatchWorkgroups(pass, grid.x, grid.y, 1);
 }
 
+StandInPyramid stand_in_pyramid(const Device& device, const char* label) {
+  WGPUTextureDescriptor td = WGPU_TEXTURE_DESCRIPTOR_INIT;
+  td.label = gpu::sv(label);
+  td.size = {1, 1, 1};
+  td.format = WGPUTextureFormat_R32Float;
+  td.usage = WGPUTextureUsage_TextureBinding;
+  StandInPyramid p;
+  p.texture = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td));
+  p.view = gpu::TextureView::acquire(wgpuTextureCreateView(p.texture.get(), nullptr));
+  return p;
+}
+
 }  // namespace bindery::gpu_driven::detail

@@ -35,4 +35,12 @@ Grid grid_for(uint64_t invocations, uint32_t workgroup_size, uint32_t max_x);
 void dispatch(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline, WGPUBindGroup group,
               Grid grid);
 
+/// A 1 x 1 R32Float texture and its view: the stand-in for a depth pyramid binding that the
+/// shader never reads (occlusion culling off).
+struct StandInPyramid {
+  gpu::Texture texture;
+  gpu::TextureView view;
+};
+StandInPyramid stand_in_pyramid(const Device& device, const char* label);
+
 }  // namespace bindery::gpu_driven::detail

@@ -84,13 +84,9 @@ Culling::Culling(const Device& device, const ObjectTable& objects, const MeshPoo
                                           WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect);
   if (!pyramid_) {
     // A 1 x 1 stand-in for the pyramid binding, never read without occlusion culling.
-    WGPUTextureDescriptor td = WGPU_TEXTURE_DESCRIPTOR_INIT;
-    td.label = gpu::sv("culling: no pyramid");
-    td.size = {1, 1, 1};
-    td.format = WGPUTextureFormat_R32Float;
-    td.usage = WGPUTextureUsage_TextureBinding;
-    dummy_pyramid_ = gpu::Texture::acquire(wgpuDeviceCreateTexture(device.get(), &td));
-    dummy_view_ = gpu::TextureView::acquire(wgpuTextureCreateView(dummy_pyramid_.get(), nullptr));
+    detail::StandInPyramid p = detail::stand_in_pyramid(device, "culling: no pyramid");
+    dummy_pyramid_ = std::move(p.texture);
+    dummy_view_ = std::move(p.view);
   }
   const WGPUBindGroupEntry d[] = {buffer_group_entry(0, phase2_dispatch_.get())};
   dispatch_group_ =
