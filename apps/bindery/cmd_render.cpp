@@ -219,11 +219,11 @@ TimingTable print_timing_table(const RenderReport& r) {
   auto fmt_gpu = [&](double Summary::*field) {
     return tt.has_gpu ? fmt::format("{:10.3f}", tt.gpu.*field) : fmt::format("{:>10}", "n/a");
   };
-  out("{:<14}{:>10}{:>10}{:>10}\n", "per frame", "min", "median", "max");
-  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", tt.cpu.min, tt.cpu.median, tt.cpu.max);
-  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", tt.math.min, tt.math.median,
+  out("{:<16}{:>10}{:>10}{:>10}\n", "per frame", "min", "median", "max");
+  out("{:<16}{:10.3f}{:10.3f}{:10.3f}\n", "cpu ms", tt.cpu.min, tt.cpu.median, tt.cpu.max);
+  out("{:<16}{:10.3f}{:10.3f}{:10.3f}\n", "math ms", tt.math.min, tt.math.median,
              tt.math.max);
-  out("{:<14}{}{}{}\n", "gpu ms", fmt_gpu(&Summary::min), fmt_gpu(&Summary::median),
+  out("{:<16}{}{}{}\n", "gpu ms", fmt_gpu(&Summary::min), fmt_gpu(&Summary::median),
              fmt_gpu(&Summary::max));
   // Per-pass GPU time (median of each named span over the frames that have it).
   std::vector<std::string> span_names;
@@ -238,13 +238,13 @@ TimingTable print_timing_table(const RenderReport& r) {
         for (const GpuSpan& span : t.gpu_spans)
           if (span.name == name) v.push_back(span.ms);
       const Summary ss = summarize(v);
-      out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min,
+      out("{:<16}{:10.3f}{:10.3f}{:10.3f}\n", fmt::format("  gpu {}", name), ss.min,
                  ss.median, ss.max);
       tt.spans[name] = ss.median;
     }
-  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", tt.frame.min, tt.frame.median,
+  out("{:<16}{:10.3f}{:10.3f}{:10.3f}\n", "latency ms", tt.frame.min, tt.frame.median,
              tt.frame.max);
-  out("{:<14}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
+  out("{:<16}{:10.3f}{:10.3f}{:10.3f}\n", "interval ms", tt.interval.min,
              tt.interval.median, tt.interval.max);
   if (tt.variation.varies())
     out(

@@ -333,6 +333,11 @@ void ClusterCulling::create_groups() {
 }
 
 bool ClusterCulling::prepare(const ClusterView& view) {
+  if (geometry_.needs_prepare())
+    throw Error(ErrorKind::FrameProtocol,
+                "ClusterCulling::prepare: the ClusterGeometry holds hierarchies it has not "
+                "uploaded; call ClusterGeometry::prepare() after add() and before "
+                "ClusterCulling::prepare()");
   const bool grown = objects_.capacity() != object_capacity_ || !chunks_;
   if (grown) {
     object_capacity_ = objects_.capacity();

@@ -195,6 +195,21 @@ TEST(ClusterCulling, GpuSelectsTheCutTheCpuModelSelectsFor50Cameras) {
   EXPECT_LE(ambiguous_seen, compared / 100);
 }
 
+// The frame protocol: ClusterCulling::prepare() before the geometry uploaded what add() took is
+// one FrameProtocol error (it was a panic inside wgpu-native's bind group creation).
+TEST(ClusterCulling, PrepareBeforeTheGeometryUploadedIsAFrameProtocolError) {
+  Fixture f(/*frustum=*/true);
+  ClusterView view;
+  try {
+    f.clusters->prepare(view);
+    ADD_FAILURE() << "prepare() before ClusterGeometry::prepare() was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::FrameProtocol) << e.what();
+  }
+  f.geometry.prepare();
+  EXPECT_NO_THROW(f.clusters->prepare(view));
+}
+
 TEST(ClusterCulling, FrustumCullingRemovesOnlyClustersOutsideTheFrustum) {
   Fixture f(/*frustum=*/true);
   std::mt19937 rng(8);

@@ -222,6 +222,42 @@ TEST(FarOriginDevice, CubeVerticesFarAwayDrawAsAtTheOrigin) {
   expect_same_everywhere(load("origin2", big_near), load("x1e7", big_far), "vertices at 1e7");
 }
 
+// A model of any size within kMaxWorldCoordinate is framed as closely (the camera frames its
+// bounds; a flat model's missing side is a thousandth of its largest, not an absolute floor): a
+// cube of side 2e-8 .. 2e16 draws as the cube of side 1, by every strategy. (Before, a model
+// under 1e-3 across was framed as a 1e-3 box and vanished.) One whose camera would lie beyond
+// 1e18 is refused by the loader, naming the limit; a Scene reaching beyond it, by render().
+TEST(FarOriginDevice, ModelsOfAnySizeDrawAsTheUnitCubeOrAreRefused) {
+  const Scene unit = load("unit", {});
+  for (float half : {1e-8f, 1e-5f, 1e-3f, 1e5f, 1e12f, 1e16f}) {
+    Placement p;
+    p.half = half;
+    expect_same_everywhere(unit, load("sized", p), "half side " + std::to_string(half));
+  }
+  Placement huge;
+  huge.half = 1e18f;
+  try {
+    load("huge", huge);
+    ADD_FAILURE() << "a cube of side 2e18 was framed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::ModelLoad) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kMaxWorldCoordinate"), std::string::npos) << e.what();
+  }
+  Scene far = unit;
+  far.objects[0].placement = glm::translate(glm::mat4(1.0f), glm::vec3(2e18f, 0.0f, 0.0f));
+  RenderOptions o;
+  o.strategy = "naive";
+  o.width = 8;
+  o.height = 8;
+  o.frames = 1;
+  try {
+    render(shared_device(), far, o);
+    ADD_FAILURE() << "a scene reaching 2e18 was drawn";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::SceneInput) << e.what();
+  }
+}
+
 TEST(FarOriginDevice, ParentNodeCarryingTheOffsetDrawsAsAtTheOrigin) {
   // Two cubes, children of one parent, 2.25 and 0.75 apart: at 1e7 float32's spacing is 1, so
   // composed in float the second child's world translation would round to (+2, +1) and the pair

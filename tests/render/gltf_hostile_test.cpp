@@ -463,10 +463,13 @@ TEST(GltfHostile, PositionsWhoseExtentOverflowsAreRefused) {
       {{"bufferView", 0}, {"byteOffset", 36}, {"componentType", 5126}, {"count", 3}, {"type", "VEC3"}});
   j["meshes"][0]["primitives"][0]["attributes"]["NORMAL"] = 1;
   EXPECT_KIND(load_gltf_scene(t.model("nan.gltf", j), 1), ModelLoad);
-  // Edges of 1e19 (finite extent): the flat normal's cross product (1e38 x 2) would overflow in
-  // float; the triangle in the XY plane has normal (0, 0, 1).
+  // Edges of 1e19 (finite extent, its flat normal computed without overflow): the camera framing
+  // it would lie beyond kMaxWorldCoordinate (1e18), where the shaders' squared distances overflow.
   j = triangle(float_buffer_uri({-1e19f, -1e19f, 0, 1e19f, -1e19f, 0, -1e19f, 1e19f, 0}));
-  const Scene s = load_gltf_scene(t.model("big.gltf", j), 1);
+  EXPECT_KIND(load_gltf_scene(t.model("big.gltf", j), 1), ModelLoad);
+  // Edges of 1e17: drawn, the triangle in the XY plane with normal (0, 0, 1).
+  j = triangle(float_buffer_uri({-1e17f, -1e17f, 0, 1e17f, -1e17f, 0, -1e17f, 1e17f, 0}));
+  const Scene s = load_gltf_scene(t.model("big17.gltf", j), 1);
   ASSERT_EQ(s.meshes.size(), 1u);
   for (const Vertex& v : s.meshes[0].vertices) EXPECT_EQ(v.normal, glm::vec3(0, 0, 1));
 }
@@ -773,6 +776,12 @@ TEST(GltfHostile, GeometryBudgetChargesEachAccessorOnceAndEveryMesh) {
   const std::string ds = t.model("ds.gltf", two_sided);
   EXPECT_NO_THROW(load_gltf_scene(ds, 1, {.geometry_budget_bytes = 312}));
   EXPECT_KIND(load_gltf_scene(ds, 1, {.geometry_budget_bytes = 311}), ModelLoad);
+  // A count past the element limit (2^24) is refused as that, not as the budget it also exceeds
+  // (whose advice, to raise the budget, would lead only to the limit).
+  json claims = shared_positions(1);
+  claims["accessors"][0]["count"] = 4000000000ll;
+  expect_refusal(t.model("claims.gltf", claims),
+                 {"mesh 0 primitive 0", "accessor 0", "16777216 elements per accessor"});
 }
 
 TEST(GltfHostile, GeometryBombIsRefusedBeforeAllocating) {

@@ -64,6 +64,8 @@ class ClusterGeometry {
 
   /// Whether `mesh` has a hierarchy.
   bool contains(MeshId mesh) const;
+  /// Whether add() took hierarchies that prepare() has not uploaded yet.
+  bool needs_prepare() const { return dirty_; }
   /// Bumped by every prepare() that re-created the buffers.
   uint64_t generation() const { return generation_; }
   /// Clusters of every mesh.
@@ -158,8 +160,10 @@ class ClusterCulling {
                  const IndirectDraws& draws, const ClusterCullingDesc& desc = {},
                  const DepthPyramid* pyramid = nullptr);
 
-  /// Call once per frame before recording: the view, and buffers and groups re-created when the
-  /// inputs grew. Returns true when group() was re-created.
+  /// Call once per frame before recording, after ClusterGeometry::prepare(): the view, and
+  /// buffers and groups re-created when the inputs grew. Returns true when group() was
+  /// re-created. Throws FrameProtocol when the geometry holds hierarchies it has not uploaded
+  /// (ClusterGeometry::prepare() not called since its last add()).
   bool prepare(const ClusterView& view);
   /// Sets the pixel error of the cut (>= 0, finite; InvalidArgument otherwise).
   void set_lod_error(float px);

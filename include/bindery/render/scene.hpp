@@ -30,6 +30,12 @@
 
 namespace bindery {
 
+/// The farthest world coordinate render() draws (world units): every object's bounds under its
+/// placement and the eye lie within +-this, or render() throws SceneInput. Beyond, float32's
+/// squared distances (the shaders' lighting, culling and level of detail) overflow
+/// (3.4e38 = (1.8e19)^2). load_gltf_scene() frames a model only within it (ModelLoad otherwise).
+inline constexpr double kMaxWorldCoordinate = 1.0e18;
+
 /// One drawable thing: a mesh with a material and its animation parameters.
 struct Object {
   /// Index into Scene::meshes (render() throws SceneInput when out of range).

@@ -99,13 +99,32 @@ void validate_scene(const Scene& scene, const Limits& limits) {
       throw Error(ErrorKind::SceneInput,
                   fmt::format("scene: material {} has alpha cutoff {}", i, m.alpha_cutoff));
   }
+  double reach = std::max({std::abs(double(scene.view.eye.x)), std::abs(double(scene.view.eye.y)),
+                           std::abs(double(scene.view.eye.z))});
   for (size_t i = 0; i < scene.objects.size(); ++i) {
     const Object& obj = scene.objects[i];
     if (obj.mesh >= scene.meshes.size() || obj.material >= scene.materials.size())
       throw Error(ErrorKind::SceneInput,
                   fmt::format("scene: object {} names mesh {} of {} and material {} of {}", i,
                               obj.mesh, scene.meshes.size(), obj.material, scene.materials.size()));
+    // How far its bounds can reach: the translation plus the largest column norm times the
+    // farthest bound (an animated object's placement is its start: the article's cubes stay
+    // within a few hundred units).
+    const Mesh& m = scene.meshes[obj.mesh];
+    const glm::dmat4 w(obj.placement);
+    const double scale = std::max({glm::length(glm::dvec3(w[0])), glm::length(glm::dvec3(w[1])),
+                                   glm::length(glm::dvec3(w[2]))});
+    const double extent = glm::length(
+        glm::max(glm::abs(glm::dvec3(m.bounds_min)), glm::abs(glm::dvec3(m.bounds_max))));
+    reach = std::max(reach, std::max({std::abs(w[3].x), std::abs(w[3].y), std::abs(w[3].z)}) +
+                                scale * extent);
   }
+  if (!(reach <= kMaxWorldCoordinate))
+    throw Error(ErrorKind::SceneInput,
+                fmt::format("scene: its objects' bounds and the eye reach {:g} world units from "
+                            "the origin; bindery draws within +-{:g}, where float32's squared "
+                            "distances (lighting, culling, level of detail) do not overflow",
+                            reach, kMaxWorldCoordinate));
 }
 
 // RenderOptions::debug_colors as the draw frame's debugColors (0 shaded, 1 clusters, 2 levels);

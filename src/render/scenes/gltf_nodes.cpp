@@ -203,7 +203,10 @@ void GltfLoader::place_instances() {
       hi = glm::max(hi, w);
     }
   }
-  const glm::dvec3 extent = glm::max(hi - lo, glm::dvec3(1e-3));
+  // A flat model's missing side is a thousandth of its largest (its size, not an absolute floor:
+  // a model 1e-5 across is framed as closely as one 1e5 across).
+  const double largest = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z});
+  const glm::dvec3 extent = glm::max(hi - lo, glm::dvec3(std::max(largest * 1e-3, 1e-30)));
   extent_ = glm::vec3(extent);
   const glm::dvec3 center = (lo + hi) * 0.5;  // no overflow in double: |lo|, |hi| <= FLT_MAX
   warn_far_from_origin(lo, hi);
@@ -294,10 +297,13 @@ void GltfLoader::place_camera() {
                              double(extent_.y) * extent_.y * 0.25));
   const glm::vec3 dir = glm::normalize(glm::vec3(100.0f, 150.0f, 200.0f));
   const float distance = radius / std::sin(glm::radians(scene_.view.fov_y_degrees * 0.5f)) * 0.9f;
-  if (!std::isfinite(distance + radius * 2.0f))
-    fail(path_, fmt::format("a camera framing the model's {} copies (bounding radius {}) is not "
-                            "finite in 32-bit float",
-                            instances_, radius));
+  if (!(double(distance) + 2.0 * double(radius) <= kMaxWorldCoordinate))
+    fail(path_, fmt::format("a camera framing the model's {} copies (bounding radius {:g}) lies "
+                            "{:g} world units away; bindery draws within +-{:g} "
+                            "(kMaxWorldCoordinate), where float32's squared distances do not "
+                            "overflow",
+                            instances_, radius, double(distance) + 2.0 * double(radius),
+                            kMaxWorldCoordinate));
   scene_.view.target = glm::vec3(0.0f);
   scene_.view.eye = dir * distance;
   scene_.view.near_plane = std::max(distance * 0.01f, distance - radius * 2.0f);

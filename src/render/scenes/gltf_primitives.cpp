@@ -251,6 +251,14 @@ uint32_t GltfLoader::build_mesh(int mesh_index, int prim_index, bool mirrored) {
   const tinygltf::Material& material =
       p.material >= 0 ? model_.materials[p.material] : default_gltf_material_;
 
+  // An accessor past bindery's element limit is refused as that, before the budget it would
+  // also exceed (whose advice, raising it, would not help).
+  for (int index : {p.indices, p.attributes.count("POSITION") ? p.attributes.at("POSITION") : -1})
+    if (index >= 0 && size_t(index) < model_.accessors.size() &&
+        model_.accessors[index].count > kMaxAccessorCount)
+      fail(path_, fmt::format("{}: accessor {}: count {} exceeds bindery's limit of {} elements "
+                              "per accessor",
+                              what, index, model_.accessors[index].count, kMaxAccessorCount));
   std::string detail;
   const uint64_t bytes = mesh_bytes(p, mode, material.doubleSided, detail);
   charge_geometry(bytes, what + (mirrored ? " (mirrored copy)" : ""), detail);

@@ -14,10 +14,12 @@
 namespace bindery {
 
 glm::mat4 View::view_projection(float aspect) const {
-  // WebGPU clip space has z in [0, 1]: the right-handed zero-to-one projection.
-  const glm::mat4 projection =
-      glm::perspectiveRH_ZO(glm::radians(fov_y_degrees), aspect, near_plane, far_plane);
-  return projection * glm::lookAtRH(eye, target, up);
+  // WebGPU clip space has z in [0, 1]: the right-handed zero-to-one projection, in double: its
+  // far * near overflows float for a model 1e19 across (whose matrix entries themselves fit).
+  const glm::dmat4 projection = glm::perspectiveRH_ZO(
+      glm::radians(double(fov_y_degrees)), double(aspect), double(near_plane), double(far_plane));
+  return glm::mat4(projection * glm::lookAtRH(glm::dvec3(eye), glm::dvec3(target),
+                                              glm::dvec3(up)));
 }
 
 void Object::set_article_phases(uint32_t i) {

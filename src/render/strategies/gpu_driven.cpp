@@ -76,9 +76,17 @@ double build_hierarchies(const Scene& scene, ClusterGeometry& geometry, uint32_t
   std::vector<ClusterHierarchy> built(scene.meshes.size());
   tbb::parallel_for(size_t(0), scene.meshes.size(), [&](size_t i) {
     const Mesh& m = scene.meshes[i];
-    built[i] = build_cluster_hierarchy(std::as_bytes(std::span(m.vertices)),
-                                       uint32_t(m.vertices.size()), sizeof(Vertex), m.indices,
-                                       ClusterBuildDesc{.normal_offset_bytes = 12}, m.name);
+    try {
+      built[i] = build_cluster_hierarchy(std::as_bytes(std::span(m.vertices)),
+                                         uint32_t(m.vertices.size()), sizeof(Vertex), m.indices,
+                                         ClusterBuildDesc{.normal_offset_bytes = 12}, m.name);
+    } catch (const Error& e) {
+      // The scene's data, not the caller's arguments: its kind, and the way around it.
+      throw Error(ErrorKind::SceneInput,
+                  fmt::format("--clusters on: scene mesh {} cannot be built into a cluster "
+                              "hierarchy ({}); the per-object path (--clusters off) draws it",
+                              i, e.what()));
+    }
   });
   levels = 0;
   for (uint32_t i = 0; i < built.size(); ++i) {
