@@ -409,13 +409,13 @@ const kHidden = 0u;
 const kHardware = 1u;
 const kCompute = 2u;
 
-// Whether cluster `index` of object `id` is drawn this phase (kHidden, kHardware or kCompute):
+// Whether cluster `index` (its record `c`) of object `id` is drawn this phase (kHidden, kHardware or kCompute):
 // in the cut, inside the frustum, not facing away and not occluded; phase 1 defers what last
 // frame's pyramid hides (`multi`: the instance's cut may hold more than one cluster). A cluster
 // for the compute rasterizer widens `bounds` (its screen box, pixels).
-fn cluster_verdict(id: u32, index: u32, multi: bool, bounds: ptr<function, vec4f>) -> u32 {
+fn cluster_verdict(id: u32, index: u32, c: ClusterRecord, multi: bool,
+                   bounds: ptr<function, vec4f>) -> u32 {
   let o = objects[id];
-  let c = clusters[index];
   let s = object_max_scale(o);
   if (!(projected_error(o, s, c.selfSphere, c.selfError) <= frame.tau &&
         projected_error(o, s, c.parentSphere, c.parentError) > frame.tau)) {
@@ -487,9 +487,10 @@ fn test_pass(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: 
   var compute = 0u;
   var computeTriangles = 0u;
   for (var k = 0u; k < chunk.z; k++) {
-    let v = cluster_verdict(chunk.x, chunk.y + k, chunk.w != 0u, &bounds);
+    let c = clusters[chunk.y + k];
+    let v = cluster_verdict(chunk.x, chunk.y + k, c, chunk.w != 0u, &bounds);
     verdict[k] = v;
-    let t = clusters[chunk.y + k].triangleCount;
+    let t = c.triangleCount;
     triangles[k] = t;
     if (v == kHardware) {
       localSlot[k] = hardware;
