@@ -416,10 +416,15 @@ void check_gpu_driven_options(const std::vector<std::string>& strategies, const 
                                 command, flag, names));
   if (o.cluster_options_given && !has("gpu-driven"))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: --clusters, --lod-error, --rasterizer, --raster-rung and "
-                            "--debug-colors apply to gpu-driven (its cluster hierarchies), not "
-                            "to {}",
-                            command, names));
+                fmt::format("{}: {} apply to gpu-driven (its cluster hierarchies), not to {}",
+                            command,
+                            // --debug-colors is render's and view's alone
+                            std::string_view(command) == "render" ||
+                                    std::string_view(command) == "view"
+                                ? "--clusters, --lod-error, --rasterizer, --raster-rung and "
+                                  "--debug-colors"
+                                : "--clusters, --lod-error, --rasterizer and --raster-rung",
+                            names));
   if (o.occlusion_given && !has("gpu-driven"))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: --occlusion applies to gpu-driven (its two-phase occlusion "
