@@ -14,13 +14,28 @@
 //                            untimed), as this thread's CPU time (other processes do not count).
 //   BM_Memcpy                the limit: one memcpy of moved x 64 bytes (the moved records' bytes)
 //                            between two buffers already touched, same axes, same clock.
+//   BM_MemcpyToStaging       the same memcpy into a mapped staging block (StagingRing): the limit
+//                            of a write path whose destination is mapped staging (on a discrete
+//                            GPU's host its memory type may be slower than the heap).
+//   BM_StoreToStaging        the write path's stores alone: per object one 64-byte line (rows and
+//                            id, as ObjectTable stages them) stored into mapped staging, in
+//                            order, no per-id state.
+//   BM_CopyThreads           1..16 threads each memcpy a contiguous share of 100,000 x 64 bytes
+//                            into heap memory (dst 0) or mapped staging (dst 1): the machine's
+//                            write bandwidth with many writers, the limit of BM_Writers.
 //   BM_Writers               1, 2, 4, 8, 16 writer threads (persistent, started together by a
-//                            barrier) each moving a contiguous share of a random subset of ids,
+//                            barrier) each moving a contiguous share of a random subset of ids
+//                            (sorted 0: in random order, so every thread's ids are scattered over
+//                            the whole table and share cache lines of the per-id state with the
+//                            other threads'; sorted 1: the subset in ascending order, so each
+//                            thread's ids lie in a range of their own, as a parallel loop over an
+//                            application's objects gives),
 //                            then flush() on the main thread; wall-clock time of both (real time:
 //                            what a frame waits), at 1M objects with 10% and 100% moved.
 // Reported: ns_per_moved (timed ns / moved objects), records (slots uploaded per flush).
 // Numbers and the command that produced them: docs/BENCHMARKS.md "Object table: CPU per moved
 // object"; bench/object_table_device.sh runs it on a 16-core host.
+#include "bindery/data/staging_ring.hpp"
 #include "bindery/device.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
 
@@ -177,16 +192,115 @@ void BM_Memcpy(benchmark::State& state) {
   state.counters["moved"] = moved_of(state);
 }
 
+
+// A mapped staging block of at least `bytes`, acquired once per size and never copied or handed
+// back (the benchmarks only write into it).
+std::span<std::byte> staging_of(uint64_t bytes) {
+  static auto* ring = new bindery::StagingRing(device(), bindery::StagingRingDesc{"bench", 0});
+  static auto* blocks = new std::map<uint64_t, bindery::StagingBlock>;
+  bindery::StagingBlock& b = (*blocks)[bytes];
+  if (b.data.empty()) {
+    b = ring->acquire(bytes);
+    std::memset(b.data.data(), 0, b.data.size());
+  }
+  return b.data.subspan(0, bytes);
+}
+
+void BM_MemcpyToStaging(benchmark::State& state) {
+  const uint64_t bytes = uint64_t(moved_of(state)) * 64;
+  std::vector<std::byte> src(bytes, std::byte{1});
+  const std::span<std::byte> dst = staging_of(bytes);
+  double timed = 0;
+  for (auto _ : state) {
+    const double start = thread_cpu_seconds();
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::ClobberMemory();
+    const double s = thread_cpu_seconds() - start;
+    state.SetIterationTime(s);
+    timed += s;
+  }
+  state.counters["ns_per_moved"] = timed * 1e9 / (double(state.iterations()) * moved_of(state));
+  state.counters["moved"] = moved_of(state);
+}
+
+struct alignas(64) Record64 {
+  float v[16];
+};
+
+void BM_StoreToStaging(benchmark::State& state) {
+  const uint32_t moved = moved_of(state);
+  const std::span<std::byte> dst = staging_of(uint64_t(moved) * 64 + 64);
+  auto* lines = reinterpret_cast<Record64*>(dst.data() + 64);
+  const std::vector<glm::mat4>& w = worlds();
+  double timed = 0;
+  for (auto _ : state) {
+    const double start = thread_cpu_seconds();
+    for (uint32_t i = 0; i < moved; ++i) {
+      Record64 r;
+      std::memcpy(r.v, &w[i & 4095], 48);
+      const uint32_t word = i | 0x80000000u;
+      std::memcpy(&r.v[12], &word, 4);
+      r.v[13] = r.v[14] = r.v[15] = 0;
+      lines[i] = r;
+    }
+    benchmark::ClobberMemory();
+    const double s = thread_cpu_seconds() - start;
+    state.SetIterationTime(s);
+    timed += s;
+  }
+  state.counters["ns_per_moved"] = timed * 1e9 / (double(state.iterations()) * moved);
+  state.counters["moved"] = moved;
+}
+
+void BM_CopyThreads(benchmark::State& state) {
+  const uint32_t moved = 100'000;
+  const uint64_t bytes = uint64_t(moved) * 64;
+  const bool to_staging = state.range(0) != 0;
+  const uint32_t threads_n = uint32_t(state.range(1));
+  std::vector<std::byte> src(bytes, std::byte{1}), heap_dst(bytes, std::byte{0});
+  std::byte* dst = to_staging ? staging_of(bytes + 64).data() : heap_dst.data();
+  std::barrier start(threads_n + 1), done(threads_n + 1);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (uint32_t t = 0; t < threads_n; ++t)
+    threads.emplace_back([&, t] {
+      const uint64_t begin = bytes * t / threads_n / 64 * 64;
+      const uint64_t end = t + 1 == threads_n ? bytes : bytes * (t + 1) / threads_n / 64 * 64;
+      for (;;) {
+        start.arrive_and_wait();
+        if (stop.load()) return;
+        std::memcpy(dst + begin, src.data() + begin, end - begin);
+        done.arrive_and_wait();
+      }
+    });
+  double timed = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    start.arrive_and_wait();
+    done.arrive_and_wait();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(s);
+    timed += s;
+  }
+  stop.store(true);
+  start.arrive_and_wait();
+  for (std::thread& t : threads) t.join();
+  state.counters["ns_per_moved"] = timed * 1e9 / (double(state.iterations()) * moved);
+  state.counters["moved"] = moved;
+}
+
 void BM_Writers(benchmark::State& state) {
   const uint32_t objects = uint32_t(state.range(0));
   const uint32_t moved = moved_of(state);
   const uint32_t writers = uint32_t(state.range(2));
   ObjectTable& table = table_of(objects);
-  const std::vector<ObjectId> ids = moved_ids(objects, moved, Order::random);
+  const std::vector<ObjectId> ids =
+      moved_ids(objects, moved, state.range(3) == 0 ? Order::random : Order::sorted);
   const std::vector<glm::mat4>& w = worlds();
   std::barrier start(writers + 1), done(writers + 1);
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
+  double flush_timed = 0;
   for (uint32_t t = 0; t < writers; ++t)
     threads.emplace_back([&, t] {
       const uint32_t begin = uint32_t(uint64_t(moved) * t / writers);
@@ -205,10 +319,12 @@ void BM_Writers(benchmark::State& state) {
     const auto t0 = std::chrono::steady_clock::now();
     start.arrive_and_wait();
     done.arrive_and_wait();
+    const auto t1 = std::chrono::steady_clock::now();
     const bindery::gpu_driven::ObjectFlushStats st = table.flush(enc.get());
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.SetIterationTime(s);
     timed += s;
+    flush_timed += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     records = st.records_uploaded;
     end_frame(table, enc);
   }
@@ -216,6 +332,7 @@ void BM_Writers(benchmark::State& state) {
   start.arrive_and_wait();
   for (std::thread& t : threads) t.join();
   state.counters["ns_per_moved"] = timed * 1e9 / (double(state.iterations()) * moved);
+  state.counters["flush_ns_per_moved"] = flush_timed * 1e9 / (double(state.iterations()) * moved);
   state.counters["moved"] = moved;
   state.counters["records"] = records;
 }
@@ -241,18 +358,30 @@ void register_all() {
             ->Iterations(iterations_for(moved))
             ->Unit(benchmark::kMicrosecond);
       }
-      benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)
-          ->Args({objects, per_mille})
-          ->ArgNames({"objects", "per_mille"})
-          ->UseManualTime()
-          ->Iterations(iterations_for(moved))
-          ->Unit(benchmark::kMicrosecond);
+      for (auto [name, fn] : {std::pair{"BM_Memcpy", &BM_Memcpy},
+                              std::pair{"BM_MemcpyToStaging", &BM_MemcpyToStaging},
+                              std::pair{"BM_StoreToStaging", &BM_StoreToStaging}})
+        benchmark::RegisterBenchmark(name, fn)
+            ->Args({objects, per_mille})
+            ->ArgNames({"objects", "per_mille"})
+            ->UseManualTime()
+            ->Iterations(iterations_for(moved))
+            ->Unit(benchmark::kMicrosecond);
     }
+  for (int64_t dst : {0, 1})
+    for (int64_t threads : {1, 2, 4, 8, 16})
+      benchmark::RegisterBenchmark("BM_CopyThreads", BM_CopyThreads)
+          ->Args({dst, threads})
+          ->ArgNames({"staging", "threads"})
+          ->UseManualTime()
+          ->Iterations(200)
+          ->Unit(benchmark::kMicrosecond);
+  for (int64_t sorted : {0, 1})
   for (int64_t per_mille : {100, 1000})
     for (int64_t writers : {1, 2, 4, 8, 16})
       benchmark::RegisterBenchmark("BM_Writers", BM_Writers)
-          ->Args({1'000'000, per_mille, writers})
-          ->ArgNames({"objects", "per_mille", "writers"})
+          ->Args({1'000'000, per_mille, writers, sorted})
+          ->ArgNames({"objects", "per_mille", "writers", "sorted"})
           ->UseManualTime()
           ->Iterations(iterations_for(1'000'000 * per_mille / 1000))
           ->Unit(benchmark::kMicrosecond);

@@ -30,9 +30,9 @@ static_assert(kMaxObjectPipeline << kObjectPipelineShift == kObjectPipelineMask)
 namespace {
 
 constexpr uint32_t kScatterWorkgroupSize = 64;  // @workgroup_size of object_scatter.wgsl
-constexpr uint64_t kIdsHeaderBytes = 4;         // ScatterIndices.count before the ids
-constexpr uint32_t kMinScatterCapacity = 256;   // records the scatter source holds at least
-
+constexpr uint64_t kHeaderBytes = 64;           // StagedObjects.header before the slots
+constexpr uint64_t kSlotBytes = 64;             // one StagedObject
+constexpr uint32_t kMinScatterCapacity = 256;   // slots the scatter source holds at least
 
 // Whether all 16 elements are finite: exponent bits not all ones (integer test, vectorizes).
 bool all_finite(const glm::mat4& m) {
@@ -43,27 +43,31 @@ bool all_finite(const glm::mat4& m) {
   return bad == 0;
 }
 
-
 }  // namespace
 
 // ---- The staging of one frame ---------------------------------------------------------------------
 //
-// Each id that changes between two flushes gets a slot: its record is written once, straight into
-// mapped staging at that slot, and the slot's id word says which object it is (and whether the
-// rows go up too). Slots are claimed by writer threads in chunks of kChunkSlots with one atomic
-// add, so a thread pays one atomic per 64 objects; the id's own state (epoch, slot) says whether
-// it already has a slot this frame, so a second write lands in the same slot. Slots live in
-// blocks of growing size: block b holds kFirstBlockSlots << b slots, as
-//   [count: u32][ids: slots x u32][to a multiple of 64][records: slots x 64 bytes]
-// so that a frame of F moved objects uses O(log F) blocks and flush() records two copies per block
-// (count + ids into the scatter ids, records into the scatter records) and one dispatch.
+// Each id that changes between two flushes gets a slot: one 64-byte line in mapped staging
+// (StagedObject of object_scatter.wgsl: the three rows, the id word, mesh, material, flags), so
+// that a moved object is one full-line store, once. The id word says which object it is and what
+// goes up: kWriteRows (the rows), kWriteMeta (mesh, material, flags; user becomes 0); a word with
+// neither is a slot a writer left unused. Slots are claimed by writer threads in chunks of
+// 64 to 1,024 with one atomic add, so a thread pays one atomic per up to 1,024 objects; the id's state byte
+// (live, what is staged, the epoch) says whether it already has a slot this frame, and then
+// `slot_of` has it, so a second write lands in the same slot. Slots live in blocks of growing
+// size: block b holds kFirstBlockSlots << b slots after a 64-byte header (block 0's holds the
+// count), so that a frame of F moved objects uses O(log F) blocks and flush() records one copy per
+// block and one dispatch.
 namespace {
 
-constexpr uint32_t kChunkSlots = 64;         // slots a writer claims with one atomic add
+constexpr uint32_t kChunkSlots = 64;         // a writer's first claim of a frame, in slots
+constexpr uint32_t kMaxChunkSlots = 1024;    // its largest (below kFirstBlockSlots)
 constexpr uint32_t kFirstBlockSlots = 4096;  // block b holds kFirstBlockSlots << b slots
 constexpr uint32_t kMaxBlocks = 20;          // 4096 * (2^20 - 1) slots: past any table
-constexpr uint32_t kWriteRows = 0x80000000u;  // id word: the rows go up too (object_scatter.wgsl)
-constexpr uint32_t kUnusedSlot = 0xffffffffu; // id word of a claimed slot left unused (skipped)
+constexpr uint32_t kWriteRows = 0x80000000u; // id word: the rows go up (object_scatter.wgsl)
+constexpr uint32_t kWriteMeta = 0x40000000u; // id word: mesh, material and flags go up
+constexpr uint32_t kIdMask = 0x3fffffffu;    // id word: the object's id
+constexpr uint32_t kMaxIds = kIdMask;        // ids the id word can name (0 .. kMaxIds - 1)
 
 struct BlockPos {
   uint32_t block, offset;
@@ -71,31 +75,45 @@ struct BlockPos {
 
 uint64_t block_first_slot(uint32_t b) { return uint64_t(kFirstBlockSlots) * ((uint64_t(1) << b) - 1); }
 uint64_t block_slots(uint32_t b) { return uint64_t(kFirstBlockSlots) << b; }
-uint64_t block_records_offset(uint32_t b) { return (kIdsHeaderBytes + 4 * block_slots(b) + 63) & ~uint64_t(63); }
-uint64_t block_bytes(uint32_t b) { return block_records_offset(b) + block_slots(b) * kObjectRecordBytes; }
+uint64_t block_bytes(uint32_t b) { return kHeaderBytes + block_slots(b) * kSlotBytes; }
 
 BlockPos block_of(uint32_t slot) {
   const uint32_t b = uint32_t(std::bit_width(slot / kFirstBlockSlots + 1u)) - 1u;
   return {b, uint32_t(slot - block_first_slot(b))};
 }
 
-// One writer thread's claimed, not yet used slots [cursor, end) of frame `epoch`.
+// One slot in staging, as object_scatter.wgsl's StagedObject reads it.
+struct StagedObject {
+  glm::vec4 world_rows[3];
+  uint32_t word;  // id | kWriteRows | kWriteMeta
+  uint32_t mesh, material, flags;
+};
+static_assert(sizeof(StagedObject) == kSlotBytes);
+BINDERY_WGSL_STRUCT_CHECK(StagedObject, world_rows, word, mesh, material, flags);
+
+// One writer thread's claimed, not yet used slots of frame `epoch`: [cursor, end), the first of
+// them at `line` in its block, then [rest_begin, rest_end) in the next block when the last chunk
+// straddled a block boundary. `chunk` is the size of the thread's next claim: 64 at the start of
+// a frame, doubling with every claim up to kMaxChunkSlots, so that a thread that writes a few
+// objects leaves few slots unused and one that writes many takes the atomic (a locked add, which
+// also drains the core's pending stores) once per 1,024.
 struct Writer {
-  uint32_t epoch = 0, cursor = 0, end = 0;
+  uint32_t epoch = 0, cursor = 0, end = 0, rest_begin = 0, rest_end = 0, chunk = 0;
+  StagedObject* line = nullptr;
 };
 
-// What the CPU keeps per id, 16 bytes (a scattered id costs one quarter of a cache line): the
-// record without its transform (user is always 0: the table never writes it) and the id's slot in
-// the frame's staging when its epoch is the current one (16 bits, wrapping: see flush()).
-struct IdState {
-  uint32_t mesh = 0, material = 0;
-  uint16_t flags = 0;  // kObjectLive | pipeline << kObjectPipelineShift: 16 bits
-  uint16_t epoch = 0;
-  uint32_t slot = 0;
+// What the CPU keeps per id: one state byte, read by every write (1 MB at a million ids: it stays
+// in the core's cache however the ids are scattered), the id's slot (4 bytes, only written by its
+// first change of a frame and read by a second one) and its meta (12 bytes, read by
+// set_material, set_mesh, meta(); never by set_transform).
+constexpr uint8_t kStateLive = 1u;       // the id is a live object
+constexpr uint8_t kStateRows = 2u;       // rows staged this epoch
+constexpr uint8_t kStateMeta = 4u;       // meta staged this epoch
+constexpr uint32_t kEpochShift = 3;      // bits 3..7: the epoch of the staged bits and the slot
+constexpr uint32_t kEpochs = 32;         // epoch values 1 .. 31; 0 is never current
+struct Meta {
+  uint32_t mesh = 0, material = 0, flags = 0;
 };
-static_assert(sizeof(IdState) == 16);
-static_assert((kObjectLive | kObjectPipelineMask) <= 0xffffu);
-constexpr uint32_t kEpochs = 0x10000;  // IdState::epoch values; 0 is never current
 
 // Tables get a serial that is never reused: the key of the threads' writer caches.
 std::atomic<uint64_t> g_table_serial{1};
@@ -119,12 +137,14 @@ struct ObjectTable::State {
   std::string label;
   uint32_t max_flushes = 8;           // ObjectTableDesc::max_flushes_without_after_submit
   uint32_t flushes_since_submit = 0;  // uploading flushes since the last after_submit()
-  uint32_t max_records = 0;  // min(maxStorageBufferBindingSize, maxBufferSize) / 64
+  uint32_t max_records = 0;  // min(maxStorageBufferBindingSize, maxBufferSize) / 64, kMaxIds
   const uint64_t serial = g_table_serial.fetch_add(1);
 
-  // CPU side: 16 bytes per id ever handed out (ids.size() is that high-water mark: every one of
-  // them has a slot in buffer() once flushed), no transforms.
-  std::vector<IdState> ids;
+  // CPU side, per id ever handed out (state.size() is that high-water mark: every one of them has
+  // a slot in buffer() once flushed), no transforms.
+  std::vector<uint8_t> state;    // kStateLive | kStateRows | kStateMeta | epoch << kEpochShift
+  std::vector<uint32_t> slot_of; // the id's slot this epoch (valid when the state's epoch is)
+  std::vector<Meta> metas;
   std::vector<ObjectId> free_ids;  // removed ids, reused last-in first-out
   uint32_t live = 0;
   uint32_t id_end = 0;
@@ -146,8 +166,8 @@ struct ObjectTable::State {
   uint64_t generation = 0;
   gpu::Buffer table;
   std::vector<gpu::Buffer> retired;  // replaced by growth; dropped at after_submit()
-  uint32_t scatter_capacity = 0;     // slots the scatter source buffers hold
-  gpu::Buffer scatter_ids, scatter_records;
+  uint32_t scatter_capacity = 0;     // slots the scatter source holds
+  gpu::Buffer scatter_source;        // StagedObjects: the header, then the slots
   gpu::ShaderModule module;
   gpu::BindGroupLayout group_layout;
   gpu::PipelineLayout pipeline_layout;
@@ -172,9 +192,9 @@ struct ObjectTable::State {
                             who(call), id, id_end, live));
   }
 
-  IdState& live_state(std::string_view call, ObjectId id) {
-    if (id >= ids.size() || !(ids[id].flags & kObjectLive)) throw_not_live(call, id);
-    return ids[id];
+  bool is_live(ObjectId id) const { return id < state.size() && (state[id] & kStateLive); }
+  void check_live(std::string_view call, ObjectId id) const {
+    if (!is_live(id)) throw_not_live(call, id);
   }
 
   void check_finite(std::string_view call, ObjectId id, const glm::mat4& world) const {
@@ -192,54 +212,51 @@ struct ObjectTable::State {
   }
 
   Writer& this_thread_writer();
-  uint32_t claim_slot();
+  StagedObject* claim_slot(uint32_t& slot);
   std::byte* block(uint32_t b);
-  // Slot `slot`'s id word and record in the frame's staging.
-  struct SlotRef {
-    uint32_t* id_word;
-    ObjectRecord* record;
-  };
-  SlotRef slot_ref(uint32_t slot) const {
+  // Slot `slot`'s line in the frame's staging.
+  StagedObject* line_of(uint32_t slot) const {
     const BlockPos p = block_of(slot);
     std::byte* base = block_data[p.block].load(std::memory_order_acquire);
-    return {reinterpret_cast<uint32_t*>(base + kIdsHeaderBytes) + p.offset,
-            reinterpret_cast<ObjectRecord*>(base + block_records_offset(p.block)) + p.offset};
+    return reinterpret_cast<StagedObject*>(base + kHeaderBytes) + p.offset;
   }
-  uint32_t& id_word(uint32_t slot) const { return *slot_ref(slot).id_word; }
-  // The id's slot in this frame's staging, claimed on its first change since the last flush
-  // (`fresh`: its id word and record are still to be written).
-  SlotRef slot_of(IdState& st, bool& fresh) {
-    fresh = st.epoch != epoch;
-    if (fresh) {
-      st.slot = claim_slot();
-      st.epoch = uint16_t(epoch);
+
+  // Stages object `id`'s rows (and with `meta`, its mesh, material and flags): on its first change
+  // this epoch a new slot written as one full 64-byte line; after that its slot again, with the
+  // id word naming everything staged so far.
+  void stage(ObjectId id, const glm::mat4* m, bool meta) {
+    uint8_t& st = state[id];
+    const uint8_t kinds = uint8_t((m ? kStateRows : 0) | (meta ? kStateMeta : 0));
+    const Meta* md = meta ? &metas[id] : nullptr;
+    if ((st >> kEpochShift) != epoch) {
+      uint32_t slot = 0;
+      StagedObject* line = claim_slot(slot);
+      slot_of[id] = slot;
+      st = uint8_t((st & kStateLive) | kinds | (epoch << kEpochShift));
+      StagedObject o;
+      if (m) {
+        o.world_rows[0] = glm::vec4((*m)[0][0], (*m)[1][0], (*m)[2][0], (*m)[3][0]);
+        o.world_rows[1] = glm::vec4((*m)[0][1], (*m)[1][1], (*m)[2][1], (*m)[3][1]);
+        o.world_rows[2] = glm::vec4((*m)[0][2], (*m)[1][2], (*m)[2][2], (*m)[3][2]);
+      } else {
+        o.world_rows[0] = o.world_rows[1] = o.world_rows[2] = glm::vec4(0.0f);
+      }
+      o.word = id | (m ? kWriteRows : 0) | (meta ? kWriteMeta : 0);
+      o.mesh = md ? md->mesh : 0;
+      o.material = md ? md->material : 0;
+      o.flags = md ? md->flags : 0;
+      *line = o;  // one full line: write-combined staging takes it in one go
+      return;
     }
-    return slot_ref(st.slot);
-  }
-  // Writes the whole record (rows and the id's meta) into its slot: one 64-byte line, once.
-  void stage_whole(IdState& st, ObjectId id, const glm::mat4& m) {
-    bool fresh = false;
-    const SlotRef ref = slot_of(st, fresh);
-    ObjectRecord r;
-    r.world_rows[0] = glm::vec4(m[0][0], m[1][0], m[2][0], m[3][0]);
-    r.world_rows[1] = glm::vec4(m[0][1], m[1][1], m[2][1], m[3][1]);
-    r.world_rows[2] = glm::vec4(m[0][2], m[1][2], m[2][2], m[3][2]);
-    r.mesh = st.mesh;
-    r.material = st.material;
-    r.flags = st.flags;
-    r.user = 0;
-    *ref.record = r;
-    *ref.id_word = id | kWriteRows;
-  }
-  // Writes the id's meta into its slot; the rows go up only if a transform was staged too.
-  void stage_meta(IdState& st, ObjectId id) {
-    bool fresh = false;
-    const SlotRef ref = slot_of(st, fresh);
-    if (fresh) *ref.id_word = id;
-    ref.record->mesh = st.mesh;
-    ref.record->material = st.material;
-    ref.record->flags = st.flags;
-    ref.record->user = 0;
+    StagedObject* line = line_of(slot_of[id]);
+    st = uint8_t(st | kinds);
+    if (m) world_to_rows(*m, line->world_rows);
+    if (md) {
+      line->mesh = md->mesh;
+      line->material = md->material;
+      line->flags = md->flags;
+    }
+    line->word = id | ((st & kStateRows) ? kWriteRows : 0) | ((st & kStateMeta) ? kWriteMeta : 0);
   }
 
   void create_pipeline();
@@ -278,18 +295,36 @@ Writer& ObjectTable::State::this_thread_writer() {
   return *writers.back();
 }
 
-uint32_t ObjectTable::State::claim_slot() {
+// A new slot of this thread's chunk (a new chunk when it is used up or stale): its number in
+// `slot`, its line returned.
+StagedObject* ObjectTable::State::claim_slot(uint32_t& slot) {
   Writer& w = this_thread_writer();
-  if (w.epoch != epoch || w.cursor == w.end) {
-    const uint32_t base = next_slot.fetch_add(kChunkSlots, std::memory_order_relaxed);
-    if (uint64_t(base) + kChunkSlots > block_first_slot(kMaxBlocks))
-      throw Error(ErrorKind::BufferTooLarge,
-                  fmt::format("{}: more than {} staged slots in one frame", who("set_transform"),
-                              block_first_slot(kMaxBlocks)));
-    block(block_of(base).block);  // chunks never straddle blocks (both are multiples of 64)
-    w = {epoch, base, base + kChunkSlots};
+  if (w.epoch != epoch || w.cursor == w.end) [[unlikely]] {
+    if (w.epoch != epoch) w = {epoch, 0, 0, 0, 0, kChunkSlots, nullptr};
+    if (w.rest_begin != w.rest_end) {
+      w.cursor = w.rest_begin;
+      w.end = w.rest_end;
+      w.rest_begin = w.rest_end = 0;
+    } else {
+      const uint32_t base = next_slot.fetch_add(w.chunk, std::memory_order_relaxed);
+      if (uint64_t(base) + w.chunk > block_first_slot(kMaxBlocks))
+        throw Error(ErrorKind::BufferTooLarge,
+                    fmt::format("{}: more than {} staged slots in one frame", who("set_transform"),
+                                block_first_slot(kMaxBlocks)));
+      const uint32_t boundary = uint32_t(block_first_slot(block_of(base).block + 1));
+      w.cursor = base;
+      w.end = std::min(base + w.chunk, boundary);
+      if (base + w.chunk > boundary) {
+        w.rest_begin = boundary;
+        w.rest_end = base + w.chunk;
+      }
+      w.chunk = std::min(w.chunk * 2, kMaxChunkSlots);
+    }
+    const BlockPos p = block_of(w.cursor);
+    w.line = reinterpret_cast<StagedObject*>(block(p.block) + kHeaderBytes) + p.offset;
   }
-  return w.cursor++;
+  slot = w.cursor++;
+  return w.line++;
 }
 
 // Block b of the frame: the reserved mapped block, else heap memory (allocated once under the
@@ -311,11 +346,16 @@ void ObjectTable::State::create_pipeline() {
   const Reflection reflection = reflect_wgsl(shaders::object_scatter);
   reflection.throw_if_errors();
   check_struct_matches<ObjectRecord>(reflection.struct_layout("ObjectRecord"));
+  check_struct_matches<StagedObject>(reflection.struct_layout("StagedObject"));
+  const StructMember* slots = reflection.struct_layout("StagedObjects").find_member("slots");
+  if (!slots || slots->offset != kHeaderBytes)
+    throw Error(ErrorKind::StructMismatch,
+                who("ObjectTable") + ": object_scatter.wgsl's StagedObjects.slots does not start "
+                                     "at byte 64, where the CPU writes the first slot");
   module = device->create_shader_module("object_scatter.wgsl", shaders::object_scatter);
   const WGPUBindGroupLayoutEntry entries[] = {
       buffer_layout_entry(0, WGPUShaderStage_Compute, WGPUBufferBindingType_ReadOnlyStorage),
-      buffer_layout_entry(1, WGPUShaderStage_Compute, WGPUBufferBindingType_ReadOnlyStorage),
-      buffer_layout_entry(2, WGPUShaderStage_Compute, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(1, WGPUShaderStage_Compute, WGPUBufferBindingType_Storage),
   };
   group_layout = create_bind_group_layout(*device, "object scatter", entries);
   WGPUBindGroupLayout layouts[] = {group_layout.get()};
@@ -335,7 +375,7 @@ void ObjectTable::State::create_pipeline() {
 }
 
 void ObjectTable::State::grow(WGPUCommandEncoder encoder) {
-  const uint64_t needed = ids.size();
+  const uint64_t needed = state.size();
   uint64_t cap = capacity;
   while (cap < needed) cap *= 2;
   cap = std::min<uint64_t>(cap, max_records);  // add() keeps needed <= max_records
@@ -356,54 +396,49 @@ void ObjectTable::State::ensure_scatter_capacity(uint32_t n) {
   while (cap < n) cap *= 2;
   // At most the table's limit, plus the unused slots writers may leave (n may exceed it by those).
   cap = std::max<uint64_t>(std::min<uint64_t>(cap, max_records), n);
-  const WGPUBufferUsage usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
-  scatter_ids = device->create_buffer(label + " scatter ids",
-                                      align_to(kIdsHeaderBytes + 4 * cap, 16), usage);
-  scatter_records =
-      device->create_buffer(label + " scatter records", cap * kObjectRecordBytes, usage);
+  scatter_source = device->create_buffer(label + " scatter source", kHeaderBytes + cap * kSlotBytes,
+                                         WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
   scatter_capacity = uint32_t(cap);
   group = {};
 }
 
-// Ends the frame's writers: the slots they claimed and left unused get kUnusedSlot, except the
-// ones at the very end of the claimed range, which are not uploaded at all. Returns the slots to
-// upload; `unused` counts the kUnusedSlot ones among them.
+// Ends the frame's writers: the slots they claimed and left unused get an id word with nothing to
+// write, except the ones at the very end of the claimed range, which are not uploaded at all.
+// Returns the slots to upload; `unused` counts the skipped ones among them.
 uint32_t ObjectTable::State::close_writers(uint32_t claimed, uint32_t& unused) {
   uint32_t n = claimed;
   for (const auto& w : writers) {
-    if (w->epoch != epoch || w->cursor == w->end) continue;
-    if (w->end == claimed) {
-      n = w->cursor;
+    if (w->epoch != epoch) continue;
+    // The unused slots are one run: a straddling chunk's rest starts where [cursor, end) ends.
+    const uint32_t begin = w->cursor;
+    const uint32_t end = w->rest_begin != w->rest_end ? w->rest_end : w->end;
+    if (begin == end) continue;
+    if (end == claimed) {
+      n = begin;
       continue;
     }
-    for (uint32_t s = w->cursor; s < w->end; ++s) id_word(s) = kUnusedSlot;
-    unused += w->end - w->cursor;
+    for (uint32_t s = begin; s < end; ++s) line_of(s)->word = 0;
+    unused += end - begin;
   }
   return n;
 }
 
-// Two copies per block of slots [0, n): count + ids into the scatter ids, records into the
-// scatter records; a block written in heap memory goes through a staging block first.
+// One copy per block of slots [0, n) into the scatter source (block 0 with the header and its
+// count); a block written in heap memory goes through a staging block first.
 void ObjectTable::State::copy_blocks(WGPUCommandEncoder encoder, uint32_t n) {
   std::memcpy(block_data[0].load(std::memory_order_relaxed), &n, sizeof(n));
   for (uint32_t b = 0; b < kMaxBlocks && block_first_slot(b) < n; ++b) {
     const uint64_t first = block_first_slot(b);
     const uint64_t used = std::min<uint64_t>(n - first, block_slots(b));
-    const uint64_t ids_begin = b == 0 ? 0 : kIdsHeaderBytes;
-    const uint64_t ids_end = kIdsHeaderBytes + 4 * used;
-    const uint64_t records_offset = block_records_offset(b);
+    const uint64_t begin = b == 0 ? 0 : kHeaderBytes;  // block 0 carries the header
+    const uint64_t end = kHeaderBytes + used * kSlotBytes;
     StagingBlock staged = mapped[b];
     if (staged.data.empty()) {  // heap: into staging now (frames past the reserved blocks)
       staged = ring.acquire(block_bytes(b));
-      const std::byte* src = heap[b].data();
-      std::memcpy(staged.data.data() + ids_begin, src + ids_begin, ids_end - ids_begin);
-      std::memcpy(staged.data.data() + records_offset, src + records_offset,
-                  used * kObjectRecordBytes);
+      std::memcpy(staged.data.data() + begin, heap[b].data() + begin, end - begin);
     }
-    ring.copy(encoder, staged, ids_begin, scatter_ids.get(), 4 * first + ids_begin,
-              align_to(ids_end - ids_begin, 4));
-    ring.copy(encoder, staged, records_offset, scatter_records.get(), first * kObjectRecordBytes,
-              used * kObjectRecordBytes);
+    ring.copy(encoder, staged, begin, scatter_source.get(), first * kSlotBytes + begin,
+              end - begin);
     mapped[b] = {};
   }
 }
@@ -424,9 +459,8 @@ void ObjectTable::State::reserve_mapped() {
 
 void ObjectTable::State::dispatch(WGPUCommandEncoder encoder, uint32_t n) {
   if (!group) {
-    const WGPUBindGroupEntry entries[] = {buffer_group_entry(0, scatter_ids.get()),
-                                          buffer_group_entry(1, scatter_records.get()),
-                                          buffer_group_entry(2, table.get())};
+    const WGPUBindGroupEntry entries[] = {buffer_group_entry(0, scatter_source.get()),
+                                          buffer_group_entry(1, table.get())};
     group = create_bind_group(*device, "object scatter", group_layout.get(), entries);
   }
   const uint32_t max_x = device->limits().maxComputeWorkgroupsPerDimension;
@@ -462,7 +496,7 @@ ObjectTable::ObjectTable(const Device& device, const ObjectTableDesc& desc)
                 s.who("ObjectTable") + ": max_flushes_without_after_submit is 0 (at least 1)");
   const Limits& limits = device.limits();
   const uint64_t max_bytes = std::min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
-  s.max_records = uint32_t(std::min<uint64_t>(max_bytes / kObjectRecordBytes, UINT32_MAX >> 1));
+  s.max_records = uint32_t(std::min<uint64_t>(max_bytes / kObjectRecordBytes, kMaxIds));
   if (desc.initial_capacity > s.max_records)
     throw Error(ErrorKind::BufferTooLarge,
                 fmt::format("{}: initial_capacity {} records ({} bytes) exceed "
@@ -472,7 +506,9 @@ ObjectTable::ObjectTable(const Device& device, const ObjectTableDesc& desc)
                             limits.maxStorageBufferBindingSize, limits.maxBufferSize));
   s.capacity = desc.initial_capacity;
   s.table = s.create_table_buffer(s.capacity);
-  s.ids.reserve(s.capacity);
+  s.state.reserve(s.capacity);
+  s.slot_of.reserve(s.capacity);
+  s.metas.reserve(s.capacity);
   s.create_pipeline();
   s.reserve_mapped();
 }
@@ -484,29 +520,29 @@ ObjectTable& ObjectTable::operator=(ObjectTable&&) noexcept = default;
 ObjectId ObjectTable::add(const glm::mat4& world, uint32_t mesh, uint32_t material,
                           uint32_t pipeline) {
   State& s = *s_;
-  const ObjectId next = s.free_ids.empty() ? ObjectId(s.ids.size()) : s.free_ids.back();
+  const ObjectId next = s.free_ids.empty() ? ObjectId(s.state.size()) : s.free_ids.back();
   s.check_finite("add", next, world);
   if (pipeline > kMaxObjectPipeline)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: pipeline index {} exceeds {} (flags bits 8..15)", s.who("add"),
                             pipeline, kMaxObjectPipeline));
   if (s.free_ids.empty()) {
-    if (s.ids.size() >= s.max_records)
+    if (s.state.size() >= s.max_records)
       throw Error(ErrorKind::BufferTooLarge,
                   fmt::format("{}: object {} needs {} bytes of records; "
                               "maxStorageBufferBindingSize is {}, maxBufferSize {}",
                               s.who("add"), next, (uint64_t(next) + 1) * kObjectRecordBytes,
                               s.device->limits().maxStorageBufferBindingSize,
                               s.device->limits().maxBufferSize));
-    s.ids.emplace_back();
+    s.state.push_back(0);
+    s.slot_of.push_back(0);
+    s.metas.emplace_back();
   } else {
     s.free_ids.pop_back();
   }
-  IdState& st = s.ids[next];
-  st.mesh = mesh;
-  st.material = material;
-  st.flags = uint16_t(kObjectLive | (pipeline << kObjectPipelineShift));
-  s.stage_whole(st, next, world);
+  s.metas[next] = {mesh, material, kObjectLive | (pipeline << kObjectPipelineShift)};
+  s.state[next] |= kStateLive;
+  s.stage(next, &world, true);
   s.id_end = std::max(s.id_end, next + 1);
   ++s.live;
   return next;
@@ -514,9 +550,9 @@ ObjectId ObjectTable::add(const glm::mat4& world, uint32_t mesh, uint32_t materi
 
 void ObjectTable::set_transform(ObjectId id, const glm::mat4& world) {
   State& s = *s_;
-  IdState& st = s.live_state("set_transform", id);
+  s.check_live("set_transform", id);
   s.check_finite("set_transform", id, world);
-  s.stage_whole(st, id, world);
+  s.stage(id, &world, false);
 }
 
 void ObjectTable::set_transforms(std::span<const ObjectId> ids, std::span<const glm::mat4> worlds) {
@@ -525,47 +561,50 @@ void ObjectTable::set_transforms(std::span<const ObjectId> ids, std::span<const 
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: {} ids but {} matrices", s.who("set_transforms"), ids.size(),
                             worlds.size()));
-  constexpr size_t kAhead = 32;  // ids prefetched ahead: enough misses in flight to hide latency
+  constexpr size_t kAhead = 16;  // ids prefetched ahead: their slot words, written on a first change
   const size_t n = ids.size();
-  const size_t known = s.ids.size();
+  const size_t known = s.state.size();
   for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n && ids[i + kAhead] < known) __builtin_prefetch(&s.ids[ids[i + kAhead]], 1);
-    IdState& st = s.live_state("set_transforms", ids[i]);
+    if (i + kAhead < n && ids[i + kAhead] < known) {
+      __builtin_prefetch(&s.state[ids[i + kAhead]], 1);
+      __builtin_prefetch(&s.slot_of[ids[i + kAhead]], 1);
+    }
+    s.check_live("set_transforms", ids[i]);
     s.check_finite("set_transforms", ids[i], worlds[i]);
-    s.stage_whole(st, ids[i], worlds[i]);
+    s.stage(ids[i], &worlds[i], false);
   }
 }
 
 void ObjectTable::set_material(ObjectId id, uint32_t material) {
-  IdState& st = s_->live_state("set_material", id);
-  st.material = material;
-  s_->stage_meta(st, id);
+  s_->check_live("set_material", id);
+  s_->metas[id].material = material;
+  s_->stage(id, nullptr, true);
 }
 
 void ObjectTable::set_mesh(ObjectId id, uint32_t mesh) {
-  IdState& st = s_->live_state("set_mesh", id);
-  st.mesh = mesh;
-  s_->stage_meta(st, id);
+  s_->check_live("set_mesh", id);
+  s_->metas[id].mesh = mesh;
+  s_->stage(id, nullptr, true);
 }
 
 void ObjectTable::remove(ObjectId id) {
   State& s = *s_;
-  IdState& st = s.live_state("remove", id);
-  st.mesh = st.material = 0;
-  st.flags = 0;
-  s.stage_whole(st, id, glm::mat4(0.0f));
+  s.check_live("remove", id);
+  s.metas[id] = {};
+  const glm::mat4 zero(0.0f);
+  s.stage(id, &zero, true);
+  s.state[id] = uint8_t(s.state[id] & ~kStateLive);
   s.free_ids.push_back(id);
   --s.live;
-  while (s.id_end > 0 && !(s.ids[s.id_end - 1].flags & kObjectLive)) --s.id_end;
+  while (s.id_end > 0 && !(s.state[s.id_end - 1] & kStateLive)) --s.id_end;
 }
 
-bool ObjectTable::contains(ObjectId id) const {
-  return id < s_->ids.size() && (s_->ids[id].flags & kObjectLive);
-}
+bool ObjectTable::contains(ObjectId id) const { return s_->is_live(id); }
 
 ObjectMeta ObjectTable::meta(ObjectId id) const {
-  const IdState& st = s_->live_state("meta", id);
-  return {st.mesh, st.material, st.flags, 0};
+  s_->check_live("meta", id);
+  const Meta& m = s_->metas[id];
+  return {m.mesh, m.material, m.flags, 0};
 }
 
 uint32_t ObjectTable::size() const { return s_->live; }
@@ -577,7 +616,7 @@ ObjectFlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
   State& s = *s_;
   ObjectFlushStats st;
   const uint32_t claimed = s.next_slot.load(std::memory_order_relaxed);
-  const bool grow = s.ids.size() > s.capacity;
+  const bool grow = s.state.size() > s.capacity;
   if (claimed == 0 && !grow) return st;  // nothing changed: no per-object work at all
   if (s.flushes_since_submit >= s.max_flushes)
     throw Error(ErrorKind::FrameProtocol,
@@ -598,8 +637,8 @@ ObjectFlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
     s.copy_blocks(encoder, n);
     s.dispatch(encoder, n);
     st.records_uploaded = n;
-    st.bytes = uint64_t(n) * kObjectRecordBytes;
-    st.index_bytes = kIdsHeaderBytes + 4 * uint64_t(n);
+    st.bytes = uint64_t(n) * kSlotBytes;
+    st.index_bytes = kHeaderBytes;
     st.scatter_dispatches = 1;
   }
   // The next frame: a new epoch (every id's slot and every writer's chunk are stale), and as many
@@ -612,10 +651,11 @@ ObjectFlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
     s.block_data[b].store(nullptr, std::memory_order_relaxed);
   }
   s.next_slot.store(0, std::memory_order_relaxed);
-  // IdState keeps 16 bits of the epoch: once every 65,535 uploading flushes, every id's epoch
-  // goes back to 0 (never current) before the count starts again at 1.
+  // The state byte keeps 5 bits of the epoch: once every 31 uploading flushes, every id's staged
+  // bits and epoch go back to 0 (never current) before the count starts again at 1 (one pass over
+  // a byte per id: about 1 MB at a million ids, vectorized).
   if (++s.epoch == kEpochs) {
-    for (IdState& id : s.ids) id.epoch = 0;
+    for (uint8_t& b : s.state) b = uint8_t(b & kStateLive);
     for (const auto& w : s.writers) w->epoch = 0;
     s.epoch = 1;
   }
@@ -636,6 +676,9 @@ void ObjectTable::after_submit() {
     s.block_data[b].store(s.heap[b].data(), std::memory_order_relaxed);
     s.mapped[b] = {};
   }
+  // Writers with slots left in their chunk write on into the blocks' new place.
+  for (const auto& w : s.writers)
+    if (claimed > 0 && w->epoch == s.epoch && w->cursor < w->end) w->line = s.line_of(w->cursor);
   s.ring.after_submit();  // maps the copied blocks; reserved ones left unused go back to the pool
   s.retired.clear();
   if (claimed == 0) s.reserve_mapped();

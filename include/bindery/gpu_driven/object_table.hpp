@@ -11,35 +11,43 @@
 ///   ... finish the encoder, device.submit ...
 ///   table.after_submit();
 ///
-/// Write path (issue 30): the CPU keeps no image of the table, only 16 bytes per id (mesh,
-/// material, flags and the id's slot in this frame's staging). The first change of an id
-/// since the last flush claims a slot in mapped staging (StagingRing blocks, one atomic add per 64
-/// slots per thread); set_transform writes the 64-byte record there once, and a second write of
-/// the id before the flush overwrites the same slot, so each changed id lands once, with its last
-/// value. flush() records, per staging block (block b holds 4096 << b slots, so F changed records
-/// take O(log F) blocks), a copy of the slots' ids and one of their records into the scatter
-/// source, then one compute dispatch (shaders/object_scatter.wgsl) writes them into the table:
-/// its cost does not depend on the table's size, and it uploads nothing (and does no per-object
-/// work) when nothing changed. There is no whole-table copy any more: with the records already
+/// Write path (issue 30): the CPU keeps no image of the table. Per id it keeps one state byte
+/// (live, what is staged this frame, a 5-bit frame count: 1 MB at a million ids, the only per-id
+/// data set_transform reads), the id's staging slot (4 bytes, written by its first change of a
+/// frame, read by a second one) and its mesh, material and flags (12 bytes, read by set_material,
+/// set_mesh and meta(), never by set_transform). The first change of an id since the last flush
+/// claims a slot in mapped staging: one 64-byte line holding the three rows, the id and what goes
+/// up (the rows, the meta, or both), written with one full-line store, so a moved object is 64
+/// bytes written once; a second write of the id before the flush lands in the same slot, so each
+/// changed id is uploaded once, with its last value. Slots are claimed in chunks (StagingRing
+/// blocks; chunks of 64 slots at a frame's start, doubling up to 1,024, one atomic add each).
+/// flush() records one copy per staging block (block b holds 4096 << b slots, so F changed
+/// records take O(log F) blocks; block 0 begins with a 64-byte header holding the count) into the
+/// scatter source, then one compute dispatch (shaders/object_scatter.wgsl) writes them into the
+/// table: its cost does not depend on the table's size, and it uploads nothing (and does no
+/// per-object work) when nothing changed. There is no whole-table copy: with the records already
 /// packed in staging, the scatter is one pass whatever share moved (measured in
-/// docs/BENCHMARKS.md). Frames in flight: the blocks writers fill are the ones after_submit()
-/// mapped for the next frame (as many as the last frame used); writes past them, or before
-/// after_submit(), go to heap blocks that flush() copies into staging. Nothing the GPU may still
-/// read is written by the CPU: staging blocks are only handed out once their previous copy
-/// finished, and the scatter source and the table are only written by commands recorded in the
-/// frame's encoder (queue-ordered), so any number of frames may be in flight.
+/// docs/BENCHMARKS.md). Staging is write-only for the CPU (on a discrete GPU it is usually
+/// write-combined memory, which reads back hundreds of times slower than it writes). Frames in
+/// flight: the blocks writers fill are the ones after_submit() mapped for the next frame (as many
+/// as the last frame used); writes past them, or before after_submit(), go to heap blocks that
+/// flush() copies into staging. Nothing the GPU may still read is written by the CPU: staging
+/// blocks are only handed out once their previous copy finished, and the scatter source and the
+/// table are only written by commands recorded in the frame's encoder (queue-ordered), so any
+/// number of frames may be in flight.
 ///
-/// Threads: set_transform(), set_material() and set_mesh() may be called from any number of
-/// threads at once between two flushes, each id from one thread at a time (calls for the same id
-/// from two threads must be ordered, as the tasks of a parallel loop over disjoint ids are; a
-/// write of an id racing another write of it is a data race). No lock is taken per object: each
-/// thread claims 64 slots at a time (a thread-local writer, registered once per thread and table
-/// under a mutex); a thread that needs a staging block nobody reserved takes the mutex once per
-/// block. Everything else (add, remove, flush, after_submit, contains, meta, size, the
-/// constructor and destructor) is for one thread at a time, with no writer running, and the
-/// writers' calls must happen-before the flush (joined threads, a finished parallel loop).
-/// Each writer thread may leave up to 63 claimed slots unused per frame: they are uploaded and
-/// skipped by the scatter (ObjectFlushStats::unused_slots).
+/// Threads: set_transform(), set_transforms(), set_material() and set_mesh() may be called from
+/// any number of threads at once between two flushes, each id from one thread at a time (calls
+/// for the same id from two threads must be ordered, as the tasks of a parallel loop over
+/// disjoint ids are; a write of an id racing another write of it is a data race). No lock is
+/// taken per object: each thread claims its chunks with one atomic add (a thread-local writer,
+/// registered once per thread and table under a mutex); a thread that needs a staging block
+/// nobody reserved takes the mutex once per block. Everything else (add, remove, flush,
+/// after_submit, contains, meta, size, the constructor and destructor) is for one thread at a
+/// time, with no writer running, and the writers' calls must happen-before the flush (joined
+/// threads, a finished parallel loop). Each writer thread but the one whose chunk is the last
+/// claimed may leave claimed slots unused: at most 1,023, and at most 63 more than it used; they
+/// are uploaded and skipped by the scatter (ObjectFlushStats::unused_slots).
 ///
 /// Measured CPU cost per moved object: bench/object_table_bench.cpp (docs/BENCHMARKS.md "Object
 /// table: CPU per moved object").
@@ -132,11 +140,12 @@ struct ObjectTableDesc {
 struct ObjectFlushStats {
   /// Slots copied from staging: one per id changed since the last flush, plus unused_slots.
   uint32_t records_uploaded = 0;
-  uint64_t bytes = 0;             ///< record bytes copied: records_uploaded * kObjectRecordBytes
-  uint64_t index_bytes = 0;       ///< scatter ids copied besides (4-byte count + 4 per slot)
+  uint64_t bytes = 0;             ///< slot bytes copied: records_uploaded * 64 (ids inside)
+  uint64_t index_bytes = 0;       ///< bytes copied besides: the 64-byte header with the count
   uint32_t scatter_dispatches = 0;  ///< compute dispatches recorded (0 or 1)
   /// Slots among records_uploaded that writer threads claimed and left unused (skipped by the
-  /// scatter): at most 63 per writer thread but the last one; 0 with one thread.
+  /// scatter): per writer thread but the last one at most 1,023 and at most 63 more than it
+  /// used; 0 with one thread.
   uint32_t unused_slots = 0;
   bool whole_copy = false;          ///< always false since issue 30 (no whole-table copy)
   bool grew = false;                ///< buffer() was replaced by a larger one (generation() bumped)
@@ -171,13 +180,14 @@ class ObjectTable {
   /// InvalidArgument for a non-finite matrix or a pipeline above kMaxObjectPipeline,
   /// BufferTooLarge when the table would outgrow maxStorageBufferBindingSize or maxBufferSize.
   ObjectId add(const glm::mat4& world, uint32_t mesh, uint32_t material, uint32_t pipeline = 0);
-  /// Moves object `id`: writes its record once into this frame's mapped staging (the same slot
+  /// Moves object `id`: writes its rows once into this frame's mapped staging (the same slot
   /// again when `id` already changed since the last flush). Thread-safe for distinct ids (file
-  /// comment, "Threads"); no lock, one atomic add per 64 newly changed ids per thread.
+  /// comment, "Threads"); no lock, one atomic add per chunk of 64 to 1,024 newly changed ids per
+  /// thread.
   /// InvalidArgument (naming the id) when it is not live or the matrix is not finite.
   void set_transform(ObjectId id, const glm::mat4& world);
-  /// set_transform(ids[i], worlds[i]) for every i, with the per-id state of the ids 32 ahead
-  /// prefetched: scattered ids in a large table then cost a memory access each that overlaps the
+  /// set_transform(ids[i], worlds[i]) for every i, with the per-id state and slot of the ids 16
+  /// ahead prefetched: scattered ids in a large table then cost a memory access each that overlaps the
   /// others instead of a cache miss in turn (docs/BENCHMARKS.md). Thread-safe like
   /// set_transform(). InvalidArgument when the spans' sizes differ, or as set_transform() for the
   /// first id that is not live or whose matrix is not finite (the ones before it are staged).
