@@ -19,7 +19,10 @@
 //                            GPU's host its memory type may be slower than the heap).
 //   BM_StoreToStaging        the write path's stores alone: per object one 64-byte line (rows and
 //                            id, as ObjectTable stages them) stored into mapped staging, in
-//                            order, no per-id state.
+//                            order, no per-id state, with stores of 16, 32 or 64 bytes
+//                            (store_bytes: SSE2, AVX, AVX-512F; skipped where the CPU lacks them),
+//                            1: non-temporal 16-byte stores, 2: 16 lines built in a local buffer
+//                            and copied with one memcpy of 1 KB.
 //   BM_CopyThreads           1..16 threads each memcpy a contiguous share of 100,000 x 64 bytes
 //                            into heap memory (dst 0) or mapped staging (dst 1): the machine's
 //                            write bandwidth with many writers, the limit of BM_Writers.
@@ -40,6 +43,7 @@
 #include "bindery/gpu_driven/object_table.hpp"
 
 #include <benchmark/benchmark.h>
+#include <immintrin.h>
 #include <glm/gtc/matrix_transform.hpp>
 
 #include <algorithm>
@@ -227,22 +231,71 @@ struct alignas(64) Record64 {
   float v[16];
 };
 
+// One 64-byte line stored with stores of 16, 32 or 64 bytes (SSE2, AVX, AVX-512F).
+void store_line_16(void* dst, const void* src) {
+  const auto* s = static_cast<const __m128i*>(src);
+  auto* d = static_cast<__m128i*>(dst);
+  for (int k = 0; k < 4; ++k) _mm_store_si128(d + k, _mm_loadu_si128(s + k));
+}
+__attribute__((target("avx"))) void store_line_32(void* dst, const void* src) {
+  const auto* s = static_cast<const __m256i*>(src);
+  auto* d = static_cast<__m256i*>(dst);
+  _mm256_store_si256(d, _mm256_loadu_si256(s));
+  _mm256_store_si256(d + 1, _mm256_loadu_si256(s + 1));
+}
+__attribute__((target("avx512f"))) void store_line_64(void* dst, const void* src) {
+  _mm512_store_si512(dst, _mm512_loadu_si512(src));
+}
+void store_line_nt(void* dst, const void* src) {
+  const auto* s = static_cast<const __m128i*>(src);
+  auto* d = static_cast<__m128i*>(dst);
+  for (int k = 0; k < 4; ++k) _mm_stream_si128(d + k, _mm_loadu_si128(s + k));
+}
+
 void BM_StoreToStaging(benchmark::State& state) {
   const uint32_t moved = moved_of(state);
-  const std::span<std::byte> dst = staging_of(uint64_t(moved) * 64 + 64);
-  auto* lines = reinterpret_cast<Record64*>(dst.data() + 64);
+  const int width = int(state.range(2));
+  if ((width == 32 && !__builtin_cpu_supports("avx")) ||
+      (width == 64 && !__builtin_cpu_supports("avx512f"))) {
+    state.SkipWithError("store width not supported by this CPU");
+    return;
+  }
+  void (*store)(void*, const void*) = width == 64   ? store_line_64
+                                      : width == 32 ? store_line_32
+                                      : width == 1  ? store_line_nt
+                                                    : store_line_16;
+  const std::span<std::byte> dst = staging_of(uint64_t(moved) * 64 + 128);
+  // On a 64-byte boundary, as ObjectTable places its slots (mapped ranges are only 8-aligned).
+  auto* lines = reinterpret_cast<Record64*>(
+      dst.data() + 64 + ((uint64_t(0) - reinterpret_cast<uintptr_t>(dst.data())) & 63u));
   const std::vector<glm::mat4>& w = worlds();
   double timed = 0;
   for (auto _ : state) {
     const double start = thread_cpu_seconds();
-    for (uint32_t i = 0; i < moved; ++i) {
-      Record64 r;
-      std::memcpy(r.v, &w[i & 4095], 48);
-      const uint32_t word = i | 0x80000000u;
-      std::memcpy(&r.v[12], &word, 4);
-      r.v[13] = r.v[14] = r.v[15] = 0;
-      lines[i] = r;
+    if (width == 2) {  // 16 lines built in a local buffer, then one memcpy of 1 KB
+      Record64 buf[16];
+      uint32_t i = 0;
+      for (; i + 16 <= moved; i += 16) {
+        for (uint32_t k = 0; k < 16; ++k) {
+          std::memcpy(buf[k].v, &w[(i + k) & 4095], 48);
+          const uint32_t word = (i + k) | 0x80000000u;
+          std::memcpy(&buf[k].v[12], &word, 4);
+          buf[k].v[13] = buf[k].v[14] = buf[k].v[15] = 0;
+        }
+        std::memcpy(&lines[i], buf, sizeof(buf));
+        benchmark::DoNotOptimize(buf);
+      }
+    } else {
+      for (uint32_t i = 0; i < moved; ++i) {
+        Record64 r;
+        std::memcpy(r.v, &w[i & 4095], 48);
+        const uint32_t word = i | 0x80000000u;
+        std::memcpy(&r.v[12], &word, 4);
+        r.v[13] = r.v[14] = r.v[15] = 0;
+        store(&lines[i], &r);
+      }
     }
+    _mm_sfence();
     benchmark::ClobberMemory();
     const double s = thread_cpu_seconds() - start;
     state.SetIterationTime(s);
@@ -359,11 +412,17 @@ void register_all() {
             ->Unit(benchmark::kMicrosecond);
       }
       for (auto [name, fn] : {std::pair{"BM_Memcpy", &BM_Memcpy},
-                              std::pair{"BM_MemcpyToStaging", &BM_MemcpyToStaging},
-                              std::pair{"BM_StoreToStaging", &BM_StoreToStaging}})
+                              std::pair{"BM_MemcpyToStaging", &BM_MemcpyToStaging}})
         benchmark::RegisterBenchmark(name, fn)
             ->Args({objects, per_mille})
             ->ArgNames({"objects", "per_mille"})
+            ->UseManualTime()
+            ->Iterations(iterations_for(moved))
+            ->Unit(benchmark::kMicrosecond);
+      for (int64_t width : {16, 32, 64, 1, 2})
+        benchmark::RegisterBenchmark("BM_StoreToStaging", BM_StoreToStaging)
+            ->Args({objects, per_mille, width})
+            ->ArgNames({"objects", "per_mille", "store_bytes"})
             ->UseManualTime()
             ->Iterations(iterations_for(moved))
             ->Unit(benchmark::kMicrosecond);

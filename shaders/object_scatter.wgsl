@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // ObjectTable::flush()'s scatter (include/bindery/gpu_driven/object_table.hpp): the objects that
-// changed since the last flush arrive packed, one 64-byte StagedObject per slot after a 64-byte
-// header whose first word is the slot count, and one invocation per slot writes its parts into
-// the table: the rows when the id word has bit 31 (kWriteRows), mesh, material and flags (user
-// becomes 0) when it has bit 30 (kWriteMeta), both for add() and remove(). The low 30 bits name
-// the object; a slot with neither bit is one a writer thread claimed and left unused, and is
-// skipped. 64-wide workgroups in rows of at most maxComputeWorkgroupsPerDimension workgroups, a
-// second dimension for the rest; the invocation's index is rebuilt from the grid
-// (num_workgroups), and indices past the count do nothing.
+// changed since the last flush arrive packed, one 64-byte StagedObject per slot after a 256-byte
+// header (the slot count and up to 31 ranges of slots writer threads claimed and left unused,
+// skipped), and one invocation per slot writes its parts into the table: the rows when the id
+// word has bit 31 (kWriteRows), mesh, material and flags (user becomes 0) when it has bit 30
+// (kWriteMeta), both for add() and remove(). The low 30 bits name the object; a slot with
+// neither bit (an unused one past the 31 ranges) is skipped too. 64-wide workgroups in rows of at
+// most maxComputeWorkgroupsPerDimension workgroups, a second dimension for the rest; the
+// invocation's index is rebuilt from the grid (num_workgroups), and indices past the count do
+// nothing.
 
 // @include object_record.wgsl
 
@@ -21,7 +22,9 @@ struct StagedObject {
 };
 
 struct StagedObjects {
-  header: array<vec4u, 4>,  // header[0].x: the slot count; the rest unused
+  count: u32,                 // slots
+  skip_count: u32,            // ranges in `skip`
+  skip: array<vec2u, 31>,     // [x, y): slots claimed and left unused
   slots: array<StagedObject>,
 };
 
@@ -36,8 +39,13 @@ const kIdMask = 0x3fffffffu;
 @compute @workgroup_size(64)
 fn scatter(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) groups: vec3u) {
   let i = id.x + id.y * groups.x * kScatterWorkgroupSize;
-  if (i >= staged.header[0].x) {
+  if (i >= staged.count) {
     return;
+  }
+  for (var r = 0u; r < min(staged.skip_count, 31u); r++) {
+    if (i >= staged.skip[r].x && i < staged.skip[r].y) {
+      return;
+    }
   }
   let s = staged.slots[i];
   let object = s.word & kIdMask;

@@ -18,6 +18,8 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 
@@ -30,7 +32,8 @@ static_assert(kMaxObjectPipeline << kObjectPipelineShift == kObjectPipelineMask)
 namespace {
 
 constexpr uint32_t kScatterWorkgroupSize = 64;  // @workgroup_size of object_scatter.wgsl
-constexpr uint64_t kHeaderBytes = 64;           // StagedObjects.header before the slots
+constexpr uint32_t kMaxSkipRanges = 31;        // StagedObjects.skip: unused slot ranges it names
+constexpr uint64_t kHeaderBytes = 256;          // StagedObjects' count, skip ranges, before the slots
 constexpr uint64_t kSlotBytes = 64;             // one StagedObject
 constexpr uint32_t kMinScatterCapacity = 256;   // slots the scatter source holds at least
 
@@ -75,7 +78,13 @@ struct BlockPos {
 
 uint64_t block_first_slot(uint32_t b) { return uint64_t(kFirstBlockSlots) * ((uint64_t(1) << b) - 1); }
 uint64_t block_slots(uint32_t b) { return uint64_t(kFirstBlockSlots) << b; }
-uint64_t block_bytes(uint32_t b) { return kHeaderBytes + block_slots(b) * kSlotBytes; }
+// A block's bytes: the header and the slots, plus 64 so that they can start on a 64-byte boundary
+// of the mapped (or heap) memory whatever its alignment (a mapped range is only promised 8, and a
+// line that straddles two cache lines is two partial writes into write-combined memory).
+uint64_t block_bytes(uint32_t b) { return 64 + kHeaderBytes + block_slots(b) * kSlotBytes; }
+std::byte* align_64(std::byte* p) {
+  return p + ((uint64_t(0) - reinterpret_cast<uintptr_t>(p)) & 63u);
+}
 
 BlockPos block_of(uint32_t slot) {
   const uint32_t b = uint32_t(std::bit_width(slot / kFirstBlockSlots + 1u)) - 1u;
@@ -89,6 +98,15 @@ struct StagedObject {
   uint32_t mesh, material, flags;
 };
 static_assert(sizeof(StagedObject) == kSlotBytes);
+
+// The scatter source's header (StagedObjects of object_scatter.wgsl before its slots): the slot
+// count and the ranges of slots writers claimed and left unused, which the scatter skips (more
+// ranges than fit get their slots' id words zeroed instead).
+struct StagedHeader {
+  uint32_t count = 0, skip_count = 0;
+  uint32_t skip[kMaxSkipRanges][2] = {};  // [begin, end) slot ranges
+};
+static_assert(sizeof(StagedHeader) == kHeaderBytes);
 BINDERY_WGSL_STRUCT_CHECK(StagedObject, world_rows, word, mesh, material, flags);
 
 // One writer thread's claimed, not yet used slots of frame `epoch`: [cursor, end), the first of
@@ -262,8 +280,8 @@ struct ObjectTable::State {
   void create_pipeline();
   void grow(WGPUCommandEncoder encoder);
   void ensure_scatter_capacity(uint32_t n);
-  uint32_t close_writers(uint32_t claimed, uint32_t& unused);
-  void copy_blocks(WGPUCommandEncoder encoder, uint32_t n);
+  uint32_t close_writers(uint32_t claimed, uint32_t& unused, StagedHeader& header);
+  void copy_blocks(WGPUCommandEncoder encoder, const StagedHeader& header);
   void reserve_mapped();
   void dispatch(WGPUCommandEncoder encoder, uint32_t n);
 };
@@ -335,7 +353,7 @@ std::byte* ObjectTable::State::block(uint32_t b) {
   std::byte* p = block_data[b].load(std::memory_order_relaxed);
   if (!p) {
     if (heap[b].empty()) heap[b].resize(block_bytes(b));
-    p = heap[b].data();
+    p = align_64(heap[b].data());
     block_data[b].store(p, std::memory_order_release);
   }
   return p;
@@ -347,11 +365,14 @@ void ObjectTable::State::create_pipeline() {
   reflection.throw_if_errors();
   check_struct_matches<ObjectRecord>(reflection.struct_layout("ObjectRecord"));
   check_struct_matches<StagedObject>(reflection.struct_layout("StagedObject"));
-  const StructMember* slots = reflection.struct_layout("StagedObjects").find_member("slots");
-  if (!slots || slots->offset != kHeaderBytes)
+  const StructLayout& staged = reflection.struct_layout("StagedObjects");
+  const StructMember* slots = staged.find_member("slots");
+  const StructMember* skip = staged.find_member("skip");
+  if (!slots || slots->offset != kHeaderBytes || !skip ||
+      skip->offset != offsetof(StagedHeader, skip) || skip->size != sizeof(StagedHeader::skip))
     throw Error(ErrorKind::StructMismatch,
-                who("ObjectTable") + ": object_scatter.wgsl's StagedObjects.slots does not start "
-                                     "at byte 64, where the CPU writes the first slot");
+                who("ObjectTable") + ": object_scatter.wgsl's StagedObjects differs from the "
+                                     "header the CPU writes (skip ranges at byte 8, slots at 256)");
   module = device->create_shader_module("object_scatter.wgsl", shaders::object_scatter);
   const WGPUBindGroupLayoutEntry entries[] = {
       buffer_layout_entry(0, WGPUShaderStage_Compute, WGPUBufferBindingType_ReadOnlyStorage),
@@ -402,10 +423,11 @@ void ObjectTable::State::ensure_scatter_capacity(uint32_t n) {
   group = {};
 }
 
-// Ends the frame's writers: the slots they claimed and left unused get an id word with nothing to
-// write, except the ones at the very end of the claimed range, which are not uploaded at all.
-// Returns the slots to upload; `unused` counts the skipped ones among them.
-uint32_t ObjectTable::State::close_writers(uint32_t claimed, uint32_t& unused) {
+// Ends the frame's writers: the slots they claimed and left unused are named in `header`'s skip
+// ranges (past kMaxSkipRanges, their id words are zeroed), except the ones at the very end of the
+// claimed range, which are not uploaded at all. Returns the slots to upload; `unused` counts the
+// skipped ones among them.
+uint32_t ObjectTable::State::close_writers(uint32_t claimed, uint32_t& unused, StagedHeader& header) {
   uint32_t n = claimed;
   for (const auto& w : writers) {
     if (w->epoch != epoch) continue;
@@ -417,28 +439,40 @@ uint32_t ObjectTable::State::close_writers(uint32_t claimed, uint32_t& unused) {
       n = begin;
       continue;
     }
-    for (uint32_t s = begin; s < end; ++s) line_of(s)->word = 0;
+    if (header.skip_count < kMaxSkipRanges) {
+      header.skip[header.skip_count][0] = begin;
+      header.skip[header.skip_count][1] = end;
+      ++header.skip_count;
+    } else {
+      for (uint32_t s = begin; s < end; ++s) line_of(s)->word = 0;
+    }
     unused += end - begin;
   }
+  header.count = n;
   return n;
 }
 
 // One copy per block of slots [0, n) into the scatter source (block 0 with the header and its
-// count); a block written in heap memory goes through a staging block first.
-void ObjectTable::State::copy_blocks(WGPUCommandEncoder encoder, uint32_t n) {
-  std::memcpy(block_data[0].load(std::memory_order_relaxed), &n, sizeof(n));
+// count); a block written in heap memory goes through a staging block first. block_data[b] is the
+// block's 64-byte aligned start in its memory.
+void ObjectTable::State::copy_blocks(WGPUCommandEncoder encoder, const StagedHeader& header) {
+  const uint32_t n = header.count;
+  std::memcpy(block_data[0].load(std::memory_order_relaxed), &header, sizeof(header));
   for (uint32_t b = 0; b < kMaxBlocks && block_first_slot(b) < n; ++b) {
     const uint64_t first = block_first_slot(b);
     const uint64_t used = std::min<uint64_t>(n - first, block_slots(b));
     const uint64_t begin = b == 0 ? 0 : kHeaderBytes;  // block 0 carries the header
     const uint64_t end = kHeaderBytes + used * kSlotBytes;
+    std::byte* start = block_data[b].load(std::memory_order_relaxed);
     StagingBlock staged = mapped[b];
     if (staged.data.empty()) {  // heap: into staging now (frames past the reserved blocks)
       staged = ring.acquire(block_bytes(b));
-      std::memcpy(staged.data.data() + begin, heap[b].data() + begin, end - begin);
+      std::byte* to = align_64(staged.data.data());
+      std::memcpy(to + begin, start + begin, end - begin);
+      start = to;
     }
-    ring.copy(encoder, staged, begin, scatter_source.get(), first * kSlotBytes + begin,
-              end - begin);
+    ring.copy(encoder, staged, uint64_t(start - staged.data.data()) + begin, scatter_source.get(),
+              first * kSlotBytes + begin, end - begin);
     mapped[b] = {};
   }
 }
@@ -449,7 +483,7 @@ void ObjectTable::State::reserve_mapped() {
   for (uint32_t b = 0; b < kMaxBlocks; ++b) {
     if (b < reserve_blocks && block_bytes(b) <= device->limits().maxBufferSize) {
       mapped[b] = ring.acquire(block_bytes(b));
-      block_data[b].store(mapped[b].data.data(), std::memory_order_relaxed);
+      block_data[b].store(align_64(mapped[b].data.data()), std::memory_order_relaxed);
     } else {
       mapped[b] = {};
       block_data[b].store(nullptr, std::memory_order_relaxed);
@@ -631,10 +665,11 @@ ObjectFlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
     s.grow(encoder);
     st.grew = true;
   }
-  const uint32_t n = s.close_writers(claimed, st.unused_slots);
+  StagedHeader header;
+  const uint32_t n = s.close_writers(claimed, st.unused_slots, header);
   if (n > 0) {
     s.ensure_scatter_capacity(n);
-    s.copy_blocks(encoder, n);
+    s.copy_blocks(encoder, header);
     s.dispatch(encoder, n);
     st.records_uploaded = n;
     st.bytes = uint64_t(n) * kSlotBytes;
@@ -672,8 +707,9 @@ void ObjectTable::after_submit() {
   for (uint32_t b = 0; claimed > 0 && b < kMaxBlocks; ++b) {
     if (s.mapped[b].data.empty()) continue;
     s.heap[b].resize(block_bytes(b));
-    std::memcpy(s.heap[b].data(), s.mapped[b].data.data(), block_bytes(b));
-    s.block_data[b].store(s.heap[b].data(), std::memory_order_relaxed);
+    std::byte* to = align_64(s.heap[b].data());
+    std::memcpy(to, s.block_data[b].load(std::memory_order_relaxed), block_bytes(b) - 64);
+    s.block_data[b].store(to, std::memory_order_relaxed);
     s.mapped[b] = {};
   }
   // Writers with slots left in their chunk write on into the blocks' new place.

@@ -22,7 +22,8 @@
 /// changed id is uploaded once, with its last value. Slots are claimed in chunks (StagingRing
 /// blocks; chunks of 64 slots at a frame's start, doubling up to 1,024, one atomic add each).
 /// flush() records one copy per staging block (block b holds 4096 << b slots, so F changed
-/// records take O(log F) blocks; block 0 begins with a 64-byte header holding the count) into the
+/// records take O(log F) blocks; block 0 begins with a 256-byte header holding the count and the
+/// ranges of slots writer threads left unused, which the scatter skips) into the
 /// scatter source, then one compute dispatch (shaders/object_scatter.wgsl) writes them into the
 /// table: its cost does not depend on the table's size, and it uploads nothing (and does no
 /// per-object work) when nothing changed. There is no whole-table copy: with the records already
@@ -47,7 +48,8 @@
 /// time, with no writer running, and the writers' calls must happen-before the flush (joined
 /// threads, a finished parallel loop). Each writer thread but the one whose chunk is the last
 /// claimed may leave claimed slots unused: at most 1,023, and at most 63 more than it used; they
-/// are uploaded and skipped by the scatter (ObjectFlushStats::unused_slots).
+/// are uploaded and skipped by the scatter (ObjectFlushStats::unused_slots), named as ranges in
+/// the header (past 31 writers, by id words zeroed in staging).
 ///
 /// Measured CPU cost per moved object: bench/object_table_bench.cpp (docs/BENCHMARKS.md "Object
 /// table: CPU per moved object").
@@ -141,7 +143,7 @@ struct ObjectFlushStats {
   /// Slots copied from staging: one per id changed since the last flush, plus unused_slots.
   uint32_t records_uploaded = 0;
   uint64_t bytes = 0;             ///< slot bytes copied: records_uploaded * 64 (ids inside)
-  uint64_t index_bytes = 0;       ///< bytes copied besides: the 64-byte header with the count
+  uint64_t index_bytes = 0;       ///< bytes copied besides: the 256-byte header (count, skips)
   uint32_t scatter_dispatches = 0;  ///< compute dispatches recorded (0 or 1)
   /// Slots among records_uploaded that writer threads claimed and left unused (skipped by the
   /// scatter): per writer thread but the last one at most 1,023 and at most 63 more than it
