@@ -48,6 +48,10 @@ struct BudgetSearchOptions {
   uint32_t start_objects = 250;      ///< first count measured; the search doubles from here
   uint32_t max_objects = 1'000'000;  ///< the search stops here (result `capped`)
   double precision = 0.05;           ///< stop when (first over - last within) / last within <= this
+  /// Smallest count the search may go down to when start_objects is over budget: it halves from
+  /// start_objects until a count is within budget or this one is over too (result 0). 0 means
+  /// start_objects (no downward search: the result is 0 when start_objects is over).
+  uint32_t min_objects = 0;
 };
 
 /// The result for one strategy: the largest measured count within budget (0 when even
@@ -139,6 +143,13 @@ struct BenchSlot {
   uint32_t strategy = 0;  ///< index into the strategies measured
   bool operator==(const BenchSlot&) const = default;  ///< the same repeat of the same strategy
 };
+
+/// Where a later repeat of a strategy's search starts (issue 31): at three quarters of the count
+/// `previous` found by its last search (so that it doubles once past it and bisects, instead of
+/// doubling up from `options.start_objects` again), at most options.max_objects, at least
+/// options.start_objects; options.start_objects itself when `previous` is 0. The search it
+/// returns may go down to options.start_objects (min_objects) when the host got slower.
+BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous);
 
 /// The most repeats `bindery bench --repeat` takes.
 inline constexpr uint32_t kMaxBenchRepeats = 100;

@@ -29,19 +29,33 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
     return r.probes.back().frame_ms <= o.budget_ms;
   };
 
-  // Doubling phase: `good` is within budget, `bad` over it (0 = not found yet).
+  // From start_objects: doubling while within budget (`good` within, `bad` over); from an
+  // over-budget start, halving down to min_objects until a count is within.
   uint32_t good = 0, bad = 0;
-  for (uint32_t n = o.start_objects;;) {
-    if (probe(n)) {
-      good = n;
+  const uint32_t floor =
+      o.min_objects == 0 ? o.start_objects : std::min(o.min_objects, o.start_objects);
+  uint32_t n = o.start_objects;
+  if (probe(n)) {
+    good = n;
+    while (bad == 0) {
       if (n == o.max_objects) {
         r.capped = true;
         break;
       }
       n = static_cast<uint32_t>(std::min<uint64_t>(uint64_t(n) * 2, o.max_objects));
-    } else {
-      bad = n;
-      break;
+      if (probe(n))
+        good = n;
+      else
+        bad = n;
+    }
+  } else {
+    bad = n;
+    while (good == 0 && n > floor) {
+      n = std::max(floor, n / 2);
+      if (probe(n))
+        good = n;
+      else
+        bad = n;
     }
   }
   // Bisection between good and bad.
@@ -55,6 +69,15 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
   }
   r.max_objects = good;
   return r;
+}
+
+BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous) {
+  BudgetSearchOptions o = options;
+  o.min_objects = options.start_objects;
+  if (previous > 0)
+    o.start_objects = std::clamp(uint32_t(uint64_t(previous) * 3 / 4), options.start_objects,
+                                 options.max_objects);
+  return o;
 }
 
 BudgetProbe measure_cubes(const Device& device, const MeasureOptions& o, uint32_t objects) {
