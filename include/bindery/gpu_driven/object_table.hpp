@@ -29,7 +29,7 @@
 /// per-object work) when nothing changed. There is no whole-table copy: with the records already
 /// packed in staging, the scatter is one pass whatever share moved (measured in
 /// docs/BENCHMARKS.md). Staging is write-only for the CPU (on a discrete GPU it is usually
-/// write-combined memory, which reads back hundreds of times slower than it writes). Frames in
+/// write-combined memory, very slow to read back). Frames in
 /// flight: the blocks writers fill are the ones after_submit() mapped for the next frame (as many
 /// as the last frame used); writes past them, or before after_submit(), go to heap blocks that
 /// flush() copies into staging. Nothing the GPU may still read is written by the CPU: staging
