@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ObjectTable::flush()'s scatter (include/bindery/gpu_driven/object_table.hpp): the objects that
-// changed since the last flush arrive packed, one 64-byte StagedObject per slot after a 256-byte
+// changed since the last flush arrive packed, one 64-byte StagedObject per slot, with a 256-byte
 // header (the slot count and up to 31 ranges of slots writer threads claimed and left unused,
-// skipped), and one invocation per slot writes its parts into the table: the rows when the id
+// skipped) in a buffer of its own, and one invocation per slot writes its parts into the table: the rows when the id
 // word has bit 31 (kWriteRows), mesh, material and flags (user becomes 0) when it has bit 30
 // (kWriteMeta), both for add() and remove(). The low 30 bits name the object; a slot with
 // neither bit (an unused one past the 31 ranges) is skipped too. 64-wide workgroups in rows of at
@@ -21,15 +21,16 @@ struct StagedObject {
   flags: u32,
 };
 
-struct StagedObjects {
+// The CPU's StagedHeader, 256 bytes.
+struct StagedHeader {
   count: u32,                 // slots
   skip_count: u32,            // ranges in `skip`
   skip: array<vec2u, 31>,     // [x, y): slots claimed and left unused
-  slots: array<StagedObject>,
 };
 
-@group(0) @binding(0) var<storage, read> staged: StagedObjects;
-@group(0) @binding(1) var<storage, read_write> table: array<ObjectRecord>;
+@group(0) @binding(0) var<storage, read> header: StagedHeader;
+@group(0) @binding(1) var<storage, read> slots: array<StagedObject>;
+@group(0) @binding(2) var<storage, read_write> table: array<ObjectRecord>;
 
 const kScatterWorkgroupSize = 64u;
 const kWriteRows = 0x80000000u;
@@ -39,15 +40,15 @@ const kIdMask = 0x3fffffffu;
 @compute @workgroup_size(64)
 fn scatter(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) groups: vec3u) {
   let i = id.x + id.y * groups.x * kScatterWorkgroupSize;
-  if (i >= staged.count) {
+  if (i >= header.count) {
     return;
   }
-  for (var r = 0u; r < min(staged.skip_count, 31u); r++) {
-    if (i >= staged.skip[r].x && i < staged.skip[r].y) {
+  for (var r = 0u; r < min(header.skip_count, 31u); r++) {
+    if (i >= header.skip[r].x && i < header.skip[r].y) {
       return;
     }
   }
-  let s = staged.slots[i];
+  let s = slots[i];
   let object = s.word & kIdMask;
   if (object >= arrayLength(&table)) {
     return;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 namespace bindery::gpu_driven {
 
@@ -112,13 +113,22 @@ BINDERY_WGSL_STRUCT_CHECK(StagedObject, world_rows, word, mesh, material, flags)
 // One writer thread's claimed, not yet used slots of frame `epoch`: [cursor, end), the first of
 // them at `line` in its block, then [rest_begin, rest_end) in the next block when the last chunk
 // straddled a block boundary. `chunk` is the size of the thread's next claim: 64 at the start of
-// a frame, doubling with every claim up to kMaxChunkSlots, so that a thread that writes a few
-// objects leaves few slots unused and one that writes many takes the atomic (a locked add, which
-// also drains the core's pending stores) once per 1,024.
+// a frame, doubling with every second claim up to kMaxChunkSlots, so that a thread leaves at most
+// 63 plus half as many slots unused as it used, and one that writes many takes the atomic (a
+// locked add, which also drains the core's pending stores) once per 1,024.
+// The registry's part (under State::mutex, or in flush() with no writer running): the thread that
+// owns it, whether it is free for another thread, the last uploading flush it wrote in, and
+// `lease`, bumped each time flush() frees it, so that a thread's cached pointer to it is stale
+// from then on.
 struct Writer {
-  uint32_t epoch = 0, cursor = 0, end = 0, rest_begin = 0, rest_end = 0, chunk = 0;
+  uint32_t epoch = 0, cursor = 0, end = 0, rest_begin = 0, rest_end = 0, chunk = 0, claims = 0;
   StagedObject* line = nullptr;
+  std::thread::id owner;
+  bool free = false;
+  uint64_t last_flush = 0;
+  uint64_t lease = 0;
 };
+constexpr uint64_t kIdleFlushes = 3;  // a writer unused for this many uploading flushes is freed
 
 // What the CPU keeps per id: one state byte, read by every write (1 MB at a million ids: it stays
 // in the core's cache however the ids are scattered), the id's slot (4 bytes, only written by its
@@ -177,7 +187,9 @@ struct ObjectTable::State {
   std::array<std::vector<std::byte>, kMaxBlocks> heap;  // spill blocks, kept for reuse
   uint32_t reserve_blocks = 1;  // blocks after_submit() maps for the next frame
   std::mutex mutex;             // writer registration and spill allocation
-  std::vector<std::unique_ptr<Writer>> writers;
+  std::vector<std::unique_ptr<Writer>> writers;  // every writer ever made (never destroyed)
+  std::vector<Writer*> free_writers;             // freed by flush(), for threads to come
+  uint64_t flushes = 0;                          // uploading flushes so far
 
   // GPU side.
   uint32_t capacity = 0;
@@ -185,7 +197,9 @@ struct ObjectTable::State {
   gpu::Buffer table;
   std::vector<gpu::Buffer> retired;  // replaced by growth; dropped at after_submit()
   uint32_t scatter_capacity = 0;     // slots the scatter source holds
-  gpu::Buffer scatter_source;        // StagedObjects: the header, then the slots
+  gpu::Buffer scatter_header;        // StagedHeader: the count and the skip ranges
+  gpu::Buffer scatter_source;        // the slots (StagedObject), at most max_slots
+  uint64_t max_slots = 0;  // min(maxStorageBufferBindingSize, maxBufferSize) / 64
   gpu::ShaderModule module;
   gpu::BindGroupLayout group_layout;
   gpu::PipelineLayout pipeline_layout;
@@ -287,30 +301,48 @@ struct ObjectTable::State {
 };
 
 // This thread's writer of this table: a small per-thread cache keyed by the table's serial (never
-// reused, so a destroyed table's entries never match again); a miss registers a new writer under
-// the mutex (once per thread and table, or again after three other tables pushed it out).
+// reused, so a destroyed table's entries never match again) and the writer's lease (bumped when
+// flush() freed it); a miss takes the mutex and finds the writer this thread owns, else a freed
+// one, else makes one, so that each thread has one writer per table however many tables it
+// writes in turn, and the writers of threads that ended are reused.
 namespace {
 struct WriterEntry {
   uint64_t serial = 0;
   Writer* writer = nullptr;
+  uint64_t lease = 0;
 };
 thread_local WriterEntry t_last_writer;  // the one most used: checked first
 }  // namespace
 
 Writer& ObjectTable::State::this_thread_writer() {
-  if (t_last_writer.serial == serial) return *t_last_writer.writer;
-  thread_local std::array<WriterEntry, 4> cache{};
+  if (t_last_writer.serial == serial && t_last_writer.writer->lease == t_last_writer.lease)
+    return *t_last_writer.writer;
+  thread_local std::array<WriterEntry, 8> cache{};
   thread_local uint32_t next = 0;
   for (const WriterEntry& e : cache)
-    if (e.serial == serial) {
+    if (e.serial == serial && e.writer->lease == e.lease) {
       t_last_writer = e;
       return *e.writer;
     }
   const std::lock_guard lock(mutex);
-  writers.push_back(std::make_unique<Writer>());
-  cache[next++ % cache.size()] = {serial, writers.back().get()};
-  t_last_writer = {serial, writers.back().get()};
-  return *writers.back();
+  const std::thread::id me = std::this_thread::get_id();
+  Writer* w = nullptr;
+  for (const auto& candidate : writers)
+    if (!candidate->free && candidate->owner == me) w = candidate.get();
+  if (!w && !free_writers.empty()) {
+    w = free_writers.back();
+    free_writers.pop_back();
+    w->free = false;
+  }
+  if (!w) {
+    writers.push_back(std::make_unique<Writer>());
+    w = writers.back().get();
+  }
+  w->owner = me;
+  const WriterEntry e{serial, w, w->lease};
+  cache[next++ % cache.size()] = e;
+  t_last_writer = e;
+  return *w;
 }
 
 // A new slot of this thread's chunk (a new chunk when it is used up or stale): its number in
@@ -318,7 +350,12 @@ Writer& ObjectTable::State::this_thread_writer() {
 StagedObject* ObjectTable::State::claim_slot(uint32_t& slot) {
   Writer& w = this_thread_writer();
   if (w.epoch != epoch || w.cursor == w.end) [[unlikely]] {
-    if (w.epoch != epoch) w = {epoch, 0, 0, 0, 0, kChunkSlots, nullptr};
+    if (w.epoch != epoch) {
+      w.epoch = epoch;
+      w.cursor = w.end = w.rest_begin = w.rest_end = w.claims = 0;
+      w.chunk = kChunkSlots;
+      w.last_flush = flushes;
+    }
     if (w.rest_begin != w.rest_end) {
       w.cursor = w.rest_begin;
       w.end = w.rest_end;
@@ -336,7 +373,7 @@ StagedObject* ObjectTable::State::claim_slot(uint32_t& slot) {
         w.rest_begin = boundary;
         w.rest_end = base + w.chunk;
       }
-      w.chunk = std::min(w.chunk * 2, kMaxChunkSlots);
+      if (++w.claims % 2 == 0) w.chunk = std::min(w.chunk * 2, kMaxChunkSlots);
     }
     const BlockPos p = block_of(w.cursor);
     w.line = reinterpret_cast<StagedObject*>(block(p.block) + kHeaderBytes) + p.offset;
@@ -365,18 +402,18 @@ void ObjectTable::State::create_pipeline() {
   reflection.throw_if_errors();
   check_struct_matches<ObjectRecord>(reflection.struct_layout("ObjectRecord"));
   check_struct_matches<StagedObject>(reflection.struct_layout("StagedObject"));
-  const StructLayout& staged = reflection.struct_layout("StagedObjects");
-  const StructMember* slots = staged.find_member("slots");
-  const StructMember* skip = staged.find_member("skip");
-  if (!slots || slots->offset != kHeaderBytes || !skip ||
-      skip->offset != offsetof(StagedHeader, skip) || skip->size != sizeof(StagedHeader::skip))
+  const StructLayout& header = reflection.struct_layout("StagedHeader");
+  const StructMember* skip = header.find_member("skip");
+  if (header.size != kHeaderBytes || !skip || skip->offset != offsetof(StagedHeader, skip) ||
+      skip->size != sizeof(StagedHeader::skip))
     throw Error(ErrorKind::StructMismatch,
-                who("ObjectTable") + ": object_scatter.wgsl's StagedObjects differs from the "
-                                     "header the CPU writes (skip ranges at byte 8, slots at 256)");
+                who("ObjectTable") + ": object_scatter.wgsl's StagedHeader differs from the "
+                                     "header the CPU writes (skip ranges at byte 8, 256 bytes)");
   module = device->create_shader_module("object_scatter.wgsl", shaders::object_scatter);
   const WGPUBindGroupLayoutEntry entries[] = {
       buffer_layout_entry(0, WGPUShaderStage_Compute, WGPUBufferBindingType_ReadOnlyStorage),
-      buffer_layout_entry(1, WGPUShaderStage_Compute, WGPUBufferBindingType_Storage),
+      buffer_layout_entry(1, WGPUShaderStage_Compute, WGPUBufferBindingType_ReadOnlyStorage),
+      buffer_layout_entry(2, WGPUShaderStage_Compute, WGPUBufferBindingType_Storage),
   };
   group_layout = create_bind_group_layout(*device, "object scatter", entries);
   WGPUBindGroupLayout layouts[] = {group_layout.get()};
@@ -413,11 +450,22 @@ void ObjectTable::State::grow(WGPUCommandEncoder encoder) {
 
 void ObjectTable::State::ensure_scatter_capacity(uint32_t n) {
   if (n <= scatter_capacity) return;
+  // Slots past the binding limit: only the unused slots of writer threads can take a frame there
+  // (the ids alone fit: max_records <= max_slots).
+  if (n > max_slots)
+    throw Error(ErrorKind::BufferTooLarge,
+                fmt::format("{}: {} slots staged this frame exceed the {} that "
+                            "maxStorageBufferBindingSize ({}) and maxBufferSize ({}) let the "
+                            "scatter source hold (the changed ids plus the slots writer threads "
+                            "claimed and left unused): nothing was uploaded; fewer writer threads "
+                            "for a change of nearly every object",
+                            who("flush"), n, max_slots,
+                            device->limits().maxStorageBufferBindingSize,
+                            device->limits().maxBufferSize));
   uint64_t cap = std::max<uint64_t>(scatter_capacity, kMinScatterCapacity);
   while (cap < n) cap *= 2;
-  // At most the table's limit, plus the unused slots writers may leave (n may exceed it by those).
-  cap = std::max<uint64_t>(std::min<uint64_t>(cap, max_records), n);
-  scatter_source = device->create_buffer(label + " scatter source", kHeaderBytes + cap * kSlotBytes,
+  cap = std::min(cap, max_slots);
+  scatter_source = device->create_buffer(label + " scatter source", cap * kSlotBytes,
                                          WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
   scatter_capacity = uint32_t(cap);
   group = {};
@@ -452,9 +500,9 @@ uint32_t ObjectTable::State::close_writers(uint32_t claimed, uint32_t& unused, S
   return n;
 }
 
-// One copy per block of slots [0, n) into the scatter source (block 0 with the header and its
-// count); a block written in heap memory goes through a staging block first. block_data[b] is the
-// block's 64-byte aligned start in its memory.
+// One copy per block of slots [0, n) into the scatter source, and block 0's header into the
+// scatter header; a block written in heap memory goes through a staging block first.
+// block_data[b] is the block's 64-byte aligned start in its memory.
 void ObjectTable::State::copy_blocks(WGPUCommandEncoder encoder, const StagedHeader& header) {
   const uint32_t n = header.count;
   std::memcpy(block_data[0].load(std::memory_order_relaxed), &header, sizeof(header));
@@ -462,7 +510,7 @@ void ObjectTable::State::copy_blocks(WGPUCommandEncoder encoder, const StagedHea
     const uint64_t first = block_first_slot(b);
     const uint64_t used = std::min<uint64_t>(n - first, block_slots(b));
     const uint64_t begin = b == 0 ? 0 : kHeaderBytes;  // block 0 carries the header
-    const uint64_t end = kHeaderBytes + used * kSlotBytes;
+    const uint64_t end = kHeaderBytes + used * kSlotBytes;  // the slots: [kHeaderBytes, end)
     std::byte* start = block_data[b].load(std::memory_order_relaxed);
     StagingBlock staged = mapped[b];
     if (staged.data.empty()) {  // heap: into staging now (frames past the reserved blocks)
@@ -471,8 +519,10 @@ void ObjectTable::State::copy_blocks(WGPUCommandEncoder encoder, const StagedHea
       std::memcpy(to + begin, start + begin, end - begin);
       start = to;
     }
-    ring.copy(encoder, staged, uint64_t(start - staged.data.data()) + begin, scatter_source.get(),
-              first * kSlotBytes + begin, end - begin);
+    const uint64_t at = uint64_t(start - staged.data.data());
+    if (b == 0) ring.copy(encoder, staged, at, scatter_header.get(), 0, kHeaderBytes);
+    ring.copy(encoder, staged, at + kHeaderBytes, scatter_source.get(), first * kSlotBytes,
+              end - kHeaderBytes);
     mapped[b] = {};
   }
 }
@@ -493,8 +543,9 @@ void ObjectTable::State::reserve_mapped() {
 
 void ObjectTable::State::dispatch(WGPUCommandEncoder encoder, uint32_t n) {
   if (!group) {
-    const WGPUBindGroupEntry entries[] = {buffer_group_entry(0, scatter_source.get()),
-                                          buffer_group_entry(1, table.get())};
+    const WGPUBindGroupEntry entries[] = {buffer_group_entry(0, scatter_header.get()),
+                                          buffer_group_entry(1, scatter_source.get()),
+                                          buffer_group_entry(2, table.get())};
     group = create_bind_group(*device, "object scatter", group_layout.get(), entries);
   }
   const uint32_t max_x = device->limits().maxComputeWorkgroupsPerDimension;
@@ -531,6 +582,7 @@ ObjectTable::ObjectTable(const Device& device, const ObjectTableDesc& desc)
   const Limits& limits = device.limits();
   const uint64_t max_bytes = std::min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
   s.max_records = uint32_t(std::min<uint64_t>(max_bytes / kObjectRecordBytes, kMaxIds));
+  s.max_slots = max_bytes / kSlotBytes;
   if (desc.initial_capacity > s.max_records)
     throw Error(ErrorKind::BufferTooLarge,
                 fmt::format("{}: initial_capacity {} records ({} bytes) exceed "
@@ -544,6 +596,8 @@ ObjectTable::ObjectTable(const Device& device, const ObjectTableDesc& desc)
   s.slot_of.reserve(s.capacity);
   s.metas.reserve(s.capacity);
   s.create_pipeline();
+  s.scatter_header = device.create_buffer(s.label + " scatter header", kHeaderBytes,
+                                          WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst);
   s.reserve_mapped();
 }
 
@@ -694,6 +748,15 @@ ObjectFlushStats ObjectTable::flush(WGPUCommandEncoder encoder) {
     for (const auto& w : s.writers) w->epoch = 0;
     s.epoch = 1;
   }
+  // Writers no thread used for kIdleFlushes uploading flushes are freed (their threads may have
+  // ended; one that did not finds its cached pointer stale by the lease and registers again).
+  ++s.flushes;
+  for (const auto& w : s.writers)
+    if (!w->free && s.flushes - w->last_flush > kIdleFlushes) {
+      w->free = true;
+      ++w->lease;
+      s.free_writers.push_back(w.get());
+    }
   return st;
 }
 

@@ -6,7 +6,8 @@
 // retires, equals a CPU model kept by the test. What each flush uploads is checked against
 // hand-computed bytes: nothing moved, nothing; F moved from one thread, F records exactly; from 8
 // threads, F records plus the unused slots of each thread's last chunk but the last one's (at
-// most 1,023 each, and at most 63 more than the thread used: chunks grow from 64 to 1,024). Run under
+// most 1,023 each, and at most 63 plus half of what the thread used: chunks grow from 64 to
+// 1,024, doubling every second claim). Run under
 // ThreadSanitizer by scripts/tsan.sh (CI).
 #include "bindery/device.hpp"
 #include "bindery/gpu_driven/object_table.hpp"
@@ -179,16 +180,16 @@ void run_frames(uint32_t frames_in_flight) {
       EXPECT_LE(st.records_uploaded - st.unused_slots, distinct) << frame;
       EXPECT_GE(st.records_uploaded - st.unused_slots, uint32_t(live.size())) << frame;
       // 8 writer threads and, on frames with adds and removes, the owning thread: all but the
-      // last chunk claimed may be left with unused slots, each at most 1,023 and at most 63 more
-      // than its thread used (summed: the used slots plus 63 per thread).
+      // last chunk claimed may be left with unused slots, each at most 1,023 and at most 63 plus
+      // half of what its thread used (summed: 63 per thread plus half the used slots).
       const uint32_t used = st.records_uploaded - st.unused_slots;
       EXPECT_LE(st.unused_slots, 1023u * kThreads) << frame;
-      EXPECT_LE(st.unused_slots, used + 63u * kThreads) << frame;
+      EXPECT_LE(st.unused_slots, used / 2 + 63u * kThreads) << frame;
       EXPECT_EQ(st.bytes, uint64_t(st.records_uploaded) * 64);
       // Every byte: one 64-byte slot per record (the id inside) and the 256-byte header.
       EXPECT_EQ(delta.bytes_uploaded, uint64_t(st.records_uploaded) * 64 + 256) << frame;
       EXPECT_EQ(st.scatter_dispatches, 1u);
-      spilled_or_many_blocks += delta.copy_buffer_to_buffer > 1;
+      spilled_or_many_blocks += delta.copy_buffer_to_buffer > 2;  // header + one block
     }
     auto readback =
         std::make_unique<BufferReadback>(d, uint64_t(table.capacity()) * 64, "threads readback");
@@ -264,6 +265,66 @@ TEST(ObjectTableThreads, FortyWritersSkipTheirUnusedSlots) {
   }
 }
 
+// One thread writing ten tables in turn, more than its cache of 8, keeps one writer per table
+// (the cache's miss finds the writer the thread owns; before, each miss registered a new writer
+// and claimed a new chunk): each flush uploads exactly the moved records, none unused.
+TEST(ObjectTableThreads, OneThreadWritingTenTablesInTurn) {
+  const Device& d = test::shared_device();
+  std::vector<std::unique_ptr<ObjectTable>> tables;
+  for (int t = 0; t < 10; ++t) {
+    tables.push_back(std::make_unique<ObjectTable>(d, ObjectTableDesc{"ten", 2000}));
+    for (uint32_t i = 0; i < 2000; ++i) tables.back()->add(glm::mat4(1.0f), 0, 0);
+    gpu::CommandEncoder enc = encoder(d);
+    tables.back()->flush(enc.get());
+    submit(d, enc);
+    tables.back()->after_submit();
+  }
+  std::thread writer([&] {
+    for (uint32_t i = 0; i < 1500; ++i)
+      for (auto& t : tables)
+        t->set_transform(i, glm::translate(glm::mat4(1.0f), glm::vec3(float(i), 0, 0)));
+  });
+  writer.join();
+  for (auto& t : tables) {
+    gpu::CommandEncoder enc = encoder(d);
+    const ObjectFlushStats st = t->flush(enc.get());
+    EXPECT_EQ(st.records_uploaded, 1500u);
+    EXPECT_EQ(st.unused_slots, 0u);
+    submit(d, enc);
+    t->after_submit();
+    const std::vector<std::byte> bytes = read_back_buffer(d, t->buffer(), 1499 * 64, 64);
+    ObjectRecord r;
+    std::memcpy(&r, bytes.data(), 64);
+    EXPECT_EQ(r.world_rows[0].w, 1499.0f);
+  }
+}
+
+// A frame of more than 2^20 changed objects: the scatter source grows to 2^21 slots of 64 bytes,
+// 128 MiB, which is lavapipe's and the spec's default maxStorageBufferBindingSize exactly (with
+// the header in the same buffer it was 256 bytes past it: a validation error at the flush).
+TEST(ObjectTableThreads, AFrameAtTheBindingLimitUploads) {
+  const Device& d = test::shared_device();
+  const uint64_t limit = std::min(d.limits().maxStorageBufferBindingSize, d.limits().maxBufferSize);
+  const uint32_t objects = (1u << 20) + 1;
+  if (uint64_t(2) * objects * 64 > 2 * limit) GTEST_SKIP() << "binding limit below 2^21 slots";
+  ObjectTable table(d, ObjectTableDesc{"limit", objects});
+  for (uint32_t i = 0; i < objects; ++i)
+    table.add(glm::translate(glm::mat4(1.0f), glm::vec3(float(i), 0, 0)), i, 0);
+  gpu::CommandEncoder enc = encoder(d);
+  const ObjectFlushStats st = table.flush(enc.get());
+  EXPECT_EQ(st.records_uploaded, objects);
+  submit(d, enc);
+  table.after_submit();
+  for (uint32_t id : {0u, 1u << 19, objects - 1}) {
+    const std::vector<std::byte> bytes = read_back_buffer(d, table.buffer(), uint64_t(id) * 64, 64);
+    ObjectRecord r;
+    std::memcpy(&r, bytes.data(), 64);
+    EXPECT_EQ(r.world_rows[0].w, float(id)) << id;
+    EXPECT_EQ(r.mesh, id) << id;
+    EXPECT_EQ(r.flags, kObjectLive) << id;
+  }
+}
+
 // F moved from one thread: F records, a 64-byte slot each and the 256-byte header, worked out by
 // hand.
 TEST(ObjectTableThreads, OneWriterUploadsExactlyTheMovedRecords) {
@@ -285,9 +346,9 @@ TEST(ObjectTableThreads, OneWriterUploadsExactlyTheMovedRecords) {
     EXPECT_EQ(st.records_uploaded, f);
     EXPECT_EQ(st.unused_slots, 0u);
     EXPECT_EQ(delta.bytes_uploaded, f == 0 ? 0 : uint64_t(f) * 64 + 256) << f;
-    // Staging blocks of 4096, 8192, 16384, ... slots: one copy each.
+    // Staging blocks of 4096, 8192, 16384, ... slots: one copy each, and the header's.
     const uint32_t blocks = f == 0 ? 0 : f <= 4096 ? 1 : f <= 12'288 ? 2 : f <= 28'672 ? 3 : 4;
-    EXPECT_EQ(delta.copy_buffer_to_buffer, blocks) << f;
+    EXPECT_EQ(delta.copy_buffer_to_buffer, f == 0 ? 0 : blocks + 1) << f;
     submit(d, enc);
     table.after_submit();
   }

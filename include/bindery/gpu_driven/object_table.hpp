@@ -7,9 +7,13 @@
 /// A frame:
 ///   table.set_transform(id, world);           // any number of objects, in any order, from any
 ///                                              // number of threads (see "Threads" below)
-///   table.flush(encoder);                      // before any pass that reads table.buffer()
+///   gpu::CommandEncoder encoder = gpu::CommandEncoder::acquire(
+///       wgpuDeviceCreateCommandEncoder(device.get(), nullptr));
+///   table.flush(encoder.get());                // before any pass that reads table.buffer()
 ///   ... finish the encoder, device.submit ...
 ///   table.after_submit();
+/// (To check what the GPU holds, e.g. in a test: read_back_buffer() of
+/// bindery/headless/offscreen.hpp on table.buffer(), kObjectRecordBytes per id.)
 ///
 /// Write path (issue 30): the CPU keeps no image of the table. Per id it keeps one state byte
 /// (live, what is staged this frame, a 5-bit frame count: 1 MB at a million ids, the only per-id
@@ -20,7 +24,8 @@
 /// up (the rows, the meta, or both), written with one full-line store, so a moved object is 64
 /// bytes written once; a second write of the id before the flush lands in the same slot, so each
 /// changed id is uploaded once, with its last value. Slots are claimed in chunks (StagingRing
-/// blocks; chunks of 64 slots at a frame's start, doubling up to 1,024, one atomic add each).
+/// blocks; chunks of 64 slots at a frame's start, doubling every second claim up to 1,024, one
+/// atomic add each).
 /// flush() records one copy per staging block (block b holds 4096 << b slots, so F changed
 /// records take O(log F) blocks; block 0 begins with a 256-byte header holding the count and the
 /// ranges of slots writer threads left unused, which the scatter skips) into the
@@ -47,9 +52,10 @@
 /// after_submit, contains, meta, size, the constructor and destructor) is for one thread at a
 /// time, with no writer running, and the writers' calls must happen-before the flush (joined
 /// threads, a finished parallel loop). Each writer thread but the one whose chunk is the last
-/// claimed may leave claimed slots unused: at most 1,023, and at most 63 more than it used; they
-/// are uploaded and skipped by the scatter (ObjectFlushStats::unused_slots), named as ranges in
-/// the header (past 31 writers, by id words zeroed in staging).
+/// claimed may leave claimed slots unused: at most 1,023, and at most 63 plus half as many as it
+/// used; they are uploaded and skipped by the scatter (ObjectFlushStats::unused_slots), named as
+/// ranges in the header (past 31 writers, by id words zeroed in staging). A writer no thread
+/// used for three uploading flushes is freed for later threads (threads may come and go).
 ///
 /// Measured CPU cost per moved object: bench/object_table_bench.cpp (docs/BENCHMARKS.md "Object
 /// table: CPU per moved object").
@@ -146,8 +152,8 @@ struct ObjectFlushStats {
   uint64_t index_bytes = 0;       ///< bytes copied besides: the 256-byte header (count, skips)
   uint32_t scatter_dispatches = 0;  ///< compute dispatches recorded (0 or 1)
   /// Slots among records_uploaded that writer threads claimed and left unused (skipped by the
-  /// scatter): per writer thread but the last one at most 1,023 and at most 63 more than it
-  /// used; 0 with one thread.
+  /// scatter): per writer thread but the last one at most 1,023 and at most 63 plus half as many
+  /// as it used; 0 with one thread.
   uint32_t unused_slots = 0;
   bool whole_copy = false;          ///< always false since issue 30 (no whole-table copy)
   bool grew = false;                ///< buffer() was replaced by a larger one (generation() bumped)

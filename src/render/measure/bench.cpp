@@ -14,14 +14,17 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
                                           const BudgetSearchOptions& o) {
   if (!(o.budget_ms > 0) || !std::isfinite(o.budget_ms))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("bench: budget {} ms must be a positive number", o.budget_ms));
+                fmt::format("bench: the frame budget (--budget-ms) {} ms must be a positive, "
+                            "finite number",
+                            o.budget_ms));
   if (o.start_objects == 0 || o.max_objects < o.start_objects)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: object range {}..{} must start at 1 or more and not be empty",
                             o.start_objects, o.max_objects));
   if (!(o.precision > 0 && o.precision < 1))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("bench: precision {} must be in (0, 1)", o.precision));
+                fmt::format("bench: the search's precision (--precision) {} must be in (0, 1)",
+                            o.precision));
 
   BudgetSearchResult r;
   auto probe = [&](uint32_t n) {
