@@ -55,13 +55,13 @@ bool all_finite(const glm::mat4& m) {
 // (StagedObject of object_scatter.wgsl: the three rows, the id word, mesh, material, flags), so
 // that a moved object is one full-line store, once. The id word says which object it is and what
 // goes up: kWriteRows (the rows), kWriteMeta (mesh, material, flags; user becomes 0); a word with
-// neither is a slot a writer left unused. Slots are claimed by writer threads in chunks of
-// 64 to 1,024 with one atomic add, so a thread pays one atomic per up to 1,024 objects; the id's state byte
-// (live, what is staged, the epoch) says whether it already has a slot this frame, and then
+// neither is a slot a writer left unused. Slots are claimed by writer threads in chunks of 64 to
+// 1,024 with one atomic add, so a thread pays one atomic per up to 1,024 objects; the id's state
+// byte (live, what is staged, the epoch) says whether it already has a slot this frame, and then
 // `slot_of` has it, so a second write lands in the same slot. Slots live in blocks of growing
-// size: block b holds kFirstBlockSlots << b slots after a 64-byte header (block 0's holds the
-// count), so that a frame of F moved objects uses O(log F) blocks and flush() records one copy per
-// block and one dispatch.
+// size: block b holds kFirstBlockSlots << b slots after a 256-byte header (block 0's is the
+// frame's StagedHeader: the count and the skip ranges), so that a frame of F moved objects uses
+// O(log F) blocks and flush() records one copy per block (and one of the header) and one dispatch.
 namespace {
 
 constexpr uint32_t kChunkSlots = 64;         // a writer's first claim of a frame, in slots
