@@ -266,13 +266,10 @@ struct ObjectTable::State {
       slot_of[id] = slot;
       st = uint8_t((st & kStateLive) | kinds | (epoch << kEpochShift));
       StagedObject o;
-      if (m) {
-        o.world_rows[0] = glm::vec4((*m)[0][0], (*m)[1][0], (*m)[2][0], (*m)[3][0]);
-        o.world_rows[1] = glm::vec4((*m)[0][1], (*m)[1][1], (*m)[2][1], (*m)[3][1]);
-        o.world_rows[2] = glm::vec4((*m)[0][2], (*m)[1][2], (*m)[2][2], (*m)[3][2]);
-      } else {
+      if (m)
+        world_to_rows(*m, o.world_rows);
+      else
         o.world_rows[0] = o.world_rows[1] = o.world_rows[2] = glm::vec4(0.0f);
-      }
       o.word = id | (m ? kWriteRows : 0) | (meta ? kWriteMeta : 0);
       o.mesh = md ? md->mesh : 0;
       o.material = md ? md->material : 0;
