@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Device-machine run for issue 31 (docs/BENCHMARKS.md, "How the tables are taken"): `bindery
-# bench` twice in one call, each run REPEAT interleaved searches per strategy (default 7: the
-# CLI's default of 3 left 4 of 12 strategies outside the other run's range in one call, 5 left 2;
-# since a later search starts at 3/4 of the strategy's last result, 7 fit a run in under 292 s),
+# bench` twice in one call, each run REPEAT interleaved searches per strategy (default 9: the
+# CLI's default of 3 left 4 of 12 strategies outside the other run's range in one call, 5 and 7
+# left 2; since a later search starts at 9/10 of the strategy's last result in steps of 1.25x,
+# about five probes, 9 fit a run in under 292 s),
 # then, per strategy, whether each run's median max objects lies within the other run's
 # printed range (the issue's "done when"). On the carried binary (bench/device_env.sh says what
 # to carry: `bash bench/make_carry.sh`, then carry [".gl", ".benchcarry"]).
 # Results in $OUTDIR: bench_repeat_{1,2}.txt (table + JSON line), .log (progress), .json (the JSON
-# line alone), bench_repeat_compare.txt (the comparison, also printed).
+# line alone), bench_repeat_compare.txt (the comparison, also printed), vmstat.txt (the machine
+# every 5 s over both runs: `st` is the share of time the hypervisor gave the CPUs to others).
 # Usage: OUT=$OUT bash bench/bench_repeat_device.sh [STRATEGIES] [SIZE] [REPEAT]
 #   (default all and 640x480; if two runs of all do not fit one call, run two halves, e.g.
 #   naive,split-uniforms,buffer-offsets,buffer-offsets-mapped,dynamic-offsets,mapped-staging
@@ -16,18 +18,26 @@
 source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 STRATEGIES=${1:-all}
 SIZE=${2:-640x480}
-REPEAT=${3:-7}
+REPEAT=${3:-9}
 # --raw-floor (the ratio's median and range) where dynamic-offsets is measured.
 RAW_FLOOR=$([[ "$STRATEGIES" == all || ",$STRATEGIES," == *,dynamic-offsets,* ]] && echo --raw-floor)
+# CPU time stolen by the hypervisor (the 8th number of /proc/stat's cpu line), in percent of all.
+cpu_times() { awk '/^cpu / { t = 0; for (f = 2; f <= NF; ++f) t += $f; print $9, t }' /proc/stat; }
+vmstat -n 5 >"$OUTDIR/vmstat.txt" 2>&1 &
+vmstat_pid=$!
 for i in 1 2; do
+  read -r steal0 total0 < <(cpu_times)
   echo "== run $i: bindery bench --strategies $STRATEGIES --size $SIZE --start 1000 --max 2000000 --repeat $REPEAT $RAW_FLOOR"
   start=$(date +%s)
   timeout 292 "$B" bench --strategies "$STRATEGIES" --size "$SIZE" --start 1000 --max 2000000 \
     --repeat "$REPEAT" $RAW_FLOOR --backend vulkan >"$OUTDIR/bench_repeat_$i.txt" 2>"$OUTDIR/bench_repeat_$i.log"
   echo "rc=$? in $(($(date +%s) - start)) s"
+  read -r steal1 total1 < <(cpu_times)
+  echo "steal: $(awk -v s=$((steal1 - steal0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.2f", t ? 100 * s / t : 0 }')% of CPU time during run $i"
   grep -v '^{' "$OUTDIR/bench_repeat_$i.txt"
   grep '^{' "$OUTDIR/bench_repeat_$i.txt" >"$OUTDIR/bench_repeat_$i.json"
 done
+kill "$vmstat_pid" 2>/dev/null
 # A row: strategy, median ("< N" when over budget at --start: 0), range "min..max". Each run's
 # median must lie within the other run's range.
 rows() {

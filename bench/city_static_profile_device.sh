@@ -1,38 +1,54 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Issue 20's missed target "CPU per frame at most 0.3 ms, flat from 10,000 to 1,000,000 objects"
-# (the city with nothing moving): where the CPU time of a static frame goes at both sizes, from
-# Linux perf on the device machine (every thread of the process, cpu-clock samples at 2 kHz).
-# Here: BINDERY_CARRY_PERF=1 bash bench/make_carry.sh; on the device, carry [".gl",
-# ".benchcarry"]: bash bench/city_static_profile_device.sh. Writes $OUT/city_static_profile.tgz:
-# each size's render output (table + JSON) and perf's report by thread, library and function.
+# Where the CPU time of a static frame goes (issue 30's last bullet; issue 20 before it): the city
+# with nothing moving at 10,000 and 1,000,000 objects, sampled by Linux perf with call graphs, on
+# a build with frame pointers (perf unwinds by DWARF, so that wgpu-native and the drivers, built
+# without them, unwind too).
+# Here: BINDERY_BUILD_DIR=build-fp BINDERY_CMAKE_ARGS="-DCMAKE_CXX_FLAGS=-fno-omit-frame-pointer
+# -DCMAKE_C_FLAGS=-fno-omit-frame-pointer" bash scripts/build.sh --target bindery, then
+# BINDERY_CARRY_PERF=1 BINDERY_CARRY_FP=build-fp bash bench/make_carry.sh; on the device, carry
+# [".gl", ".benchcarry"]: bash bench/city_static_profile_device.sh. Writes
+# $OUT/city_static_profile.tgz: each size's render output (table + JSON) and perf's reports: by
+# thread, library and function; the main thread's time by the functions it lies under
+# (inclusive); its call graph.
 set -u
 final=${OUT:-out}
 OUT=$(mktemp -d)/city_static_profile
 source bench/device_env.sh
 export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.benchcarry/perf/lib
 P=$PWD/.benchcarry/perf/perf
+FP=.benchcarry/fp/bindery
 city=(render --scene city --meshes 10000 --materials 1000 --textures 256 --moving 0
       --size 1280x720 --strategy gpu-driven --backend vulkan)
-# Under perf: enough frames that the steady frames dominate, sampled only after the scene's
-# generation and upload (-D, ms): 20,000 frames after 8 s at 10,000 objects (about 1,000 fps);
-# 500 frames after 30 s at 1,000,000 (about 9 fps).
-declare -A frames=([10000]=20000 [1000000]=500) delay=([10000]=8000 [1000000]=30000)
+# Frames: about ten times what a second draws, so that the first progress line (a tenth of the
+# frames) comes after the upload and about a second of steady frames; perf then samples the
+# process for 8 s of the nine tenths left.
+declare -A frames=([10000]=20000 [1000000]=3000)
 { echo "perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid)"; "$P" --version; } \
   >"$OUTDIR/perf_env.txt" 2>&1
 for n in 10000 1000000; do
-  echo "== city, $n objects, nothing moving: plain, then under perf"
-  timeout 300 "$B" "${city[@]}" --objects "$n" --frames 60 >"$OUTDIR/static_$n.txt" \
-    2>"$OUTDIR/static_$n.log"
-  echo "rc=$?"
-  grep -v '^{' "$OUTDIR/static_$n.txt" | head -n 20
-  timeout 400 "$P" record -e cpu-clock -F 2000 -D "${delay[$n]}" -o "$OUTDIR/perf_$n.data" -- \
-    "$B" "${city[@]}" --objects "$n" --frames "${frames[$n]}" --quiet >"$OUTDIR/perf_run_$n.txt" \
-    2>"$OUTDIR/perf_run_$n.log"
+  echo "== city, $n objects, nothing moving, frame-pointer build, under perf (call graphs)"
+  "$FP" "${city[@]}" --objects "$n" --frames "${frames[$n]}" >"$OUTDIR/perf_run_$n.txt" \
+    2>"$OUTDIR/perf_run_$n.log" &
+  pid=$!
+  for _ in $(seq 1200); do grep -q '^frame ' "$OUTDIR/perf_run_$n.log" && break; sleep 0.1; done
+  timeout 30 "$P" record -e cpu-clock -F 500 --call-graph dwarf,16384 -p "$pid" \
+    -o "$OUTDIR/perf_$n.data" -- sleep 8 >"$OUTDIR/perf_record_$n.log" 2>&1
   echo "perf rc=$?"
-  "$P" report -i "$OUTDIR/perf_$n.data" --stdio --sort comm,dso,symbol 2>&1 | head -n 200 \
-    >"$OUTDIR/perf_report_$n.txt"
-  head -n 40 "$OUTDIR/perf_report_$n.txt"
+  timeout 120 tail --pid="$pid" -f /dev/null || kill "$pid"
+  wait "$pid"; echo "bindery rc=$?"
+  grep -v '^{' "$OUTDIR/perf_run_$n.txt" | head -n 20
+  R=("$P" report -i "$OUTDIR/perf_$n.data" --stdio)
+  # Flat: thread, library, function (self time).
+  "${R[@]}" --no-children --sort pid,dso,symbol -g none 2>/dev/null | head -n 120 \
+    >"$OUTDIR/perf_flat_$n.txt"
+  # The main thread (tid = pid): the share of its samples under each function (inclusive).
+  "${R[@]}" --tid "$pid" --children --sort symbol -g none --percent-limit 1 2>/dev/null |
+    head -n 150 >"$OUTDIR/perf_main_inclusive_$n.txt"
+  # The main thread's call graph, callers first, branches of 2% and more.
+  "${R[@]}" --tid "$pid" --no-children --sort dso -g caller,2,callee,function,percent \
+    --percent-limit 2 2>/dev/null | head -n 400 >"$OUTDIR/perf_main_graph_$n.txt"
+  head -n 60 "$OUTDIR/perf_main_inclusive_$n.txt"
   rm -f "$OUTDIR/perf_$n.data"
 done
 mkdir -p "$final"

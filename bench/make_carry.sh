@@ -67,6 +67,13 @@ if [ "${BINDERY_CARRY_PERF:-0}" = 1 ]; then
     esac
   done
 fi
+# With BINDERY_CARRY_FP=<a build folder configured with -fno-omit-frame-pointer, e.g. build-fp>,
+# that build's bindery as fp/bindery, for the call graphs of bench/city_static_profile_device.sh.
+if [ -n "${BINDERY_CARRY_FP:-}" ]; then
+  mkdir -p "$dest/fp"
+  cp "$BINDERY_CARRY_FP/bindery" "$dest/fp/bindery"
+  strip --strip-debug "$dest/fp/bindery"
+fi
 model=/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb
 [ -f "$model" ] && cp "$model" "$dest/models/"
 du -sh "$dest"

@@ -522,8 +522,9 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--repeat", o->repeat,
                      fmt::format("searches per strategy, 1..{}, the strategies interleaved "
-                                 "round-robin, each after the first starting at 3/4 of the "
-                                 "last result; the table prints the median and the range",
+                                 "round-robin, each after the first starting at 9/10 of the "
+                                 "last result in steps of 1.25x; the table prints the median "
+                                 "and the range",
                                  kMaxBenchRepeats))
           ->capture_default_str();
       sub.add_option("--warmup-frames", o->warmup_frames,

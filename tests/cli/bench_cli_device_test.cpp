@@ -22,7 +22,7 @@ nlohmann::json last_json(const std::string& out) {
 }
 
 // Three strategies, two repeats, a budget nothing reaches: every first search doubles 10, 20, 40
-// and is capped at --max 40; every second one starts at 3/4 of that, 30, then 40. --frames 2 with 2 frames in flight (refused before issue 31: the drained
+// and is capped at --max 40; every second one starts at 9/10 of that, 36, then 40 (not 45). --frames 2 with 2 frames in flight (refused before issue 31: the drained
 // frames were measured then) measures exactly 2 frames per probe with --probe-ms 0.
 // Every probe gets the cluster options: the JSON says what they were, and a compute
 // rasterizer whose visibility buffer cannot fit (4097 x 4096 x 8 bytes past lavapipe's 128 MiB
@@ -83,7 +83,7 @@ TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
       EXPECT_EQ(x["max_objects"], 40);
       EXPECT_EQ(x["capped"], true);
       const std::vector<int> counts = rep == 0 ? std::vector<int>{10, 20, 40}
-                                               : std::vector<int>{30, 40};
+                                               : std::vector<int>{36, 40};
       ASSERT_EQ(x["probes"].size(), counts.size());
       for (size_t p = 0; p < counts.size(); ++p) {
         EXPECT_EQ(x["probes"][p]["objects"], counts[p]);

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <vector>
+
 namespace bindery {
 namespace {
 
@@ -66,23 +69,66 @@ TEST(BenchSearch, HalvingStopsAtMinObjects) {
   EXPECT_EQ(r.probes.back().objects, 100u);
 }
 
-// Later repeats start at 3/4 of the last result, within [start, max], and may go down to start.
+// Later repeats start at 9/10 of the last result, within [start, max], may go down to start,
+// and step by 1.25x.
 TEST(BenchSearch, RepeatSearchStartsNextToTheLastResult) {
   BudgetSearchOptions o;
   o.start_objects = 1000;
   o.max_objects = 2'000'000;
-  EXPECT_EQ(repeat_search_options(o, 20'000).start_objects, 15'000u);
+  EXPECT_EQ(repeat_search_options(o, 20'000).start_objects, 18'000u);
   EXPECT_EQ(repeat_search_options(o, 20'000).min_objects, 1000u);
+  EXPECT_EQ(repeat_search_options(o, 20'000).growth, 1.25);
   EXPECT_EQ(repeat_search_options(o, 0).start_objects, 1000u);
-  EXPECT_EQ(repeat_search_options(o, 1100).start_objects, 1000u);  // 825, raised to start
-  EXPECT_EQ(repeat_search_options(o, 2'000'000).start_objects, 1'500'000u);
-  // From a capped result: 1.5 M within, then the cap itself: two probes.
+  EXPECT_EQ(repeat_search_options(o, 0).growth, 2.0);  // a first search doubles
+  EXPECT_EQ(repeat_search_options(o, 1100).start_objects, 1000u);  // 990, raised to start
+  EXPECT_EQ(repeat_search_options(o, 2'000'000).start_objects, 1'800'000u);
+  // From a capped result: 1.8 M within, then the cap itself (not 2.25 M): two probes.
   o.budget_ms = 1e9;
   const BudgetSearchResult r = find_max_within_budget(linear, repeat_search_options(o, 2'000'000));
   EXPECT_TRUE(r.capped);
   ASSERT_EQ(r.probes.size(), 2u);
-  EXPECT_EQ(r.probes[0].objects, 1'500'000u);
+  EXPECT_EQ(r.probes[0].objects, 1'800'000u);
   EXPECT_EQ(r.probes[1].objects, 2'000'000u);
+}
+
+// A later search next to the true maximum (1670 at 0.01 ms each in 16.7 ms), worked by hand:
+// 1503 (15.03 ms, within), 1878 (1503 x 1.25; 18.78 ms, over), then bisection 1690 (over), 1596,
+// 1643 (within), where (1690 - 1643) / 1643 = 2.9% <= 5%: five probes, where the first search
+// from 100 takes eleven.
+TEST(BenchSearch, RepeatSearchBracketsTheLastResultInFiveProbes) {
+  BudgetSearchOptions o;
+  o.budget_ms = 16.7;
+  o.start_objects = 100;
+  o.max_objects = 1'000'000;
+  const BudgetSearchResult first = find_max_within_budget(linear, o);
+  EXPECT_EQ(first.probes.size(), 11u);  // 100 .. 3200 (6), then 2400, 2000, 1800, 1700, 1650
+  EXPECT_EQ(first.max_objects, 1650u);
+  const BudgetSearchResult r = find_max_within_budget(linear, repeat_search_options(o, 1670));
+  const std::vector<uint32_t> expected = {1503, 1878, 1690, 1596, 1643};
+  ASSERT_EQ(r.probes.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(r.probes[i].objects, expected[i]) << i;
+  EXPECT_EQ(r.max_objects, 1643u);
+  // Over budget at the start (the host got slower): steps down by 1.25x, not halving.
+  const BudgetSearchResult slower =
+      find_max_within_budget(linear, repeat_search_options(o, 2500));  // starts at 2250
+  ASSERT_GE(slower.probes.size(), 3u);
+  EXPECT_EQ(slower.probes[0].objects, 2250u);
+  EXPECT_EQ(slower.probes[1].objects, 1800u);  // 2250 / 1.25, over
+  EXPECT_EQ(slower.probes[2].objects, 1440u);  // 1800 / 1.25, within
+}
+
+// A step always moves: growth 1.01 from 2 objects still goes 2, 3, 4 (not 2, 2, ...).
+TEST(BenchSearch, SmallGrowthStillMovesByOneObject) {
+  BudgetSearchOptions o;
+  o.budget_ms = 1e9;
+  o.start_objects = 2;
+  o.max_objects = 4;
+  o.growth = 1.01;
+  const BudgetSearchResult r = find_max_within_budget(linear, o);
+  ASSERT_EQ(r.probes.size(), 3u);
+  EXPECT_EQ(r.probes[1].objects, 3u);
+  EXPECT_EQ(r.probes[2].objects, 4u);
+  EXPECT_TRUE(r.capped);
 }
 
 TEST(BenchSearch, CappedAtMaxObjects) {
@@ -109,6 +155,13 @@ TEST(BenchSearch, RejectsBadOptions) {
   o = {};
   o.precision = 1.5;
   EXPECT_KIND(find_max_within_budget(linear, o), InvalidArgument);
+  for (double growth : {1.0, 0.5, std::numeric_limits<double>::infinity(),
+                        std::numeric_limits<double>::quiet_NaN()}) {
+    o = {};
+    o.growth = growth;
+    SCOPED_TRACE(growth);
+    EXPECT_KIND(find_max_within_budget(linear, o), InvalidArgument);
+  }
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ struct BudgetProbe {
 };
 
 /// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
-/// budget_ms <= 0, start_objects == 0, max_objects < start_objects or precision is not in (0, 1).
+/// budget_ms <= 0, start_objects == 0, max_objects < start_objects, precision is not in (0, 1) or
+/// growth is not a finite number above 1.
 struct BudgetSearchOptions {
   double budget_ms = 1000.0 / 60.0;  ///< the frame budget (60 fps)
   uint32_t start_objects = 250;      ///< first count measured; the search doubles from here
@@ -52,6 +53,9 @@ struct BudgetSearchOptions {
   /// start_objects until a count is within budget or this one is over too (result 0). 0 means
   /// start_objects (no downward search: the result is 0 when start_objects is over).
   uint32_t min_objects = 0;
+  /// Factor of each step up from start_objects, and down towards min_objects, before the
+  /// bisection (2: doubling; a step always moves by at least one object).
+  double growth = 2.0;
 };
 
 /// The result for one strategy: the largest measured count within budget (0 when even
@@ -144,11 +148,13 @@ struct BenchSlot {
   bool operator==(const BenchSlot&) const = default;  ///< the same repeat of the same strategy
 };
 
-/// Where a later repeat of a strategy's search starts (issue 31): at three quarters of the count
-/// `previous` found by its last search (so that it doubles once past it and bisects, instead of
-/// doubling up from `options.start_objects` again), at most options.max_objects, at least
-/// options.start_objects; options.start_objects itself when `previous` is 0. The search it
-/// returns may go down to options.start_objects (min_objects) when the host got slower.
+/// Where a later repeat of a strategy's search starts (issue 31): at nine tenths of the count
+/// `previous` found by its last search, at most options.max_objects, at least
+/// options.start_objects, with steps of 1.25x (growth) instead of doubling, so that the search
+/// brackets `previous` within 25% in two probes and bisects that (five probes at a precision of
+/// 5%, where doubling up from options.start_objects took ten or more); options themselves when
+/// `previous` is 0. The search it returns may go down to options.start_objects (min_objects) when
+/// the host got slower.
 BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous);
 
 /// The most repeats `bindery bench --repeat` takes.

@@ -25,6 +25,10 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: the search's precision (--precision) {} must be in (0, 1)",
                             o.precision));
+  if (!(o.growth > 1) || !std::isfinite(o.growth))
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("bench: the search's growth factor {} must be a finite number above 1",
+                            o.growth));
 
   BudgetSearchResult r;
   auto probe = [&](uint32_t n) {
@@ -32,8 +36,16 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
     return r.probes.back().frame_ms <= o.budget_ms;
   };
 
-  // From start_objects: doubling while within budget (`good` within, `bad` over); from an
-  // over-budget start, halving down to min_objects until a count is within.
+  // From start_objects: steps up by `growth` while within budget (`good` within, `bad` over);
+  // from an over-budget start, down by `growth` to min_objects until a count is within. A step
+  // moves by at least one object.
+  const auto up = [&](uint32_t n) {
+    return uint32_t(std::min<uint64_t>(
+        std::max<uint64_t>(uint64_t(n) + 1, uint64_t(double(n) * o.growth)), o.max_objects));
+  };
+  const auto down = [&](uint32_t n, uint32_t floor) {
+    return std::max(floor, std::min(n - 1, uint32_t(double(n) / o.growth)));
+  };
   uint32_t good = 0, bad = 0;
   const uint32_t floor =
       o.min_objects == 0 ? o.start_objects : std::min(o.min_objects, o.start_objects);
@@ -45,7 +57,7 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
         r.capped = true;
         break;
       }
-      n = static_cast<uint32_t>(std::min<uint64_t>(uint64_t(n) * 2, o.max_objects));
+      n = up(n);
       if (probe(n))
         good = n;
       else
@@ -54,7 +66,7 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
   } else {
     bad = n;
     while (good == 0 && n > floor) {
-      n = std::max(floor, n / 2);
+      n = down(n, floor);
       if (probe(n))
         good = n;
       else
@@ -76,10 +88,11 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
 
 BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous) {
   BudgetSearchOptions o = options;
+  if (previous == 0) return o;
   o.min_objects = options.start_objects;
-  if (previous > 0)
-    o.start_objects = std::clamp(uint32_t(uint64_t(previous) * 3 / 4), options.start_objects,
-                                 options.max_objects);
+  o.growth = 1.25;
+  o.start_objects = std::clamp(uint32_t(uint64_t(previous) * 9 / 10), options.start_objects,
+                               options.max_objects);
   return o;
 }
 
