@@ -24,6 +24,11 @@
 #include <mutex>
 #include <thread>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
+
 namespace bindery::gpu_driven {
 
 BINDERY_WGSL_STRUCT_CHECK(ObjectRecord, world_rows, mesh, material, flags, user);
@@ -160,6 +165,48 @@ void world_to_rows(const glm::mat4& m, glm::vec4 rows[3]) {
   for (int r = 0; r < 3; ++r) rows[r] = glm::vec4(m[0][r], m[1][r], m[2][r], m[3][r]);
 }
 
+namespace {
+
+// Stores world_to_rows(m) into `line`'s rows (zeros when m is null) from registers: the columns
+// loaded as four vectors and transposed, three 16-byte stores. Rows built by scalar stores on the
+// stack and then copied as vectors stall on store forwarding (docs/BENCHMARKS.md, "Object table").
+inline void store_rows(StagedObject* line, const glm::mat4* m) {
+#if defined(__SSE2__)
+  __m128 r0 = _mm_setzero_ps(), r1 = r0, r2 = r0;
+  if (m) {
+    __m128 c3 = _mm_loadu_ps(&(*m)[3][0]);
+    r0 = _mm_loadu_ps(&(*m)[0][0]);
+    r1 = _mm_loadu_ps(&(*m)[1][0]);
+    r2 = _mm_loadu_ps(&(*m)[2][0]);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, c3);
+  }
+  _mm_storeu_ps(&line->world_rows[0].x, r0);
+  _mm_storeu_ps(&line->world_rows[1].x, r1);
+  _mm_storeu_ps(&line->world_rows[2].x, r2);
+#else
+  if (m)
+    world_to_rows(*m, line->world_rows);
+  else
+    line->world_rows[0] = line->world_rows[1] = line->world_rows[2] = glm::vec4(0.0f);
+#endif
+}
+
+// Stores the line's last 16 bytes (id word, mesh, material, flags) as one store.
+inline void store_tail(StagedObject* line, uint32_t word, uint32_t mesh, uint32_t material,
+                       uint32_t flags) {
+#if defined(__SSE2__)
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&line->word),
+                   _mm_setr_epi32(int(word), int(mesh), int(material), int(flags)));
+#else
+  line->word = word;
+  line->mesh = mesh;
+  line->material = material;
+  line->flags = flags;
+#endif
+}
+
+}  // namespace
+
 struct ObjectTable::State {
   const Device* device = nullptr;
   std::string label;
@@ -265,21 +312,15 @@ struct ObjectTable::State {
       StagedObject* line = claim_slot(slot);
       slot_of[id] = slot;
       st = uint8_t((st & kStateLive) | kinds | (epoch << kEpochShift));
-      StagedObject o;
-      if (m)
-        world_to_rows(*m, o.world_rows);
-      else
-        o.world_rows[0] = o.world_rows[1] = o.world_rows[2] = glm::vec4(0.0f);
-      o.word = id | (m ? kWriteRows : 0) | (meta ? kWriteMeta : 0);
-      o.mesh = md ? md->mesh : 0;
-      o.material = md ? md->material : 0;
-      o.flags = md ? md->flags : 0;
-      *line = o;  // one full line: write-combined staging takes it in one go
+      // One full line, in four 16-byte stores: write-combined staging takes it in one go.
+      store_rows(line, m);
+      store_tail(line, id | (m ? kWriteRows : 0) | (meta ? kWriteMeta : 0), md ? md->mesh : 0,
+                 md ? md->material : 0, md ? md->flags : 0);
       return;
     }
     StagedObject* line = line_of(slot_of[id]);
     st = uint8_t(st | kinds);
-    if (m) world_to_rows(*m, line->world_rows);
+    if (m) store_rows(line, m);
     if (md) {
       line->mesh = md->mesh;
       line->material = md->material;
