@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Device-machine run for issue 31 (docs/BENCHMARKS.md, "How the tables are taken"): `bindery
-# bench` twice in one call, each run REPEAT interleaved searches per strategy (default 9: the
+# bench` twice in one call, each run REPEAT interleaved searches per strategy (default 7: the
 # CLI's default of 3 left 4 of 12 strategies outside the other run's range in one call, 5 and 7
 # left 2; since a later search starts at 9/10 of the strategy's last result in steps of 1.25x,
-# about five probes, 9 fit a run in under 292 s),
+# about six probes, 7 fit a run in about 260 s and two runs one call; 9 did not, at 292 s each),
 # then, per strategy, whether each run's median max objects lies within the other run's
 # printed range (the issue's "done when"). On the carried binary (bench/device_env.sh says what
 # to carry: `bash bench/make_carry.sh`, then carry [".gl", ".benchcarry"]).
@@ -18,7 +18,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 STRATEGIES=${1:-all}
 SIZE=${2:-640x480}
-REPEAT=${3:-9}
+REPEAT=${3:-7}
 # --raw-floor (the ratio's median and range) where dynamic-offsets is measured.
 RAW_FLOOR=$([[ "$STRATEGIES" == all || ",$STRATEGIES," == *,dynamic-offsets,* ]] && echo --raw-floor)
 # CPU time stolen by the hypervisor (the 8th number of /proc/stat's cpu line), in percent of all.

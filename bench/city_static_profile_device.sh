@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Where the CPU time of a static frame goes (issue 30's last bullet; issue 20 before it): the city
-# with nothing moving at 10,000 and 1,000,000 objects, sampled by Linux perf with call graphs, on
-# a build with frame pointers (perf unwinds by DWARF, so that wgpu-native and the drivers, built
-# without them, unwind too).
-# Here: BINDERY_BUILD_DIR=build-fp BINDERY_CMAKE_ARGS="-DCMAKE_CXX_FLAGS=-fno-omit-frame-pointer
-# -DCMAKE_C_FLAGS=-fno-omit-frame-pointer" bash scripts/build.sh --target bindery, then
-# BINDERY_CARRY_PERF=1 BINDERY_CARRY_FP=build-fp bash bench/make_carry.sh; on the device, carry
+# with nothing moving at 10,000 and 1,000,000 objects, sampled by Linux perf with call graphs
+# unwound by DWARF (.eh_frame, which strip --strip-debug keeps), so that wgpu-native and the
+# drivers, built without frame pointers, unwind too; on a frame-pointer build when one is carried
+# (.benchcarry/fp/bindery), else on the carried release build.
+# Here: bash scripts/build.sh --target bindery object_table_bench (optionally also
+# BINDERY_BUILD_DIR=build-fp BINDERY_CMAKE_ARGS="-DCMAKE_CXX_FLAGS=-fno-omit-frame-pointer
+# -DCMAKE_C_FLAGS=-fno-omit-frame-pointer" bash scripts/build.sh --target bindery), then
+# BINDERY_CARRY_PERF=1 [BINDERY_CARRY_FP=build-fp] bash bench/make_carry.sh; on the device, carry
 # [".gl", ".benchcarry"]: bash bench/city_static_profile_device.sh. Writes
 # $OUT/city_static_profile.tgz: each size's render output (table + JSON) and perf's reports: by
 # thread, library and function; the main thread's time by the functions it lies under
@@ -18,6 +20,8 @@ source bench/device_env.sh
 export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.benchcarry/perf/lib
 P=$PWD/.benchcarry/perf/perf
 FP=.benchcarry/fp/bindery
+[ -x "$FP" ] || FP=$B
+echo "profiled binary: $FP" | tee "$OUTDIR/profiled_binary.txt"
 city=(render --scene city --meshes 10000 --materials 1000 --textures 256 --moving 0
       --size 1280x720 --strategy gpu-driven --backend vulkan)
 # Frames: about ten times what a second draws, so that the first progress line (a tenth of the
