@@ -83,6 +83,16 @@ std::optional<std::pair<std::string, std::string>> option_and_value(const CLI::A
   return std::nullopt;
 }
 
+// The rules check_number_options() gives a number option's text beyond CLI11's conversion,
+// worded whole (usage_message() prints them after the option and the value).
+constexpr const char* kLeadingZero =
+    "a whole number is written in decimal without a leading zero (010 would be read as octal 8)";
+constexpr const char* kNotDecimal =
+    "a number is written in decimal (no 0x: hexadecimal numbers are not taken)";
+constexpr const char* kOutOfDoubleRange =
+    "the number is out of the range of a double (about 2.2e-308 to 1.8e308 in size; it would be "
+    "read as 0 or infinity)";
+
 /// Words a CLI11 parse error as bindery does; `sub` is the subcommand given (or null).
 std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const CLI::App* sub,
                           int argc, char** argv) {
@@ -115,6 +125,9 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
     if (auto ov = option_and_value(*sub, what, args)) {
       if (ov->second.empty())
         return fmt::format("{} '': the value is empty", ov->first);
+      for (const char* rule : {kLeadingZero, kNotDecimal, kOutOfDoubleRange})
+        if (what.find(rule) != std::string::npos)
+          return fmt::format("{} '{}': {}", ov->first, escape_for_message(ov->second), rule);
       const CLI::Option* opt = sub->get_option_no_throw(ov->first);
       const std::string type = opt ? opt->get_type_name() : std::string();
       const bool integer = type.find("INT") != std::string::npos;
@@ -166,19 +179,34 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const C
 }
 
 /// Integer options take decimal text that fits the type exactly: CLI11 alone would wrap a
-/// negative number into an unsigned one (-1 -> 2^64-1) and saturate an overflowing one. No
-/// number option takes empty text (CLI11 alone reads '' as 0).
+/// negative number into an unsigned one (-1 -> 2^64-1), saturate an overflowing one and read a
+/// leading zero as octal (010 -> 8). Number options with a fraction take decimal text whose value
+/// a double holds (CLI11 alone reads 0x10 as 16 and 1e-400 as 0). No number option takes empty
+/// text (CLI11 alone reads '' as 0).
 void check_number_options(CLI::App& sub) {
   for (CLI::Option* o : sub.get_options()) {
     const std::string type = o->get_type_name();
-    if (type.find("FLOAT") != std::string::npos || type.find("NUMBER") != std::string::npos)
+    if (type.find("FLOAT") != std::string::npos || type.find("NUMBER") != std::string::npos) {
       o->check(not_empty());
+      o->check(CLI::Validator(
+          [](std::string& value) {
+            if (value.find_first_of("xX") != std::string::npos) return std::string(kNotDecimal);
+            const size_t skip = !value.empty() && value[0] == '+' ? 1 : 0;
+            double v = 0;
+            const auto r = std::from_chars(value.data() + skip, value.data() + value.size(), v);
+            return r.ec == std::errc::result_out_of_range ? std::string(kOutOfDoubleRange)
+                                                          : std::string();
+          },
+          "", "a decimal number"));
+    }
     if (type.find("INT") == std::string::npos) continue;
     const bool is_unsigned = type.find("UINT") != std::string::npos;
     o->check(CLI::Validator(
         [is_unsigned](std::string& value) {
           const char* first = value.data();
           const char* last = value.data() + value.size();
+          const size_t digits = !value.empty() && value[0] == '-' ? 1 : 0;
+          if (value.size() > digits + 1 && value[digits] == '0') return std::string(kLeadingZero);
           std::from_chars_result r{};
           if (is_unsigned) {
             uint64_t v = 0;

@@ -100,7 +100,15 @@ std::string escape_for_message(std::string_view text) { return escape(text, true
 std::string escape_controls(std::string_view text) { return escape(text, false); }
 
 void rethrow_with_context(const Error& e, std::string_view context) {
-  throw Error(e.kind(), "while " + std::string(context) + ": " + e.what());
+  // A context around another reads "while A (in B): what", not "while A: while B: what".
+  const std::string_view what = e.what();
+  constexpr std::string_view kWhile = "while ";
+  const size_t colon = what.find(": ");
+  if (what.substr(0, kWhile.size()) == kWhile && colon != std::string_view::npos)
+    throw Error(e.kind(), fmt::format("while {} (in {}): {}", context,
+                                      what.substr(kWhile.size(), colon - kWhile.size()),
+                                      what.substr(colon + 2)));
+  throw Error(e.kind(), "while " + std::string(context) + ": " + std::string(what));
 }
 
 namespace {

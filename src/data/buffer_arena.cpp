@@ -51,8 +51,11 @@ BufferArena::BufferArena(const Device& device, Kind kind, const SlotLayout& layo
 
 BufferArena::~BufferArena() = default;
 
-void BufferArena::check_slot(uint32_t slot, const char*) const {
-  (void)shadow_.slot_data(slot);  // throws InvalidArgument naming the slot and the count
+void BufferArena::check_slot(uint32_t slot, const char* call) const {
+  if (slot >= shadow_.slot_count())
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{}: slot {} is out of range (slot count {})", call, slot,
+                            shadow_.slot_count()));
 }
 
 BindingLayoutEntry BufferArena::layout_entry() const {

@@ -52,6 +52,15 @@ bool all_finite(const glm::mat4& m) {
   return bad == 0;
 }
 
+// Whether the fourth row (m[0][3], m[1][3], m[2][3], m[3][3]) is exactly (0, 0, 0, 1), -0 taken
+// as 0: the record keeps rows 0..2 only, and the shaders put (0, 0, 0, 1) back.
+bool affine(const glm::mat4& m) {
+  uint32_t bits[4];
+  const float row[4] = {m[0][3], m[1][3], m[2][3], m[3][3]};
+  std::memcpy(bits, row, sizeof(bits));
+  return ((bits[0] | bits[1] | bits[2]) & 0x7fffffffu) == 0 && bits[3] == 0x3f800000u;
+}
+
 }  // namespace
 
 // ---- The staging of one frame ---------------------------------------------------------------------
@@ -276,12 +285,19 @@ struct ObjectTable::State {
     if (!is_live(id)) throw_not_live(call, id);
   }
 
-  void check_finite(std::string_view call, ObjectId id, const glm::mat4& world) const {
+  // The matrix a record can hold: finite, and affine (ObjectRecord keeps three rows).
+  void check_world(std::string_view call, ObjectId id, const glm::mat4& world) const {
     if (!all_finite(world))
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("{}: object id {}: the world matrix has a non-finite element (NaN "
                               "or infinity)",
                               who(call), id));
+    if (!affine(world))
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("{}: object id {}: the world matrix's last row is ({}, {}, {}, {}); "
+                              "an object's world matrix must be affine, its last row exactly "
+                              "(0, 0, 0, 1) (ObjectRecord keeps rows 0..2)",
+                              who(call), id, world[0][3], world[1][3], world[2][3], world[3][3]));
   }
 
   gpu::Buffer create_table_buffer(uint32_t records_count) const {
@@ -647,7 +663,7 @@ ObjectId ObjectTable::add(const glm::mat4& world, uint32_t mesh, uint32_t materi
                           uint32_t pipeline) {
   State& s = *s_;
   const ObjectId next = s.free_ids.empty() ? ObjectId(s.state.size()) : s.free_ids.back();
-  s.check_finite("add", next, world);
+  s.check_world("add", next, world);
   if (pipeline > kMaxObjectPipeline)
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{}: pipeline index {} exceeds {} (flags bits 8..15)", s.who("add"),
@@ -677,7 +693,7 @@ ObjectId ObjectTable::add(const glm::mat4& world, uint32_t mesh, uint32_t materi
 void ObjectTable::set_transform(ObjectId id, const glm::mat4& world) {
   State& s = *s_;
   s.check_live("set_transform", id);
-  s.check_finite("set_transform", id, world);
+  s.check_world("set_transform", id, world);
   s.stage(id, &world, false);
 }
 
@@ -696,7 +712,7 @@ void ObjectTable::set_transforms(std::span<const ObjectId> ids, std::span<const 
       __builtin_prefetch(&s.slot_of[ids[i + kAhead]], 1);
     }
     s.check_live("set_transforms", ids[i]);
-    s.check_finite("set_transforms", ids[i], worlds[i]);
+    s.check_world("set_transforms", ids[i], worlds[i]);
     s.stage(ids[i], &worlds[i], false);
   }
 }

@@ -280,6 +280,29 @@ TEST(RenderCli, NegativeObjects) {
   expect_one_error(run_cli("render --objects -1 --frames 1"), "-1");
 }
 
+// Numbers are read as written in decimal: CLI11 alone reads 010 as octal 8, 0x10 as 16 and
+// 1e-400 as 0; each is one usage error (exit 2, as every command-line usage error) naming the
+// option, the value and the rule (the breaker's findings).
+TEST(RenderCli, NumbersAreDecimalAsWritten) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"render --objects 010 --frames 1", "--objects '010': a whole number is written in decimal"},
+      {"bench --start 010 --max 010 --size 8x8", "--start '010'"},
+      {"bench --repeat 08 --size 8x8", "--repeat '08'"},
+      {"bench --budget-ms 0x10 --size 8x8", "--budget-ms '0x10': a number is written in decimal"},
+      {"bench --probe-ms 1e-400 --size 8x8", "--probe-ms '1e-400': the number is out of the range"},
+      {"bench --budget-ms 1e400 --size 8x8", "--budget-ms '1e400'"}};
+  for (const auto& [args, words] : cases) {
+    SCOPED_TRACE(args);
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  }
+  // Plain decimal still reads, a sign and an exponent too.
+  const CliResult ok = run_cli("render --objects 10 --frames 1 --size 8x8 --quiet --spread +1.5e0");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST(RenderCli, UnknownStrategy) {
   expect_one_error(run_cli("render --strategy fastest --frames 1"), "fastest");
 }

@@ -171,6 +171,18 @@ if ldd "$tmp/parts-package/consumer" | grep -E 'libtinygltf|libtbb|libstb|libbin
   echo "consumer: the parts-only consumer loads a library of the renderer (above)" >&2
   exit 1
 fi
+# Asking a parts-only install for the renderer fails, saying why (not CMake's bare "set
+# bindery_FOUND to FALSE").
+mkdir -p "$tmp/parts-render"
+printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(wants_render CXX)' \
+  'find_package(bindery 0.2 CONFIG REQUIRED COMPONENTS render)' >"$tmp/parts-render/CMakeLists.txt"
+if env -u BINDERY_WEBGPU_DIR cmake -S "$tmp/parts-render" -B "$tmp/parts-render/build" \
+     -DCMAKE_PREFIX_PATH="$tmp/parts" >"$tmp/parts-render.log" 2>&1; then
+  echo "consumer: find_package(bindery COMPONENTS render) found a parts-only install" >&2
+  exit 1
+fi
+tr -s ' \n' ' ' <"$tmp/parts-render.log" | grep "component 'render' (bindery::render) is not in this install" >/dev/null ||
+  { cat "$tmp/parts-render.log" >&2; exit 1; }
 parts_pc=(env PKG_CONFIG_PATH="$(dirname "$(find "$tmp/parts" -name bindery.pc)")" pkg-config --define-prefix)
 # shellcheck disable=SC2046
 ${CXX:-c++} -std=c++20 "$root/tests/consumer/consumer.cpp" -o "$tmp/consumer_parts_pc" \

@@ -109,12 +109,13 @@ struct ModelObject {
 };
 using Model = std::map<ObjectId, ModelObject>;
 
-// A matrix of small exactly-representable values (bit-exact through any copy).
+// An affine matrix (last row (0, 0, 0, 1), what a record holds) of small exactly-representable
+// values (bit-exact through any copy).
 glm::mat4 random_matrix(std::mt19937& rng) {
   std::uniform_int_distribution<int> v(-1000, 1000);
-  glm::mat4 m;
+  glm::mat4 m(1.0f);
   for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) m[c][r] = float(v(rng)) * 0.25f;
+    for (int r = 0; r < 3; ++r) m[c][r] = float(v(rng)) * 0.25f;
   return m;
 }
 
@@ -499,6 +500,22 @@ TEST_F(ObjectTableDevice, BadCallsThrowByKind) {
   EXPECT_KIND(table.set_transform(id, inf), InvalidArgument);
   EXPECT_KIND(table.add(inf, 0, 0), InvalidArgument);
   EXPECT_KIND(table.add(glm::mat4(1.0f), 0, 0, 256), InvalidArgument);
+  // A record keeps rows 0..2 (ObjectRecord): a matrix whose last row is not exactly (0, 0, 0, 1)
+  // (a projection, a homogeneous scale) is refused, not drawn as its affine part; -0 is 0.
+  glm::mat4 projective(1.0f);
+  projective[2][3] = -1.0f;
+  projective[3][3] = 0.0f;
+  EXPECT_KIND(table.set_transform(id, projective), InvalidArgument);
+  glm::mat4 homogeneous(1.0f);
+  homogeneous[3][3] = 2.0f;
+  EXPECT_KIND(table.add(homogeneous, 0, 0), InvalidArgument);
+  const ObjectId batch_ids[2] = {id, id};
+  const glm::mat4 batch_worlds[2] = {glm::mat4(1.0f), homogeneous};
+  EXPECT_KIND(table.set_transforms(batch_ids, batch_worlds), InvalidArgument);
+  glm::mat4 negative_zero(1.0f);
+  negative_zero[0][3] = -0.0f;
+  table.set_transform(id, negative_zero);
+  EXPECT_EQ(table.size(), 1u);
   table.remove(id);
   EXPECT_KIND(table.set_transform(id, glm::mat4(1.0f)), InvalidArgument);  // removed
   EXPECT_KIND(table.remove(id), InvalidArgument);

@@ -49,12 +49,13 @@ struct ModelObject {
   uint32_t mesh = 0, material = 0;
 };
 
-// A matrix of small exactly-representable values (bit-exact through any copy).
+// An affine matrix (last row (0, 0, 0, 1), what a record holds) of small exactly-representable
+// values (bit-exact through any copy).
 glm::mat4 random_matrix(std::mt19937& rng) {
   std::uniform_int_distribution<int> v(-1000, 1000);
-  glm::mat4 m;
+  glm::mat4 m(1.0f);
   for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) m[c][r] = float(v(rng)) * 0.25f;
+    for (int r = 0; r < 3; ++r) m[c][r] = float(v(rng)) * 0.25f;
   return m;
 }
 

@@ -117,13 +117,14 @@ TEST(BenchSearch, RepeatSearchBracketsTheLastResultInFiveProbes) {
   EXPECT_EQ(slower.probes[2].objects, 1440u);  // 1800 / 1.25, within
 }
 
-// A step always moves: growth 1.01 from 2 objects still goes 2, 3, 4 (not 2, 2, ...).
+// A step always moves: growth 1.1 from 2 objects still goes 2, 3, 4 (2.2 and 3.3 round down to
+// the count itself; not 2, 2, ...).
 TEST(BenchSearch, SmallGrowthStillMovesByOneObject) {
   BudgetSearchOptions o;
   o.budget_ms = 1e9;
   o.start_objects = 2;
   o.max_objects = 4;
-  o.growth = 1.01;
+  o.growth = kMinSearchGrowth;
   const BudgetSearchResult r = find_max_within_budget(linear, o);
   ASSERT_EQ(r.probes.size(), 3u);
   EXPECT_EQ(r.probes[1].objects, 3u);
@@ -155,13 +156,52 @@ TEST(BenchSearch, RejectsBadOptions) {
   o = {};
   o.precision = 1.5;
   EXPECT_KIND(find_max_within_budget(linear, o), InvalidArgument);
-  for (double growth : {1.0, 0.5, std::numeric_limits<double>::infinity(),
+  // Steps under 10% (a probe per object from 1: 1.0000001) and factors past 1000 (1e300 overflowed
+  // the next count) are refused, as are the non-numbers.
+  for (double growth : {1.0, 0.5, 1.0000001, 1.09, 1000.5, 1e300,
+                        std::numeric_limits<double>::infinity(),
                         std::numeric_limits<double>::quiet_NaN()}) {
     o = {};
     o.growth = growth;
     SCOPED_TRACE(growth);
     EXPECT_KIND(find_max_within_budget(linear, o), InvalidArgument);
+    EXPECT_KIND(repeat_search_options(o, 100), InvalidArgument);
   }
+  // A later search of options the first refuses is refused too (start above max), not clamped
+  // into a range the first search would never run.
+  o = {};
+  o.start_objects = 1000;
+  o.max_objects = 500;
+  EXPECT_KIND(repeat_search_options(o, 2000), InvalidArgument);
+}
+
+// The largest growth still steps to the cap in one probe: 3 x 1000 = 3000 is past max 1000.
+TEST(BenchSearch, LargestGrowthStepsToTheCap) {
+  BudgetSearchOptions o;
+  o.budget_ms = 1e9;
+  o.start_objects = 3;
+  o.max_objects = 1000;
+  o.growth = kMaxSearchGrowth;
+  const BudgetSearchResult r = find_max_within_budget(linear, o);
+  ASSERT_EQ(r.probes.size(), 2u);
+  EXPECT_EQ(r.probes[1].objects, 1000u);
+  EXPECT_TRUE(r.capped);
+}
+
+// A caller's floor below start_objects stays the floor of later searches: start 250, floor 10,
+// 0.01 ms per object in 0.5 ms (50 fit). The first search goes down 250, 125, 62, 31 (within),
+// then bisects to 50; the next starts at 45 (9/10 of 50), not at 250, and finds 50 again.
+TEST(BenchSearch, RepeatSearchKeepsTheCallersFloor) {
+  BudgetSearchOptions o;
+  o.budget_ms = 0.5;
+  o.start_objects = 250;
+  o.min_objects = 10;
+  const BudgetSearchResult first = find_max_within_budget(linear, o);
+  ASSERT_EQ(first.max_objects, 50u);
+  const BudgetSearchOptions next = repeat_search_options(o, first.max_objects);
+  EXPECT_EQ(next.start_objects, 45u);
+  EXPECT_EQ(next.min_objects, 10u);
+  EXPECT_EQ(find_max_within_budget(linear, next).max_objects, 50u);
 }
 
 }  // namespace

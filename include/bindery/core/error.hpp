@@ -125,7 +125,8 @@ std::string escape_controls(std::string_view text);
 /// For a message that names a misspelt name: a strategy, an option's value, a subcommand.
 std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates);
 
-/// Rethrows `e` with "while <context>: " in front of its message, keeping the kind.
+/// Rethrows `e` with "while <context>: " in front of its message, keeping the kind; a message
+/// that already begins "while B: " becomes "while <context> (in B): ".
 [[noreturn]] void rethrow_with_context(const Error& e, std::string_view context);
 
 /// Runs f(); a bindery::Error escaping it is rethrown with `context` prepended.

@@ -185,20 +185,23 @@ class ObjectTable {
   ObjectTable& operator=(ObjectTable&&) noexcept;
 
   /// A new live object (id from the free list, else id_end()); uploaded at the next flush. Throws
-  /// InvalidArgument for a non-finite matrix or a pipeline above kMaxObjectPipeline,
+  /// InvalidArgument for a non-finite matrix, one whose last row is not exactly (0, 0, 0, 1), or
+  /// a pipeline above kMaxObjectPipeline,
   /// BufferTooLarge when the table would outgrow maxStorageBufferBindingSize or maxBufferSize.
   ObjectId add(const glm::mat4& world, uint32_t mesh, uint32_t material, uint32_t pipeline = 0);
   /// Moves object `id`: writes its rows once into this frame's mapped staging (the same slot
   /// again when `id` already changed since the last flush). Thread-safe for distinct ids (file
   /// comment, "Threads"); no lock, one atomic add per chunk of 64 to 1,024 newly changed ids per
   /// thread.
-  /// InvalidArgument (naming the id) when it is not live or the matrix is not finite.
+  /// InvalidArgument (naming the id) when it is not live or the matrix is not finite or not
+  /// affine (last row exactly (0, 0, 0, 1)).
   void set_transform(ObjectId id, const glm::mat4& world);
   /// set_transform(ids[i], worlds[i]) for every i, with the per-id state and slot of the ids 16
   /// ahead prefetched: scattered ids in a large table then cost a memory access each that overlaps the
   /// others instead of a cache miss in turn (docs/BENCHMARKS.md). Thread-safe like
   /// set_transform(). InvalidArgument when the spans' sizes differ, or as set_transform() for the
-  /// first id that is not live or whose matrix is not finite (the ones before it are staged).
+  /// first id that is not live or whose matrix is not finite or not affine (the ones before it
+  /// are staged).
   void set_transforms(std::span<const ObjectId> ids, std::span<const glm::mat4> worlds);
   /// Changes object `id`'s material (the transform on the GPU stays unless set_transform() moves
   /// it too). Thread-safe like set_transform(). InvalidArgument (naming the id) when not live.

@@ -41,9 +41,14 @@ struct BudgetProbe {
   double measured_ms = 0;  ///< the measured frames' intervals added up
 };
 
-/// Options of the search. Throws InvalidArgument (from find_max_within_budget) when
-/// budget_ms <= 0, start_objects == 0, max_objects < start_objects, precision is not in (0, 1) or
-/// growth is not a finite number above 1.
+/// Smallest and largest BudgetSearchOptions::growth: steps of at least 10% (at most about 230
+/// from 1 to 2^32 objects, where 1.0000001 took a probe per object) that stay finite.
+inline constexpr double kMinSearchGrowth = 1.1;
+inline constexpr double kMaxSearchGrowth = 1000.0;
+
+/// Options of the search. Throws InvalidArgument (from find_max_within_budget and
+/// repeat_search_options) when budget_ms <= 0, start_objects == 0, max_objects < start_objects,
+/// precision is not in (0, 1) or growth is not in kMinSearchGrowth..kMaxSearchGrowth.
 struct BudgetSearchOptions {
   double budget_ms = 1000.0 / 60.0;  ///< the frame budget (60 fps)
   uint32_t start_objects = 250;      ///< first count measured; the search doubles from here
@@ -149,12 +154,13 @@ struct BenchSlot {
 };
 
 /// Where a later repeat of a strategy's search starts (issue 31): at nine tenths of the count
-/// `previous` found by its last search, at most options.max_objects, at least
-/// options.start_objects, with steps of 1.25x (growth) instead of doubling, so that the search
+/// `previous` found by its last search, at most options.max_objects, at least the first search's
+/// floor (options.min_objects where set and below options.start_objects, else
+/// options.start_objects), with steps of 1.25x (growth) instead of doubling, so that the search
 /// brackets `previous` within 25% in two probes and bisects that (five probes at a precision of
 /// 5%, where doubling up from options.start_objects took ten or more); options themselves when
-/// `previous` is 0. The search it returns may go down to options.start_objects (min_objects) when
-/// the host got slower.
+/// `previous` is 0. The search it returns may go down to that floor (min_objects) when the host
+/// got slower. Throws InvalidArgument for options find_max_within_budget() refuses.
 BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous);
 
 /// The most repeats `bindery bench --repeat` takes.

@@ -10,8 +10,10 @@
 
 namespace bindery {
 
-BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
-                                          const BudgetSearchOptions& o) {
+namespace {
+
+// The options a search can run (the rules of BudgetSearchOptions).
+void check_search_options(const BudgetSearchOptions& o) {
   if (!(o.budget_ms > 0) || !std::isfinite(o.budget_ms))
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: the frame budget (--budget-ms) {} ms must be a positive, "
@@ -25,10 +27,18 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("bench: the search's precision (--precision) {} must be in (0, 1)",
                             o.precision));
-  if (!(o.growth > 1) || !std::isfinite(o.growth))
+  if (!(o.growth >= kMinSearchGrowth && o.growth <= kMaxSearchGrowth))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("bench: the search's growth factor {} must be a finite number above 1",
-                            o.growth));
+                fmt::format("bench: the search's growth factor {} must be in {}..{} (a step of "
+                            "less than 10% makes a search of thousands of probes)",
+                            o.growth, kMinSearchGrowth, kMaxSearchGrowth));
+}
+
+}  // namespace
+
+BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
+                                          const BudgetSearchOptions& o) {
+  check_search_options(o);
 
   BudgetSearchResult r;
   auto probe = [&](uint32_t n) {
@@ -40,8 +50,9 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
   // from an over-budget start, down by `growth` to min_objects until a count is within. A step
   // moves by at least one object.
   const auto up = [&](uint32_t n) {
-    return uint32_t(std::min<uint64_t>(
-        std::max<uint64_t>(uint64_t(n) + 1, uint64_t(double(n) * o.growth)), o.max_objects));
+    const double next = std::min(double(n) * o.growth, double(o.max_objects));
+    return uint32_t(std::min<uint64_t>(std::max<uint64_t>(uint64_t(n) + 1, uint64_t(next)),
+                                       o.max_objects));
   };
   const auto down = [&](uint32_t n, uint32_t floor) {
     return std::max(floor, std::min(n - 1, uint32_t(double(n) / o.growth)));
@@ -87,12 +98,18 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
 }
 
 BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous) {
+  check_search_options(options);
   BudgetSearchOptions o = options;
   if (previous == 0) return o;
-  o.min_objects = options.start_objects;
+  // The first search's floor stays the floor: start_objects, or the caller's lower min_objects
+  // (a first result below start_objects then starts the next search below it too).
+  const uint32_t floor = options.min_objects == 0
+                             ? options.start_objects
+                             : std::min(options.min_objects, options.start_objects);
+  o.min_objects = floor;
   o.growth = 1.25;
-  o.start_objects = std::clamp(uint32_t(uint64_t(previous) * 9 / 10), options.start_objects,
-                               options.max_objects);
+  o.start_objects =
+      std::clamp(uint32_t(uint64_t(previous) * 9 / 10), floor, options.max_objects);
   return o;
 }
 
