@@ -52,10 +52,7 @@ BufferArena::BufferArena(const Device& device, Kind kind, const SlotLayout& layo
 BufferArena::~BufferArena() = default;
 
 void BufferArena::check_slot(uint32_t slot, const char* call) const {
-  if (slot >= shadow_.slot_count())
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: slot {} is out of range (slot count {})", call, slot,
-                            shadow_.slot_count()));
+  shadow_.check_slot(slot, call);
 }
 
 BindingLayoutEntry BufferArena::layout_entry() const {

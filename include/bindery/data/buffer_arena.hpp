@@ -125,6 +125,8 @@ class SlotShadow {
   uint32_t slot_count() const { return slot_count_; }
   /// Number of chunks the slots span.
   uint32_t chunk_count() const { return layout_.chunk_count(slot_count_); }
+  /// Throws InvalidArgument, naming `call`, the slot and the count, when `slot` >= slot_count().
+  void check_slot(uint32_t slot, const char* call) const;
 
   /// The element_size bytes of `slot` in the shadow copy; write them, then mark_dirty(slot).
   std::span<std::byte> slot_data(uint32_t slot);
@@ -161,7 +163,6 @@ class SlotShadow {
   std::span<const std::byte> bytes() const { return {bytes_.data(), bytes_.size()}; }
 
  private:
-  void check_slot(uint32_t slot, const char* call) const;
   void add_range(uint32_t first, uint32_t last);
 
   SlotLayout layout_;

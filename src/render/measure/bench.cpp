@@ -34,6 +34,12 @@ void check_search_options(const BudgetSearchOptions& o) {
                             o.growth, kMinSearchGrowth, kMaxSearchGrowth));
 }
 
+// The smallest count a search goes down to: min_objects where set and below start_objects, else
+// start_objects (no downward search).
+uint32_t search_floor(const BudgetSearchOptions& o) {
+  return o.min_objects == 0 ? o.start_objects : std::min(o.min_objects, o.start_objects);
+}
+
 }  // namespace
 
 BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
@@ -58,8 +64,7 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
     return std::max(floor, std::min(n - 1, uint32_t(double(n) / o.growth)));
   };
   uint32_t good = 0, bad = 0;
-  const uint32_t floor =
-      o.min_objects == 0 ? o.start_objects : std::min(o.min_objects, o.start_objects);
+  const uint32_t floor = search_floor(o);
   uint32_t n = o.start_objects;
   if (probe(n)) {
     good = n;
@@ -103,9 +108,7 @@ BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, ui
   if (previous == 0) return o;
   // The first search's floor stays the floor: start_objects, or the caller's lower min_objects
   // (a first result below start_objects then starts the next search below it too).
-  const uint32_t floor = options.min_objects == 0
-                             ? options.start_objects
-                             : std::min(options.min_objects, options.start_objects);
+  const uint32_t floor = search_floor(options);
   o.min_objects = floor;
   o.growth = 1.25;
   o.start_objects =
