@@ -41,9 +41,11 @@ struct BudgetProbe {
   double measured_ms = 0;  ///< the measured frames' intervals added up
 };
 
-/// Smallest and largest BudgetSearchOptions::growth: steps of at least 10% (at most about 230
-/// from 1 to 2^32 objects, where 1.0000001 took a probe per object) that stay finite.
+/// Smallest BudgetSearchOptions::growth: steps of at least 10% (at most about 230 probes from 1
+/// to 2^32 objects, where 1.0000001 took a probe per object).
 inline constexpr double kMinSearchGrowth = 1.1;
+/// Largest BudgetSearchOptions::growth: three steps from 1 object reach 10^9; a larger factor
+/// only overshoots to max_objects.
 inline constexpr double kMaxSearchGrowth = 1000.0;
 
 /// Options of the search. Throws InvalidArgument (from find_max_within_budget and
