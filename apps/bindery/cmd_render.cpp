@@ -256,12 +256,18 @@ TimingTable print_timing_table(const RenderReport& r) {
       "throughput {:.1f} fps ({} frame{} in flight, {} thread{} for matrices, {} encoding)\n",
       r.throughput_fps(), r.frames_in_flight, r.frames_in_flight == 1 ? "" : "s", r.threads,
       r.threads == 1 ? "" : "s", r.encode_threads);
-  if (const std::optional<CullingCounts> culling = r.frames.back().culling)
+  const bool two_phases = std::any_of(r.notes.begin(), r.notes.end(), [](const auto& note) {
+    return note.first == "occlusion" && note.second != "off";
+  });
+  if (const std::optional<CullingCounts> culling = r.frames.back().culling; culling && two_phases)
     out(
         "culling: {} objects, {} after frustum, {} after occlusion, {} drawn over both phases "
         "(phase 1: those visible last frame; phase 2: the newly visible), {} sub-draws\n",
         culling->objects, culling->after_frustum, culling->after_occlusion, culling->drawn,
         culling->sub_draws);
+  else if (culling)
+    out("culling: {} objects, {} after frustum (no occlusion culling), {} drawn, {} sub-draws\n",
+        culling->objects, culling->after_frustum, culling->drawn, culling->sub_draws);
   if (const std::optional<CullingCounts> culling = r.frames.back().culling;
       culling && culling->has_clusters) {
     out("clusters: {} tested, {} drawn, {} triangles submitted, {} rasterized in compute\n",

@@ -69,16 +69,38 @@ std::vector<std::string> args_of(int argc, char** argv, const CLI::App* sub) {
   return args;
 }
 
-/// The option of `sub` that `what` (CLI11's message) names and the value typed after it.
-std::optional<std::pair<std::string, std::string>> option_and_value(const CLI::App& sub,
+/// Whether `value` passes every validator of `option` (check_number_options()'s rules, its
+/// own checks).
+bool passes_validators(CLI::Option& option, std::string value) {
+  for (int i = 0;; ++i) {
+    CLI::Validator* validator = nullptr;
+    try {
+      validator = option.get_validator(i);
+    } catch (const CLI::OptionNotFound&) {
+      return true;
+    }
+    if (!(*validator)(value).empty()) return false;
+  }
+}
+
+/// The option of `sub` that `what` (CLI11's message) names and the value typed after it; of
+/// several occurrences (`--objects 5 --objects 010`) the first whose value a validator refuses,
+/// else the last.
+std::optional<std::pair<std::string, std::string>> option_and_value(CLI::App& sub,
                                                                     const std::string& what,
                                                                     const std::vector<std::string>& args) {
   for (const std::string& name : option_names(sub)) {
     if (what.find(name) == std::string::npos) continue;
+    std::vector<std::string> values;
     for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == name && i + 1 < args.size()) return std::pair{name, args[i + 1]};
-      if (args[i].rfind(name + "=", 0) == 0) return std::pair{name, args[i].substr(name.size() + 1)};
+      if (args[i] == name && i + 1 < args.size()) values.push_back(args[i + 1]);
+      else if (args[i].rfind(name + "=", 0) == 0) values.push_back(args[i].substr(name.size() + 1));
     }
+    if (values.empty()) continue;
+    CLI::Option* option = sub.get_option_no_throw(name);
+    for (const std::string& value : values)
+      if (option && !passes_validators(*option, value)) return std::pair{name, value};
+    return std::pair{name, values.back()};
   }
   return std::nullopt;
 }
@@ -94,7 +116,7 @@ constexpr const char* kOutOfDoubleRange =
     "read as 0 or infinity)";
 
 /// Words a CLI11 parse error as bindery does; `sub` is the subcommand given (or null).
-std::string usage_message(const CLI::ParseError& e, const CLI::App& app, const CLI::App* sub,
+std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::App* sub,
                           int argc, char** argv) {
   const std::string where = sub ? sub->get_name() : "bindery";
   std::vector<std::string> commands;
@@ -206,6 +228,7 @@ void check_number_options(CLI::App& sub) {
           const char* first = value.data();
           const char* last = value.data() + value.size();
           const size_t digits = !value.empty() && value[0] == '-' ? 1 : 0;
+          if (value.find_first_of("xX") != std::string::npos) return std::string(kNotDecimal);
           if (value.size() > digits + 1 && value[digits] == '0') return std::string(kLeadingZero);
           std::from_chars_result r{};
           if (is_unsigned) {
@@ -237,6 +260,15 @@ bool guard_standard_descriptors() {
     }
   }
   return stdout_open;
+}
+
+/// `message` led by the subcommand's name ("render: ..."), as the command's own messages and
+/// the parser's are, unless it already is or it is about standard output (finish()'s words).
+std::string with_command(const std::string& message, const CLI::App* command) {
+  if (!command) return message;
+  const std::string lead = command->get_name() + ": ";
+  if (message.rfind(lead, 0) == 0 || message.rfind("standard output", 0) == 0) return message;
+  return lead + message;
 }
 
 /// Exit status `code` after checking that standard output reached its file.
@@ -291,8 +323,8 @@ int main(int argc, char** argv) {
     return finish(code, stdout_open);
   } catch (const CLI::ParseError& e) {
     // A command-line usage error: one line like every other error, exit 2.
-    const CLI::App* given = nullptr;
-    for (const CLI::App* sub : app.get_subcommands()) given = sub;
+    CLI::App* given = nullptr;
+    for (CLI::App* sub : app.get_subcommands()) given = sub;
     std::string help = "bindery --help";
     if (given) help = "bindery " + given->get_name() + " --help";
     print_error("InvalidArgument",
@@ -301,16 +333,19 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  const CLI::App* running = nullptr;
   try {
     for (auto& [sub, run] : runners) {
-      if (sub->parsed()) return finish(run(), stdout_open);
+      if (!sub->parsed()) continue;
+      running = sub;
+      return finish(run(), stdout_open);
     }
   } catch (const bindery::Error& e) {
-    print_error(bindery::to_string(e.kind()), e.what());
+    print_error(bindery::to_string(e.kind()), with_command(e.what(), running));
     return 1;
   } catch (const std::exception& e) {
     // A fault bindery did not turn into a bindery::Error at a boundary: still one line with a kind.
-    print_error("Internal", e.what());
+    print_error("Internal", with_command(e.what(), running));
     return 1;
   }
   return 1;

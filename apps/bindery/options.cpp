@@ -33,8 +33,8 @@ std::pair<uint32_t, uint32_t> parse_size(const std::string& s, std::string_view 
   if (too_large || w <= 0 || h <= 0 || w > UINT32_MAX || h > UINT32_MAX)
     throw Error(
         ErrorKind::TextureSizeOutOfRange,
-        fmt::format("{}: --size {}: each side must be at least 1 and at most the device's "
-                    "maxTextureDimension2D (8192 or more)",
+        fmt::format("{}: --size {}, valid 1..maxTextureDimension2D each (the device's: 8192 "
+                    "or more)",
                     command, escape_for_message(s)));
   return {static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
 }

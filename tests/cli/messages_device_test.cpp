@@ -21,7 +21,7 @@ TEST(MessagesDevice, BindGroupLimitAdviceFitsTheRun) {
     if (r.exit_code == 0)
       GTEST_SKIP() << "this adapter holds the city's material groups (no limit to report)";
     EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.err.find("[ImplementationLimit]: material groups"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("[ImplementationLimit]: render: material groups"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("fewer materials (--materials)"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("one material table (gpu-driven, gpu-culling)"), std::string::npos)
         << r.err;

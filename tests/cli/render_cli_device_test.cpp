@@ -235,7 +235,7 @@ TEST(RenderCli, GltfIndexOutOfRange) {
 }
 
 // Issue 9: glTF input never ends in a kindless "bindery: error: <raw text>". Each broken file
-// gives one "bindery: error [Kind]: glTF '<file>' ..." line, exit 1: a required extension named
+// gives one "bindery: error [Kind]: render: glTF '<file>' ..." line, exit 1: a required extension named
 // first, points/lines only, a truncated GLB (12-byte header of 20 promised), bytes that are not
 // JSON, a JSON array, a texture whose image bytes are not an image.
 TEST(RenderCli, GltfErrorsAlwaysHaveAKind) {
@@ -257,7 +257,7 @@ TEST(RenderCli, GltfErrorsAlwaysHaveAKind) {
   for (const auto& [path, kind] : cases) {
     const CliResult r = run_cli("render --frames 1 --size 8x8 --quiet --model " + path);
     SCOPED_TRACE(path);
-    expect_one_error(r, "bindery: error " + kind + ": glTF '" + path + "'");
+    expect_one_error(r, "bindery: error " + kind + ": render: glTF '" + path + "'");
   }
   // A valid file with points next to its triangles renders, with one warning line naming them.
   const CliResult ok = run_cli("render --frames 1 --size 8x8 --quiet --model " + data +
@@ -290,7 +290,12 @@ TEST(RenderCli, NumbersAreDecimalAsWritten) {
       {"bench --repeat 08 --size 8x8", "--repeat '08'"},
       {"bench --budget-ms 0x10 --size 8x8", "--budget-ms '0x10': a number is written in decimal"},
       {"bench --probe-ms 1e-400 --size 8x8", "--probe-ms '1e-400': the number is out of the range"},
-      {"bench --budget-ms 1e400 --size 8x8", "--budget-ms '1e400'"}};
+      {"bench --budget-ms 1e400 --size 8x8", "--budget-ms '1e400'"},
+      // Hexadecimal whole numbers break the decimal rule, not the leading-zero one.
+      {"render --objects 0x10 --frames 1", "--objects '0x10': a number is written in decimal"},
+      // Of an option given twice, the message quotes the value that broke the rule.
+      {"render --objects 5 --objects 010 --frames 1", "--objects '010': a whole number"},
+      {"render --objects=0x10 --objects 5 --frames 1", "--objects '0x10'"}};
   for (const auto& [args, words] : cases) {
     SCOPED_TRACE(args);
     const CliResult r = run_cli(args);
@@ -305,6 +310,23 @@ TEST(RenderCli, NumbersAreDecimalAsWritten) {
 
 TEST(RenderCli, UnknownStrategy) {
   expect_one_error(run_cli("render --strategy fastest --frames 1"), "fastest");
+}
+
+// An error found after parsing, in the library's words too, is led by the subcommand's name like
+// the parser's: one line "bindery: error [Kind]: render: ...", and both size errors read alike.
+TEST(RenderCli, ErrorsAfterParsingNameTheSubcommand) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"render --strategy fastest --frames 1", "[InvalidArgument]: render: unknown strategy"},
+      {"bench --strategies fastest --size 8x8", "[InvalidArgument]: bench: "},
+      {"render --size 99999x1 --frames 1 --quiet", "[TextureSizeOutOfRange]: render: --size 99999x1, valid 1.."},
+      {"render --size 0x8 --frames 1", "[TextureSizeOutOfRange]: render: --size 0x8, valid 1.."}};
+  for (const auto& [args, words] : cases) {
+    SCOPED_TRACE(args);
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind(std::string("bindery: error ") + words, 0), 0u) << r.err;
+  }
 }
 
 TEST(RenderCli, UnalignableUniformAlignment) {

@@ -305,7 +305,7 @@ TEST(ViewCli, DebugColorsRefusals) {
   r = view("--strategy naive --objects 20 --size 320x240 --frames 2 --debug-colors levels");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find("[InvalidArgument]: --debug-colors levels"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[InvalidArgument]: view: --debug-colors levels"), std::string::npos) << r.err;
 }
 
 TEST(ViewCli, EveryOfferedPresentModeRunsOthersAreRefused) {
