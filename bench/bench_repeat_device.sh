@@ -11,7 +11,8 @@
 # Results in $OUTDIR: bench_repeat_{1,2}.txt (table + JSON line), .log (progress), .json (the JSON
 # line alone), bench_repeat_compare.txt (the comparison, also printed), vmstat.txt (the machine
 # every 5 s over both runs: `st` is the share of time the hypervisor gave the CPUs to others).
-# Usage: OUT=$OUT bash bench/bench_repeat_device.sh [STRATEGIES] [SIZE] [REPEAT]
+# Usage: [BENCH_EXTRA="--max 2000000"] [BENCH_RUN_S=292] OUT=$OUT bash bench/bench_repeat_device.sh
+#          [STRATEGIES] [SIZE] [REPEAT]
 #   (default all and 640x480; if two runs of all do not fit one call, run two halves, e.g.
 #   naive,split-uniforms,buffer-offsets,buffer-offsets-mapped,dynamic-offsets,mapped-staging
 #   and render-bundles,storage-instancing,gpu-culling,gpu-driven,bundles-gpu,immediates)
@@ -19,6 +20,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 STRATEGIES=${1:-all}
 SIZE=${2:-640x480}
 REPEAT=${3:-7}
+# The rest of the bench's options (issue 31's later runs: --search, --probe-ms, --max), and the
+# time each run may take (two must fit one 600 s call).
+EXTRA=${BENCH_EXTRA:---max 2000000}
+RUN_S=${BENCH_RUN_S:-292}
 # --raw-floor (the ratio's median and range) where dynamic-offsets is measured.
 RAW_FLOOR=$([[ "$STRATEGIES" == all || ",$STRATEGIES," == *,dynamic-offsets,* ]] && echo --raw-floor)
 # CPU time stolen by the hypervisor (the 8th number of /proc/stat's cpu line), in percent of all.
@@ -27,9 +32,10 @@ vmstat -n 5 >"$OUTDIR/vmstat.txt" 2>&1 &
 vmstat_pid=$!
 for i in 1 2; do
   read -r steal0 total0 < <(cpu_times)
-  echo "== run $i: bindery bench --strategies $STRATEGIES --size $SIZE --start 1000 --max 2000000 --repeat $REPEAT $RAW_FLOOR"
+  echo "== run $i: bindery bench --strategies $STRATEGIES --size $SIZE --start 1000 $EXTRA --repeat $REPEAT $RAW_FLOOR"
   start=$(date +%s)
-  timeout 292 "$B" bench --strategies "$STRATEGIES" --size "$SIZE" --start 1000 --max 2000000 \
+  # shellcheck disable=SC2086  # EXTRA is a list of options
+  timeout "$RUN_S" "$B" bench --strategies "$STRATEGIES" --size "$SIZE" --start 1000 $EXTRA \
     --repeat "$REPEAT" $RAW_FLOOR --backend vulkan >"$OUTDIR/bench_repeat_$i.txt" 2>"$OUTDIR/bench_repeat_$i.log"
   echo "rc=$? in $(($(date +%s) - start)) s"
   read -r steal1 total1 < <(cpu_times)

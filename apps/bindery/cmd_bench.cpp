@@ -44,7 +44,8 @@ struct BenchCli {
   int64_t max = 1'000'000;
   double precision = 0.05;
   bool raw_floor = false;
-  int64_t repeat = 3;         ///< searches per strategy, interleaved (1..kMaxBenchRepeats)
+  std::string search = "guided";  ///< BudgetSearchMode: guided or geometric
+  int64_t repeat = 5;         ///< searches per strategy, interleaved (1..kMaxBenchRepeats)
   int64_t warmup_frames = 3;  ///< frames before each probe's measured ones (1..1000)
   double probe_ms = 200;      ///< measured time per probe at least (0..60000; 0: --frames frames)
   bool quiet = false;         ///< no header or progress lines on stderr
@@ -158,9 +159,11 @@ BenchPlan check_bench_options(const BenchCli& o) {
   so.start_objects = static_cast<uint32_t>(o.start);
   so.max_objects = static_cast<uint32_t>(o.max);
   so.precision = o.precision;
+  so.mode = o.search == "geometric" ? BudgetSearchMode::geometric : BudgetSearchMode::guided;
   find_max_within_budget([](uint32_t n) { return BudgetProbe{n}; },
                          BudgetSearchOptions{so.budget_ms, so.start_objects, so.start_objects,
-                                             so.precision});  // validates the options only
+                                             so.precision, 0, 2.0,
+                                             BudgetSearchMode::geometric});  // validates only
   return {names, mo, so};
 }
 
@@ -435,11 +438,11 @@ int run_bench(const BenchCli& o) {
     fmt::print(stderr,
                "bindery bench: budget {:.2f} ms (throughput, {} frame{} in flight), {}x{}, spread "
                "{}, {} repeat{} interleaved, {} warm-up frame{} then at least {} frame{} and "
-               "{:g} ms per probe, {} encoding thread{}, on {} ({}, {})\n",
+               "{:g} ms per probe, {} search, {} encoding thread{}, on {} ({}, {})\n",
                o.budget_ms, ro.frames_in_flight, ro.frames_in_flight == 1 ? "" : "s", ro.width,
                ro.height, o.run.spread, o.repeat, o.repeat == 1 ? "" : "s", o.warmup_frames,
                o.warmup_frames == 1 ? "" : "s", ro.frames, ro.frames == 1 ? "" : "s", o.probe_ms,
-               ro.encode_threads, ro.encode_threads == 1 ? "" : "s", device.adapter().name,
+               o.search, ro.encode_threads, ro.encode_threads == 1 ? "" : "s", device.adapter().name,
                device.adapter().backend, device.adapter().implementation);
 
   const Scene probe_scene = scene_for ? scene_for(1) : make_cube_scene({.objects = 1});
@@ -491,6 +494,7 @@ int run_bench(const BenchCli& o) {
   j["lodErrorPx"] = ro.lod_error_px;
   j["rasterizer"] = ro.rasterizer;
   j["repeat"] = o.repeat;
+  j["search"] = o.search;
   j["warmup_frames"] = o.warmup_frames;
   j["frames_per_probe"] = o.run.frames;  // at least; each probe's "frames" says how many
   j["probe_ms"] = o.probe_ms;
@@ -523,8 +527,7 @@ Registration reg{
       sub.add_option("--repeat", o->repeat,
                      fmt::format("searches per strategy, 1..{}, the strategies interleaved "
                                  "round-robin, each after the first starting at 9/10 of the "
-                                 "last result in steps of 1.25x; the table prints the median "
-                                 "and the range",
+                                 "last result; the table prints the median and the range",
                                  kMaxBenchRepeats))
           ->capture_default_str();
       sub.add_option("--warmup-frames", o->warmup_frames,
@@ -534,6 +537,12 @@ Registration reg{
                      fmt::format("measure each probe until its frames add up to this many ms "
                                  "(at least --frames, at most {} frames; 0: exactly --frames)",
                                  kMaxProbeFrames))
+          ->capture_default_str();
+      sub.add_option("--search", o->search,
+                     "how a search picks its next count: guided (predicted from the frame times "
+                     "measured so far: three or four probes a search) or geometric (steps of 2x, "
+                     "1.25x in later repeats, then bisection)")
+          ->check(CLI::IsMember({"guided", "geometric"}))
           ->capture_default_str();
       sub.add_flag("--raw-floor", o->raw_floor,
                    "also time dynamic-offsets' calls issued straight on webgpu.h (5 alternating "

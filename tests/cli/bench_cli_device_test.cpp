@@ -59,12 +59,13 @@ TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
   const CliResult r = run_cli(
       "bench --strategies dynamic-offsets,naive,storage-instancing --repeat 2 --start 10 "
       "--max 40 --frames 2 --frames-in-flight 2 --warmup-frames 2 --probe-ms 0 --size 8x8 "
-      "--budget-ms 100000 --raw-floor --quiet",
+      "--budget-ms 100000 --raw-floor --quiet --search geometric",
       600);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");  // --quiet: no header, no progress
   const nlohmann::json j = last_json(r.out);
   EXPECT_EQ(j["repeat"], 2);
+  EXPECT_EQ(j["search"], "geometric");
   EXPECT_EQ(j["warmup_frames"], 2);
   EXPECT_EQ(j["frames_per_probe"], 2);
   EXPECT_EQ(j["max_frames_per_probe"], 2);
@@ -110,6 +111,30 @@ TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
   EXPECT_NE(r.out.find("range"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("40..40"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the median of 2 searches per strategy"), std::string::npos) << r.out;
+}
+
+// The default search is guided: from 10 objects, far under a budget of 100 s, the prediction is
+// past the largest step, 16 x 10 = 160, so the next count is the cap, 40; the second repeat starts
+// at 36 (9/10 of 40), then the cap.
+TEST(BenchCli, TheGuidedSearchIsTheDefault) {
+  const CliResult r = run_cli(
+      "bench --strategies dynamic-offsets --repeat 2 --start 10 --max 40 --frames 1 "
+      "--warmup-frames 1 --probe-ms 0 --size 8x8 --budget-ms 100000 --quiet",
+      300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = last_json(r.out);
+  EXPECT_EQ(j["search"], "guided");
+  const nlohmann::json& repeats = j["results"][0]["repeats"];
+  ASSERT_EQ(repeats.size(), 2u);
+  const std::vector<std::vector<int>> counts = {{10, 40}, {36, 40}};
+  for (size_t rep = 0; rep < 2; ++rep) {
+    ASSERT_EQ(repeats[rep]["probes"].size(), counts[rep].size()) << repeats[rep];
+    for (size_t p = 0; p < counts[rep].size(); ++p)
+      EXPECT_EQ(repeats[rep]["probes"][p]["objects"], counts[rep][p]) << rep << " " << p;
+  }
+  const CliResult bad = run_cli("bench --search bisect --size 8x8", 60);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--search"), std::string::npos) << bad.err;
 }
 
 // --probe-ms: each probe measures at least --frames frames, and stops at the first frame whose

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace bindery {
@@ -202,6 +204,119 @@ TEST(BenchSearch, RepeatSearchKeepsTheCallersFloor) {
   EXPECT_EQ(next.start_objects, 45u);
   EXPECT_EQ(next.min_objects, 10u);
   EXPECT_EQ(find_max_within_budget(linear, next).max_objects, 50u);
+}
+
+// The guided search (BudgetSearchMode::guided), worked by hand on the linear cost (0.01 ms per
+// object, 1670 fit 16.7 ms). From 100 (1 ms): frame time proportional to the count puts the
+// budget at 1670, so the search measures floor(1670 x 0.975) = 1628, at most 16 x 100 = 1600
+// (16 ms, within); the line through both probes again says 1670: 1628 (within); no count within
+// is predicted above it, so it measures the closing count floor(1628 x 1.05) = 1709 (over), and
+// (1709 - 1628) / 1628 = 4.98% <= 5%: four probes, where the geometric search takes eleven.
+BudgetSearchOptions guided(BudgetSearchOptions o) {
+  o.mode = BudgetSearchMode::guided;
+  return o;
+}
+
+TEST(BenchSearch, GuidedSearchPredictsTheBudgetFromTheFrameTimes) {
+  BudgetSearchOptions o = guided({});
+  o.budget_ms = 16.7;
+  o.start_objects = 100;
+  const BudgetSearchResult r = find_max_within_budget(linear, o);
+  const std::vector<uint32_t> expected = {100, 1600, 1628, 1709};
+  ASSERT_EQ(r.probes.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(r.probes[i].objects, expected[i]) << i;
+  EXPECT_EQ(r.max_objects, 1628u);
+  EXPECT_FALSE(r.capped);
+  // A later search keeps the mode: from 1503 (9/10 of 1670; 15.03 ms) straight to 1628, then
+  // 1709: three probes. Over budget at the start (the host got slower, 2250: 22.5 ms), the
+  // prediction goes down to 1628 in one step, then 1709.
+  const std::vector<std::pair<uint32_t, std::vector<uint32_t>>> repeats = {
+      {1670, {1503, 1628, 1709}}, {2500, {2250, 1628, 1709}}};
+  for (const auto& [previous, counts] : repeats) {
+    const BudgetSearchResult again =
+        find_max_within_budget(linear, repeat_search_options(o, previous));
+    ASSERT_EQ(again.probes.size(), counts.size()) << previous;
+    for (size_t i = 0; i < counts.size(); ++i)
+      EXPECT_EQ(again.probes[i].objects, counts[i]) << previous << " " << i;
+    EXPECT_EQ(again.max_objects, 1628u);
+  }
+}
+
+// A host that runs twice as slow from 1600 objects on (0.02 ms each there): 1600 was predicted
+// within and is over (32 ms), so the next count bisects 100..1600: 850 (8.5 ms). The line through
+// (1600, 32) and (850, 8.5) puts the budget at 850 + 8.2 x 750 / 23.5 = 1111.7, so 1083 (x 0.975,
+// within); the line through 850 and 1083 says 1670 again, above the bracket: 1599 (within), next
+// to 1600 over. The result is the true largest count, 1599, in five probes.
+TEST(BenchSearch, GuidedSearchBisectsAfterAWrongPrediction) {
+  BudgetSearchOptions o = guided({});
+  o.budget_ms = 16.7;
+  o.start_objects = 100;
+  const auto two_speeds = [](uint32_t n) { return BudgetProbe{n, n * (n < 1600 ? 0.01 : 0.02)}; };
+  const BudgetSearchResult r = find_max_within_budget(two_speeds, o);
+  const std::vector<uint32_t> expected = {100, 1600, 850, 1083, 1599};
+  ASSERT_EQ(r.probes.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(r.probes[i].objects, expected[i]) << i;
+  EXPECT_EQ(r.max_objects, 1599u);
+}
+
+// The ends: capped at max_objects (10 -> 160, 16x the most a step moves -> 1000, the cap), and
+// nothing within above the floor (budget 0.05 ms, 5 objects would fit, the floor 10 costs 0.1 ms:
+// 800 over predicts 5, a step of at most 16x down: 50, over though predicted within, so a step of
+// growth: 25, over; its prediction 5 is below the floor: 10, over; nothing is left).
+TEST(BenchSearch, GuidedSearchStopsAtTheCapAndTheFloor) {
+  BudgetSearchOptions o = guided({});
+  o.budget_ms = 1e9;
+  o.start_objects = 10;
+  o.max_objects = 1000;
+  const BudgetSearchResult capped = find_max_within_budget(linear, o);
+  EXPECT_TRUE(capped.capped);
+  EXPECT_EQ(capped.max_objects, 1000u);
+  ASSERT_EQ(capped.probes.size(), 3u);
+  EXPECT_EQ(capped.probes[1].objects, 160u);
+  o = guided({});
+  o.budget_ms = 0.05;
+  o.start_objects = 800;
+  o.min_objects = 10;
+  const BudgetSearchResult none = find_max_within_budget(linear, o);
+  EXPECT_EQ(none.max_objects, 0u);
+  const std::vector<uint32_t> expected = {800, 50, 25, 10};
+  ASSERT_EQ(none.probes.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(none.probes[i].objects, expected[i]) << i;
+  o.min_objects = 0;  // no downward search: the start alone
+  EXPECT_EQ(find_max_within_budget(linear, o).probes.size(), 1u);
+}
+
+// Over many linear costs with a fixed part (frame = c0 + c1 x n, the true maximum
+// floor((budget - c0) / c1) worked out directly), both modes obey the search's rule: the result
+// is within budget and the true maximum at most `precision` above it; the guided mode takes
+// fewer probes in all (a fixed pseudo-random sequence of costs, so the test is repeatable).
+TEST(BenchSearch, GuidedAndGeometricSearchesObeyTheSameRule) {
+  uint64_t state = 12345;
+  const auto uniform = [&](double lo, double hi) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * double(state >> 11) / double(1ull << 53);
+  };
+  size_t probes[2] = {0, 0};
+  for (int trial = 0; trial < 200; ++trial) {
+    const double c0 = uniform(0, 8), c1 = std::exp(uniform(std::log(1e-6), std::log(1e-2)));
+    const auto cost = [&](uint32_t n) { return BudgetProbe{n, c0 + c1 * n}; };
+    BudgetSearchOptions o;
+    o.budget_ms = 16.7;
+    o.start_objects = 100;
+    o.max_objects = 100'000'000;
+    const double truth = std::floor((o.budget_ms - c0) / c1);
+    if (truth < 100 || truth >= o.max_objects) continue;
+    for (BudgetSearchMode mode : {BudgetSearchMode::geometric, BudgetSearchMode::guided}) {
+      o.mode = mode;
+      const BudgetSearchResult r = find_max_within_budget(cost, o);
+      SCOPED_TRACE(testing::Message() << "c0 " << c0 << " c1 " << c1 << " mode " << int(mode));
+      EXPECT_LE(r.max_objects, truth);
+      EXPECT_GE(r.max_objects * (1 + o.precision), truth);
+      probes[int(mode)] += r.probes.size();
+    }
+  }
+  EXPECT_LT(probes[1], probes[0]);
+  EXPECT_GT(probes[0], 0u);
 }
 
 }  // namespace

@@ -3,9 +3,12 @@
 /// bindery/render/bench.hpp — `bindery bench`: the most objects each strategy draws within a frame
 /// budget.
 ///
-/// For one strategy the search renders the cube scene at growing object counts (doubling from
-/// `start_objects`) until the median frame time exceeds the budget, then bisects between the last
-/// count within budget and the first over it until the two are within `precision` of each other.
+/// For one strategy the search renders the cube scene at growing object counts until the median
+/// frame time exceeds the budget, then narrows the gap between the last count within budget and
+/// the first over it until the two are within `precision` of each other: either each next count
+/// predicted from the frame times measured so far (BudgetSearchMode::guided, `bindery bench`'s
+/// default: three or four probes a search) or by doubling and bisection
+/// (BudgetSearchMode::geometric).
 /// Frame time is the whole frame (math + uploads + encoding + submit + waiting for the GPU), the
 /// median of the measured frames after the warm-up frames (MeasureOptions). The search itself
 /// (find_max_within_budget) takes any measuring function, so it is tested without a device; so do
@@ -48,6 +51,27 @@ inline constexpr double kMinSearchGrowth = 1.1;
 /// only overshoots to max_objects.
 inline constexpr double kMaxSearchGrowth = 1000.0;
 
+/// Largest step of a guided search from one count to the next (up or down): a prediction from a
+/// small count, where the frame's fixed costs dominate, is not trusted further than this.
+inline constexpr double kMaxGuidedStep = 16.0;
+
+/// How a budget search picks its next count.
+enum class BudgetSearchMode {
+  /// Steps of `growth` from start_objects until the budget is crossed, then bisection.
+  geometric,
+  /// Each next count predicted from the measured frame times (issue 31): the line through the
+  /// last two probes (or, with one, frame time proportional to count) says where the frame
+  /// reaches the budget, t. The search measures floor(t x (1 - precision / 2)), expecting it
+  /// within budget, and once it has a count within budget at or above that, floor(good x (1 +
+  /// precision)), expecting it over, which closes the gap. A probe whose outcome contradicts its
+  /// expectation (the host changed speed, or the cost is not linear) makes the next count a
+  /// bisection of the gap (or a step of `growth` while one side is still open); a step is at most
+  /// kMaxGuidedStep x. On a linear cost it ends in three or four probes where the geometric
+  /// search takes ten; its result obeys the same rule (measured within budget, the first count
+  /// over it at most `precision` above).
+  guided,
+};
+
 /// Options of the search. Throws InvalidArgument (from find_max_within_budget and
 /// repeat_search_options) when budget_ms <= 0, start_objects == 0, max_objects < start_objects,
 /// precision is not in (0, 1) or growth is not in kMinSearchGrowth..kMaxSearchGrowth.
@@ -61,8 +85,11 @@ struct BudgetSearchOptions {
   /// start_objects (no downward search: the result is 0 when start_objects is over).
   uint32_t min_objects = 0;
   /// Factor of each step up from start_objects, and down towards min_objects, before the
-  /// bisection (2: doubling; a step always moves by at least one object).
+  /// bisection (2: doubling; a step always moves by at least one object). A guided search steps
+  /// by it only after a contradicted prediction.
   double growth = 2.0;
+  /// How the next count is chosen (geometric: growth steps and bisection; guided: predicted).
+  BudgetSearchMode mode = BudgetSearchMode::geometric;
 };
 
 /// The result for one strategy: the largest measured count within budget (0 when even
@@ -158,10 +185,10 @@ struct BenchSlot {
 /// Where a later repeat of a strategy's search starts (issue 31): at nine tenths of the count
 /// `previous` found by its last search, at most options.max_objects, at least the first search's
 /// floor (options.min_objects where set and below options.start_objects, else
-/// options.start_objects), with steps of 1.25x (growth) instead of doubling, so that the search
-/// brackets `previous` within 25% in two probes and bisects that (five probes at a precision of
-/// 5%, where doubling up from options.start_objects took ten or more); options themselves when
-/// `previous` is 0. The search it returns may go down to that floor (min_objects) when the host
+/// options.start_objects), with steps of 1.25x (growth) instead of doubling, so that a geometric
+/// search brackets `previous` within 25% in two probes and bisects that (five probes at a
+/// precision of 5%, where doubling up from options.start_objects took ten or more; a guided one,
+/// the mode of `options` kept, takes about three); options themselves when `previous` is 0. The search it returns may go down to that floor (min_objects) when the host
 /// got slower. Throws InvalidArgument for options find_max_within_budget() refuses.
 BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous);
 

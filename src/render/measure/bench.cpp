@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace bindery {
 
@@ -42,10 +43,12 @@ uint32_t search_floor(const BudgetSearchOptions& o) {
 
 }  // namespace
 
-BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
-                                          const BudgetSearchOptions& o) {
-  check_search_options(o);
+namespace {
 
+// Steps of `growth` from start_objects until the budget is crossed, then bisection
+// (BudgetSearchMode::geometric).
+BudgetSearchResult geometric_search(const std::function<BudgetProbe(uint32_t)>& measure,
+                                    const BudgetSearchOptions& o) {
   BudgetSearchResult r;
   auto probe = [&](uint32_t n) {
     r.probes.push_back(measure(n));
@@ -100,6 +103,89 @@ BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32
   }
   r.max_objects = good;
   return r;
+}
+
+// What a guided search expects of the count it measures next.
+enum class Expect { within, over, nothing };
+
+// The bracket of a guided search: the largest count within budget (0: none yet) and the smallest
+// over it (0: none yet), and the counts the next probe may take, [lowest, highest].
+struct Bracket {
+  uint32_t good = 0, bad = 0;
+  uint32_t lowest(uint32_t floor) const { return good ? good + 1 : floor; }
+  uint32_t highest(uint32_t max) const { return bad ? bad - 1 : max; }
+};
+
+// Where the frame time reaches the budget, from the probes measured so far: the line through the
+// last two (when it rises with the count), else frame time proportional to the last probe's
+// count. nullopt when the last frame time is not a positive finite number.
+std::optional<double> predicted_count(const std::vector<BudgetProbe>& probes, double budget_ms) {
+  const BudgetProbe& b = probes.back();
+  if (!(b.frame_ms > 0) || !std::isfinite(b.frame_ms)) return std::nullopt;
+  if (probes.size() >= 2) {
+    const BudgetProbe& a = probes[probes.size() - 2];
+    const double dn = double(b.objects) - double(a.objects);
+    const double df = b.frame_ms - a.frame_ms;
+    if (std::isfinite(a.frame_ms) && dn != 0 && df / dn > 0)
+      return double(b.objects) + (budget_ms - b.frame_ms) * dn / df;
+  }
+  return double(b.objects) * budget_ms / b.frame_ms;
+}
+
+// Each next count predicted from the measured frame times (BudgetSearchMode::guided; the rules
+// are in bench.hpp).
+BudgetSearchResult guided_search(const std::function<BudgetProbe(uint32_t)>& measure,
+                                 const BudgetSearchOptions& o) {
+  BudgetSearchResult r;
+  const uint32_t floor = search_floor(o);
+  Bracket k;
+  uint32_t n = o.start_objects;
+  Expect expect = Expect::nothing;
+  for (;;) {
+    r.probes.push_back(measure(n));
+    const bool within = r.probes.back().frame_ms <= o.budget_ms;
+    (within ? k.good : k.bad) = n;
+    if (within && n == o.max_objects) {
+      r.capped = true;
+      break;
+    }
+    if (k.good && k.bad && double(k.bad - k.good) / k.good <= o.precision) break;
+    const uint32_t lowest = k.lowest(floor), highest = k.highest(o.max_objects);
+    if (lowest > highest) break;  // nothing left between (or below the floor, none within)
+    const bool contradicted = (expect == Expect::within && !within) ||
+                              (expect == Expect::over && within);
+    const std::optional<double> t = predicted_count(r.probes, o.budget_ms);
+    double next = 0;
+    if (contradicted || !t) {
+      // A bisection of the gap, or a step of growth while one side is open.
+      next = k.good && k.bad ? k.good + (k.bad - k.good) / 2.0
+             : within        ? double(n) * o.growth
+                             : double(n) / o.growth;
+      expect = Expect::nothing;
+    } else {
+      const double low = std::floor(*t * (1.0 - o.precision / 2));
+      if (low > k.good) {
+        next = low;  // a count within budget next to the prediction
+        expect = Expect::within;
+      } else {
+        next = std::floor(k.good * (1.0 + o.precision));  // the closing count, over budget
+        expect = Expect::over;
+      }
+      next = std::clamp(next, double(n) / kMaxGuidedStep, double(n) * kMaxGuidedStep);
+    }
+    n = uint32_t(std::clamp(next, double(lowest), double(highest)));
+  }
+  r.max_objects = k.good;
+  return r;
+}
+
+}  // namespace
+
+BudgetSearchResult find_max_within_budget(const std::function<BudgetProbe(uint32_t)>& measure,
+                                          const BudgetSearchOptions& o) {
+  check_search_options(o);
+  return o.mode == BudgetSearchMode::guided ? guided_search(measure, o)
+                                            : geometric_search(measure, o);
 }
 
 BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous) {
