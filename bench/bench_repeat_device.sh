@@ -8,7 +8,8 @@
 # then, per strategy, whether each run's median max objects lies within the other run's
 # printed range (the "done when"). On the carried binary (bench/device_env.sh says what
 # to carry: `bash bench/make_carry.sh`, then carry [".gl", ".benchcarry"]).
-# Results in $OUTDIR: bench_repeat_{1,2}.txt (table + JSON line), .log (progress), .json (the JSON
+# Results in $OUTDIR: bench_repeat_{1,2}.txt (table + JSON line), .log (progress, each line led by
+# its time in Unix seconds: bench/probe_timeline.py reads it), .json (the JSON
 # line alone), bench_repeat_compare.txt (the comparison, also printed), vmstat.txt (the machine
 # every 5 s over both runs: `st` is the share of time the hypervisor gave the CPUs to others).
 # Usage: [BENCH_EXTRA="--max 2000000"] [BENCH_RUN_S=292] OUT=$OUT bash bench/bench_repeat_device.sh
@@ -36,7 +37,8 @@ for i in 1 2; do
   start=$(date +%s)
   # shellcheck disable=SC2086  # EXTRA is a list of options
   timeout "$RUN_S" "$B" bench --strategies "$STRATEGIES" --size "$SIZE" --start 1000 $EXTRA \
-    --repeat "$REPEAT" $RAW_FLOOR --backend vulkan >"$OUTDIR/bench_repeat_$i.txt" 2>"$OUTDIR/bench_repeat_$i.log"
+    --repeat "$REPEAT" $RAW_FLOOR --backend vulkan >"$OUTDIR/bench_repeat_$i.txt" \
+    2> >(while IFS= read -r l; do echo "$(date +%s.%N) $l"; done >"$OUTDIR/bench_repeat_$i.log")
   echo "rc=$? in $(($(date +%s) - start)) s"
   read -r steal1 total1 < <(cpu_times)
   echo "steal: $(awk -v s=$((steal1 - steal0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.2f", t ? 100 * s / t : 0 }')% of CPU time during run $i"

@@ -167,17 +167,18 @@ BenchPlan check_bench_options(const BenchCli& o) {
   return {names, mo, so};
 }
 
-// One budget search of one strategy (one repeat) and its serial figure.
+// One budget search of one strategy (one repeat).
 struct RepeatMeasurement {
   uint32_t order = 0;  ///< position of this search in the run (interleaved_schedule)
   BudgetSearchResult search;
   std::optional<BudgetProbe> best;  ///< the probe at search.max_objects (none: none within)
-  std::optional<BudgetProbe> serial;
 };
 
-// A measured strategy: its repeats (in repeat order) and, with --raw-floor, the floor.
+// A measured strategy: its repeats (in repeat order), the serial figure at the median repeat's
+// count and, with --raw-floor, the floor.
 struct StrategyMeasurement {
   std::vector<RepeatMeasurement> repeats;
+  std::optional<BudgetProbe> serial;
   std::optional<RawFloorResult> floor;
   /// The spread of the repeats' max objects; median_index is the repeat the row prints.
   Spread spread() const {
@@ -195,8 +196,7 @@ BudgetProbe probe_scene(const Device& device, const MeasureOptions& options,
                    : measure_cubes(device, options, n);
 }
 
-// One search of mo.render.strategy (a progress line per probe unless --quiet) and, with more than
-// one frame in flight, its serial figure at the count found.
+// One search of mo.render.strategy (a progress line per probe unless --quiet).
 RepeatMeasurement search_once(const BenchCli& o, const Device& device, const MeasureOptions& mo,
                               const BudgetSearchOptions& so,
                               const std::function<Scene(uint32_t)>& scene_for) {
@@ -220,13 +220,19 @@ RepeatMeasurement search_once(const BenchCli& o, const Device& device, const Mea
   RepeatMeasurement m{0, find_max_within_budget(measure, so)};
   for (const BudgetProbe& p : m.search.probes)
     if (p.objects == m.search.max_objects) m.best = p;
-  // The serial figure: the same count with one frame in flight (CPU and GPU one after another).
-  if (m.best && mo.render.frames_in_flight > 1) {
-    MeasureOptions serial_options = mo;
-    serial_options.render.frames_in_flight = 1;
-    m.serial = probe_scene(device, serial_options, scene_for, m.best->objects);
-  }
   return m;
+}
+
+// With more than one frame in flight, the serial figure: the median repeat's count with one frame
+// in flight (CPU and GPU one after another), measured once after the repeats (not per search: a
+// probe fewer each).
+std::optional<BudgetProbe> serial_figure(const Device& device, MeasureOptions mo,
+                                         const std::function<Scene(uint32_t)>& scene_for,
+                                         const StrategyMeasurement& m) {
+  const RepeatMeasurement& r = m.median();
+  if (!r.best || mo.render.frames_in_flight <= 1) return std::nullopt;
+  mo.render.frames_in_flight = 1;
+  return probe_scene(device, mo, scene_for, r.best->objects);
 }
 
 // --raw-floor: dynamic-offsets at the median repeat's largest count within budget (or --start
@@ -303,7 +309,7 @@ void print_strategy_row(const BenchCli& o, const std::string& name, const Strate
   for (const RepeatMeasurement& rep : m.repeats) capped = capped || rep.search.capped;
   out("{:<20}{:>12}{:>18}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}{}\n",
              name, r.max_objects, range, best->frame_ms,
-             med.serial ? med.serial->frame_ms : best->frame_ms, best->cpu_ms, best->math_ms,
+             m.serial ? m.serial->frame_ms : best->frame_ms, best->cpu_ms, best->math_ms,
              best->gpu_ms, ns_per_object,
              best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
              capped ? "  (capped by --max)" : "", steadiness_note(*best));
@@ -365,7 +371,6 @@ nlohmann::ordered_json strategy_json(const std::string& name, const StrategyMeas
                                  {"order", r.order},
                                  {"max_objects", r.search.max_objects},
                                  {"capped", r.search.capped}};
-    if (r.serial) rj["serial_frame_ms"] = r.serial->frame_ms;
     rj["probes"] = probes_json(r.search);
     repeats.push_back(rj);
   }
@@ -375,7 +380,7 @@ nlohmann::ordered_json strategy_json(const std::string& name, const StrategyMeas
                                {"max_objects_max", static_cast<uint32_t>(spread.max)},
                                {"median_repeat", spread.median_index},
                                {"capped", med.search.capped}};
-  if (med.serial) rj["serial_frame_ms"] = med.serial->frame_ms;
+  if (m.serial) rj["serial_frame_ms"] = m.serial->frame_ms;
   rj["probes"] = probes_json(med.search);
   rj["repeats"] = repeats;
   if (m.floor) rj["raw_floor"] = raw_floor_json(*m.floor);
@@ -422,10 +427,12 @@ std::vector<StrategyMeasurement> measure_interleaved(
     r.order = static_cast<uint32_t>(step);
     out[slot.strategy].repeats[slot.repeat] = std::move(r);
   }
-  if (o.raw_floor)
-    for (size_t i = 0; i < measured.size(); ++i)
-      if (plan.names[measured[i]] == "dynamic-offsets")
-        out[i].floor = raw_floor(o, device, plan.mo, out[i]);
+  for (size_t i = 0; i < measured.size(); ++i) {
+    plan.mo.render.strategy = plan.names[measured[i]];
+    out[i].serial = serial_figure(device, plan.mo, scene_for, out[i]);
+    if (o.raw_floor && plan.names[measured[i]] == "dynamic-offsets")
+      out[i].floor = raw_floor(o, device, plan.mo, out[i]);
+  }
   return out;
 }
 
