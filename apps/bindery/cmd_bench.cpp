@@ -240,7 +240,7 @@ std::optional<BudgetProbe> serial_figure(const Device& device, MeasureOptions mo
 RawFloorResult raw_floor(const BenchCli& o, const Device& device, MeasureOptions mo,
                          const StrategyMeasurement& m) {
   const RepeatMeasurement& r = m.median();
-  const uint32_t n = r.best ? r.best->objects : r.search.probes.front().objects;
+  const uint32_t n = r.best ? r.best->objects : static_cast<uint32_t>(o.start);
   if (!o.quiet)
     fmt::print(stderr,
                "  raw floor: {} objects, {} alternating rounds of bindery and raw webgpu.h\n", n,
@@ -254,6 +254,14 @@ Spread ratio_spread(const RawFloorResult& floor) {
   std::vector<double> v;
   for (const RawFloorRound& round : floor.rounds) v.push_back(round.ratio());
   return spread_of(v);
+}
+
+// How many of the strategy's searches reached --max within budget.
+uint32_t capped_repeats(const StrategyMeasurement& m) {
+  return static_cast<uint32_t>(std::count_if(m.repeats.begin(), m.repeats.end(),
+                                             [](const RepeatMeasurement& r) {
+                                               return r.search.capped;
+                                             }));
 }
 
 // Why a probe's CPU time and frame interval disagree (empty: they agree).
@@ -295,24 +303,29 @@ void print_strategy_row(const BenchCli& o, const std::string& name, const Strate
     floor_columns = fmt::format("{:>12}{:>10}{:>7}{:>13}", "-", "-", "-", "-");
   }
   if (!best) {
-    // Even the first count was over budget in the median repeat: say so with what it measured.
-    const BudgetProbe& first = r.probes.front();
+    // The median search went down to --start and found even that over budget (a later search
+    // starts elsewhere and ends there): say so with what --start measured.
+    const auto at_start = std::find_if(r.probes.begin(), r.probes.end(), [&](const BudgetProbe& p) {
+      return p.objects == uint64_t(o.start);
+    });
+    const BudgetProbe& first = at_start != r.probes.end() ? *at_start : r.probes.back();
     out(
         "{:<20}{:>12}{:>18}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12}{:>10}{}  (over budget "
         "at --start {}: lower it){}\n",
-        name, fmt::format("< {}", first.objects), range, first.frame_ms, "-", first.cpu_ms,
-        first.math_ms, first.gpu_ms, "-", "-", floor_columns, first.objects,
-        steadiness_note(first));
+        name, fmt::format("< {}", o.start), range, first.frame_ms, "-", first.cpu_ms,
+        first.math_ms, first.gpu_ms, "-", "-", floor_columns, o.start, steadiness_note(first));
     return;
   }
-  bool capped = false;
-  for (const RepeatMeasurement& rep : m.repeats) capped = capped || rep.search.capped;
+  const uint32_t capped = capped_repeats(m);
   out("{:<20}{:>12}{:>18}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}{}\n",
              name, r.max_objects, range, best->frame_ms,
              m.serial ? m.serial->frame_ms : best->frame_ms, best->cpu_ms, best->math_ms,
              best->gpu_ms, ns_per_object,
              best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
-             capped ? "  (capped by --max)" : "", steadiness_note(*best));
+             capped ? fmt::format("  (capped by --max in {} of {} searches)", capped,
+                                  m.repeats.size())
+                    : "",
+             steadiness_note(*best));
 }
 
 nlohmann::ordered_json probes_json(const BudgetSearchResult& r) {
@@ -379,7 +392,8 @@ nlohmann::ordered_json strategy_json(const std::string& name, const StrategyMeas
                                {"max_objects_min", static_cast<uint32_t>(spread.min)},
                                {"max_objects_max", static_cast<uint32_t>(spread.max)},
                                {"median_repeat", spread.median_index},
-                               {"capped", med.search.capped}};
+                               {"capped", med.search.capped},
+                               {"capped_repeats", capped_repeats(m)}};
   if (m.serial) rj["serial_frame_ms"] = m.serial->frame_ms;
   rj["probes"] = probes_json(med.search);
   rj["repeats"] = repeats;
@@ -481,7 +495,7 @@ int run_bench(const BenchCli& o) {
   out(
       "max objects: the median of {} search{} per strategy (range: the smallest and "
       "largest), strategies interleaved round-robin; the other columns: the median "
-      "search's probe at its max{}\n",
+      "search's probe at its max, serial ms one probe after the repeats at that count{}\n",
       o.repeat, o.repeat == 1 ? "" : "es",
       o.raw_floor ? fmt::format("; ratio: the median of {} rounds (range: theirs)", kRawFloorRounds)
                   : "");

@@ -186,6 +186,17 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
         return fmt::format("the argument {} is required", o->get_name(false, true));
     return "a required argument is missing";
   }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) &&
+      what.find("was given a disallowed flag override") != std::string::npos) {
+    for (const std::string& a : args) {
+      const size_t eq = a.find('=');
+      if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
+      const CLI::Option* opt = sub->get_option_no_throw(a.substr(0, eq));
+      if (opt && opt->get_expected_max() == 0)
+        return fmt::format("{} is a flag and takes no value ('{}' given)", a.substr(0, eq),
+                           escape_for_message(a.substr(eq + 1)));
+    }
+  }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
     for (const std::string& name : option_names(*sub))
       if (what.find(name + ":") != std::string::npos) {
@@ -205,6 +216,13 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
 /// leading zero as octal (010 -> 8). Number options with a fraction take decimal text whose value
 /// a double holds (CLI11 alone reads 0x10 as 16 and 1e-400 as 0). No number option takes empty
 /// text (CLI11 alone reads '' as 0).
+// A flag (--quiet, --raw-floor, --json, ...) takes no value: `--quiet=0` or `--raw-floor=banana` is
+// refused (CLI11 would read 0, -1 and false as "off" and anything else as "on").
+void refuse_flag_values(CLI::App& sub) {
+  for (CLI::Option* o : sub.get_options())
+    if (o->get_expected_max() == 0) o->disable_flag_override();
+}
+
 void check_number_options(CLI::App& sub) {
   for (CLI::Option* o : sub.get_options()) {
     const std::string type = o->get_type_name();
@@ -306,6 +324,7 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners.emplace_back(sub, c.setup(*sub));
     check_number_options(*sub);
+    refuse_flag_values(*sub);
   }
 
   try {

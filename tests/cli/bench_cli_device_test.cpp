@@ -97,6 +97,7 @@ TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
     EXPECT_EQ(s["max_objects_max"], 40);
     EXPECT_EQ(s["median_repeat"], 0);  // equal repeats: the first
     EXPECT_TRUE(s.contains("serial_frame_ms"));  // 2 frames in flight: the serial figure too
+    EXPECT_EQ(s["capped_repeats"], 2);
     EXPECT_EQ(s["probes"], s["repeats"][0]["probes"]);
   }
   // The raw floor: 5 rounds at the median's 40 objects; the ratio's range is that of its rounds.
@@ -111,6 +112,7 @@ TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
   // The table: a range column, 40..40 on every row, and the line saying how it was taken.
   EXPECT_NE(r.out.find("range"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("40..40"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(capped by --max in 2 of 2 searches)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the median of 2 searches per strategy"), std::string::npos) << r.out;
 }
 

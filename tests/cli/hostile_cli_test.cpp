@@ -143,6 +143,29 @@ TEST_F(HostileCli, UnknownSubcommandsAndOptionsAreNamedWithTheNearestOne) {
   EXPECT_EQ(one_error_kind(run_cli("plan --jsn x.json").err), "InvalidArgument");
 }
 
+// A flag given a value: CLI11 read "--raw-floor=5" as on, "--quiet=0" and "--raw-floor=-1" as
+// off, and "--raw-floor=banana" as a conversion error naming an empty type "()". Every flag of
+// every command refuses a value, naming the flag and what was given (exit 2, before any device;
+// CLI11 still takes "=true", the flag itself).
+TEST_F(HostileCli, FlagsTakeNoValue) {
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {{"bench --raw-floor=banana", "--raw-floor is a flag and takes no value ('banana'"},
+               {"bench --raw-floor=5", "--raw-floor is a flag and takes no value ('5'"},
+               {"bench --raw-floor=-1", "--raw-floor is a flag and takes no value ('-1'"},
+               {"render --quiet=0", "--quiet is a flag and takes no value ('0'"},
+               {"soak --quiet=false", "--quiet is a flag and takes no value ('false'"},
+               {"layout --json=1 x.wgsl", "--json is a flag and takes no value ('1'"},
+               {"plan --strict=no x.json", "--strict is a flag and takes no value ('no'"}};
+  for (const auto& c : cases) {
+    const test::CliResult r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
+    EXPECT_EQ(one_error_kind(r.err), "InvalidArgument") << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+  }
+}
+
 // Issue 26: a misspelt --strategy got no suggestion (a misspelt subcommand did). Every option
 // whose values are a list: the strategies bindery looks up itself (exit 1), the sets CLI11 checks
 // (exit 2); a value far from every name gets no suggestion.

@@ -62,13 +62,16 @@ enum class BudgetSearchMode {
   /// Each next count predicted from the measured frame times (issue 31): the line through the
   /// last two probes (or, with one, frame time proportional to count) says where the frame
   /// reaches the budget, t. The search measures floor(t x (1 - precision / 2)), expecting it
-  /// within budget, and once it has a count within budget at or above that, floor(good x (1 +
-  /// precision)), expecting it over, which closes the gap. A probe whose outcome contradicts its
-  /// expectation (the host changed speed, or the cost is not linear) makes the next count a
-  /// bisection of the gap (or a step of `growth` while one side is still open); a step is at most
-  /// kMaxGuidedStep x. On a linear cost it ends in three or four probes where the geometric
-  /// search takes ten; its result obeys the same rule (measured within budget, the first count
-  /// over it at most `precision` above).
+  /// within budget, and after such a count proved within (or when no count within is predicted
+  /// above the largest one so far, good) the closing count floor(good x (1 + precision)),
+  /// expecting it over. A step is at most kMaxGuidedStep x (a step cut to that expects nothing).
+  /// A probe whose outcome contradicts its expectation (the host changed speed, or the cost is not
+  /// linear: a frame time flat in the count) makes the next count a bisection once both sides are
+  /// known; while one side is still open, the search steps by `growth` until it crosses the
+  /// budget, then predicts again. So a search takes at most about three probes per halving of the
+  /// gap, and on a linear cost three or four in all where the geometric search takes ten; its
+  /// result obeys the same rule (measured within budget, the first count over it at most
+  /// `precision` above).
   guided,
 };
 

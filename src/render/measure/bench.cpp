@@ -141,6 +141,7 @@ BudgetSearchResult guided_search(const std::function<BudgetProbe(uint32_t)>& mea
   Bracket k;
   uint32_t n = o.start_objects;
   Expect expect = Expect::nothing;
+  bool stepping = false;  // a prediction failed while one side was open: steps of growth
   for (;;) {
     r.probes.push_back(measure(n));
     const bool within = r.probes.back().frame_ms <= o.budget_ms;
@@ -152,28 +153,33 @@ BudgetSearchResult guided_search(const std::function<BudgetProbe(uint32_t)>& mea
     if (k.good && k.bad && double(k.bad - k.good) / k.good <= o.precision) break;
     const uint32_t lowest = k.lowest(floor), highest = k.highest(o.max_objects);
     if (lowest > highest) break;  // nothing left between (or below the floor, none within)
+
     const bool contradicted = (expect == Expect::within && !within) ||
                               (expect == Expect::over && within);
+    const bool bracketed = k.good && k.bad;
+    stepping = !bracketed && (stepping || contradicted);
     const std::optional<double> t = predicted_count(r.probes, o.budget_ms);
+    const double closing = std::floor(k.good * (1.0 + o.precision));
     double next = 0;
-    if (contradicted || !t) {
-      // A bisection of the gap, or a step of growth while one side is open.
-      next = k.good && k.bad ? k.good + (k.bad - k.good) / 2.0
-             : within        ? double(n) * o.growth
-                             : double(n) / o.growth;
-      expect = Expect::nothing;
+    Expect next_expect = Expect::nothing;
+    if (bracketed && (contradicted || !t)) {
+      next = k.good + (k.bad - k.good) / 2.0;  // a bisection of the gap
+    } else if (stepping || !t) {
+      next = within ? double(n) * o.growth : double(n) / o.growth;
+    } else if (expect == Expect::within) {
+      next = closing;  // the count within was where predicted: close the gap above it
+      next_expect = Expect::over;
     } else {
       const double low = std::floor(*t * (1.0 - o.precision / 2));
-      if (low > k.good) {
-        next = low;  // a count within budget next to the prediction
-        expect = Expect::within;
-      } else {
-        next = std::floor(k.good * (1.0 + o.precision));  // the closing count, over budget
-        expect = Expect::over;
-      }
-      next = std::clamp(next, double(n) / kMaxGuidedStep, double(n) * kMaxGuidedStep);
+      next = low > k.good ? low : closing;
+      next_expect = low > k.good ? Expect::within : Expect::over;
+      // A step cut to kMaxGuidedStep lands away from the prediction: it expects nothing.
+      const double step = std::clamp(next, double(n) / kMaxGuidedStep, double(n) * kMaxGuidedStep);
+      if (step != next) next_expect = Expect::nothing;
+      next = step;
     }
     n = uint32_t(std::clamp(next, double(lowest), double(highest)));
+    expect = next_expect;
   }
   r.max_objects = k.good;
   return r;
