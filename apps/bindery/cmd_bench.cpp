@@ -561,7 +561,8 @@ Registration reg{
           ->capture_default_str();
       sub.add_option("--search", o->search,
                      "how a search picks its next count: guided (predicted from the frame times "
-                     "measured so far: three or four probes a search) or geometric (steps of 2x, "
+                     "measured so far: usually two to five probes a search) or geometric (steps of "
+                     "2x, "
                      "1.25x in later repeats, then bisection)")
           ->check(CLI::IsMember({"guided", "geometric"}))
           ->capture_default_str();

@@ -211,11 +211,6 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
   return what;
 }
 
-/// Integer options take decimal text that fits the type exactly: CLI11 alone would wrap a
-/// negative number into an unsigned one (-1 -> 2^64-1), saturate an overflowing one and read a
-/// leading zero as octal (010 -> 8). Number options with a fraction take decimal text whose value
-/// a double holds (CLI11 alone reads 0x10 as 16 and 1e-400 as 0). No number option takes empty
-/// text (CLI11 alone reads '' as 0).
 // A flag (--quiet, --raw-floor, --json, ...) takes no value: `--quiet=0` or `--raw-floor=banana` is
 // refused (CLI11 would read 0, -1 and false as "off" and anything else as "on").
 void refuse_flag_values(CLI::App& sub) {
@@ -223,6 +218,11 @@ void refuse_flag_values(CLI::App& sub) {
     if (o->get_expected_max() == 0) o->disable_flag_override();
 }
 
+/// Integer options take decimal text that fits the type exactly: CLI11 alone would wrap a
+/// negative number into an unsigned one (-1 -> 2^64-1), saturate an overflowing one and read a
+/// leading zero as octal (010 -> 8). Number options with a fraction take decimal text whose value
+/// a double holds (CLI11 alone reads 0x10 as 16 and 1e-400 as 0). No number option takes empty
+/// text (CLI11 alone reads '' as 0).
 void check_number_options(CLI::App& sub) {
   for (CLI::Option* o : sub.get_options()) {
     const std::string type = o->get_type_name();

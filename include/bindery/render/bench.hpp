@@ -7,7 +7,7 @@
 /// frame time exceeds the budget, then narrows the gap between the last count within budget and
 /// the first over it until the two are within `precision` of each other: either each next count
 /// predicted from the frame times measured so far (BudgetSearchMode::guided, `bindery bench`'s
-/// default: three or four probes a search) or by doubling and bisection
+/// default: usually two to five probes a search) or by doubling and bisection
 /// (BudgetSearchMode::geometric).
 /// Frame time is the whole frame (math + uploads + encoding + submit + waiting for the GPU), the
 /// median of the measured frames after the warm-up frames (MeasureOptions). The search itself
@@ -191,8 +191,8 @@ struct BenchSlot {
 /// options.start_objects), with steps of 1.25x (growth) instead of doubling, so that a geometric
 /// search brackets `previous` within 25% in two probes and bisects that (five probes at a
 /// precision of 5%, where doubling up from options.start_objects took ten or more; a guided one,
-/// the mode of `options` kept, takes about three); options themselves when `previous` is 0. The search it returns may go down to that floor (min_objects) when the host
-/// got slower. Throws InvalidArgument for options find_max_within_budget() refuses.
+/// the mode of `options` kept, usually two to five); options themselves when `previous` is 0.
+/// The search it returns may go down to that floor (min_objects) when the host got slower. Throws InvalidArgument for options find_max_within_budget() refuses.
 BudgetSearchOptions repeat_search_options(const BudgetSearchOptions& options, uint32_t previous);
 
 /// The most repeats `bindery bench --repeat` takes.

@@ -41,10 +41,6 @@ uint32_t search_floor(const BudgetSearchOptions& o) {
   return o.min_objects == 0 ? o.start_objects : std::min(o.min_objects, o.start_objects);
 }
 
-}  // namespace
-
-namespace {
-
 // Steps of `growth` from start_objects until the budget is crossed, then bisection
 // (BudgetSearchMode::geometric).
 BudgetSearchResult geometric_search(const std::function<BudgetProbe(uint32_t)>& measure,
