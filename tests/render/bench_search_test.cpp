@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -355,6 +356,8 @@ TEST(BenchSearch, GuidedAndGeometricSearchesObeyTheSameRule) {
     }
   }
   EXPECT_LT(probes[1], probes[0]);
+  // The totals docs/BENCHMARKS.md quotes (`bench_search_test --gtest_filter=*SameRule*`).
+  std::cout << "probes in all: geometric " << probes[0] << ", guided " << probes[1] << "\n";
   EXPECT_GT(probes[0], 0u);
 }
 
