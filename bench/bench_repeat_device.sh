@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Device-machine run for issue 31 (docs/BENCHMARKS.md, "How the tables are taken"): `bindery
-# bench` twice in one call, each run REPEAT interleaved searches per strategy (default 7: the
-# CLI's default of 3 left 4 of 12 strategies outside the other run's range in one call, 5 and 7
-# left 2; since a later search starts at 9/10 of the strategy's last result in steps of 1.25x,
-# about six probes, 7 fit a run in about 260 s and two runs one call; 9 did not, at 292 s each),
-# then, per strategy, whether each run's median max objects lies within the other run's
+# bench` twice in one call, each run REPEAT interleaved searches per strategy (default 15: the
+# guided search's fifteen repeats of all twelve strategies take about 220 s a run at --probe-ms
+# 100, so two runs fit one 600 s call; at 15 even a host that held still leaves all twelve
+# within in only about 95% of call pairs, at 7 in 19%: docs/BENCHMARKS.md), then, per strategy,
+# whether each run's median max objects lies within the other run's
 # printed range (the issue's "done when"). On the carried binary (bench/device_env.sh says what
 # to carry: `bash bench/make_carry.sh`, then carry [".gl", ".benchcarry"]).
 # Results in $OUTDIR: bench_repeat_{1,2}.txt (table + JSON line), .log (progress, each line led by
 # its time in Unix seconds: bench/probe_timeline.py reads it), .json (the JSON
 # line alone), bench_repeat_compare.txt (the comparison, also printed), vmstat.txt (the machine
 # every 5 s over both runs: `st` is the share of time the hypervisor gave the CPUs to others).
-# Usage: [BENCH_EXTRA="--max 2000000"] [BENCH_RUN_S=292] OUT=$OUT bash bench/bench_repeat_device.sh
+# Usage: [BENCH_EXTRA="--max 1000000 --probe-ms 100"] [BENCH_RUN_S=290] OUT=$OUT \
+#          bash bench/bench_repeat_device.sh
 #          [STRATEGIES] [SIZE] [REPEAT]
 #   (default all and 640x480; if two runs of all do not fit one call, run two halves, e.g.
 #   naive,split-uniforms,buffer-offsets,buffer-offsets-mapped,dynamic-offsets,mapped-staging
@@ -20,11 +21,11 @@
 source "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 STRATEGIES=${1:-all}
 SIZE=${2:-640x480}
-REPEAT=${3:-7}
+REPEAT=${3:-15}
 # The rest of the bench's options (issue 31's later runs: --search, --probe-ms, --max), and the
 # time each run may take (two must fit one 600 s call).
-EXTRA=${BENCH_EXTRA:---max 2000000}
-RUN_S=${BENCH_RUN_S:-292}
+EXTRA=${BENCH_EXTRA:---max 1000000 --probe-ms 100}
+RUN_S=${BENCH_RUN_S:-290}
 # --raw-floor (the ratio's median and range) where dynamic-offsets is measured.
 RAW_FLOOR=$([[ "$STRATEGIES" == all || ",$STRATEGIES," == *,dynamic-offsets,* ]] && echo --raw-floor)
 # CPU time stolen by the hypervisor (the 8th number of /proc/stat's cpu line), in percent of all.
