@@ -13,8 +13,9 @@
 # line alone), bench_repeat_compare.txt (the comparison, also printed), vmstat.txt (the machine
 # every 5 s over both runs: `st` is the share of time the hypervisor gave the CPUs to others).
 # Usage: [BENCH_EXTRA="--max 1000000 --probe-ms 100"] [BENCH_RUN_S=290] OUT=$OUT \
-#          bash bench/bench_repeat_device.sh
-#          [STRATEGIES] [SIZE] [REPEAT]
+#          bash bench/bench_repeat_device.sh [STRATEGIES] [SIZE] [REPEAT]
+#   BENCH_EXTRA replaces the default options, not adds to them: give --probe-ms 100 again with
+#   another --max, or the probes take 200 ms and a run of all at 15 repeats outlasts BENCH_RUN_S.
 #   (default all and 640x480; if two runs of all do not fit one call, run two halves, e.g.
 #   naive,split-uniforms,buffer-offsets,buffer-offsets-mapped,dynamic-offsets,mapped-staging
 #   and render-bundles,storage-instancing,gpu-culling,gpu-driven,bundles-gpu,immediates)

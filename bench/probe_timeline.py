@@ -49,21 +49,31 @@ def main(argv):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # Past six strategies the default ten colours repeat and the legend covers the data: twenty
+    # colours, the legend beside the panels.
+    names = sorted({name for _, per in runs for name in per})
+    many = len(names) > 6
+    colors = {n: plt.get_cmap("tab20")(i % 20) for i, n in enumerate(names)} if many else {}
     fig, axes = plt.subplots(len(runs), 1, figsize=(9, 1.9 * len(runs)), sharex=True)
     axes = axes if len(runs) > 1 else [axes]
     for ax, (label, per) in zip(axes, runs):
         for name, rows in sorted(per.items()):
             t = [r[0] for r in rows]
             base = statistics.median(r[2] for r in rows)
-            ax.plot(t, [r[2] / base for r in rows], "o-", ms=3, lw=0.8, label=name)
+            ax.plot(t, [r[2] / base for r in rows], "o-", ms=3, lw=0.8, label=name,
+                    **({"color": colors[name]} if many else {}))
         ax.set_ylabel(label, rotation=0, ha="right", va="center")
         ax.axhline(1.0, color="0.8", lw=0.5)
         ax.set_ylim(0.4, 1.6)
-    axes[0].legend(loc="upper right", fontsize=8, ncol=2)
     axes[0].set_title("frame ms per object of each probe / that strategy's median in the run")
     axes[-1].set_xlabel("seconds into the run")
-    fig.tight_layout()
-    fig.savefig(argv[1], dpi=110)
+    fig.tight_layout()  # before a legend outside the panels, which would squeeze them
+    if many:
+        axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+        fig.savefig(argv[1], dpi=110, bbox_inches="tight")
+    else:
+        axes[0].legend(loc="upper right", fontsize=8, ncol=2)
+        fig.savefig(argv[1], dpi=110)
 
 
 if __name__ == "__main__":
