@@ -27,6 +27,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string_view>
 
@@ -115,6 +116,22 @@ constexpr const char* kOutOfDoubleRange =
     "the number is out of the range of a double (about 2.2e-308 to 1.8e308 in size; it would be "
     "read as 0 or infinity)";
 
+/// The first `--flag=VALUE` among `args` whose option is a flag of `sub`, worded as an error
+/// (a flag takes no value: CLI11 refuses most values once refuse_flag_values() ran, but still
+/// takes "=true", the flag's own).
+std::optional<std::string> flag_given_a_value(const CLI::App& sub,
+                                              const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    const size_t eq = a.find('=');
+    if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
+    const CLI::Option* opt = sub.get_option_no_throw(a.substr(0, eq));
+    if (opt && opt->get_expected_max() == 0)
+      return fmt::format("{} is a flag and takes no value ('{}' given)", a.substr(0, eq),
+                         escape_for_message(a.substr(eq + 1)));
+  }
+  return std::nullopt;
+}
+
 /// Words a CLI11 parse error as bindery does; `sub` is the subcommand given (or null).
 std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::App* sub,
                           int argc, char** argv) {
@@ -156,9 +173,16 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
       if (integer && !ov->second.empty() && ov->second[0] == '-' && type.find("UINT") != std::string::npos)
         return fmt::format("{} '{}': the value must not be negative", ov->first,
                            escape_for_message(ov->second));
-      if (integer)
+      if (integer) {
+        // The range the option's help states ("1..100"), where it states one.
+        std::smatch range;
+        const std::string help = opt->get_description();
+        if (std::regex_search(help, range, std::regex(R"(\b\d+\.\.\d+\b)")))
+          return fmt::format("{} '{}' is not a whole number in {}", ov->first,
+                             escape_for_message(ov->second), range.str());
         return fmt::format("{} '{}' is not a whole number within the option's range", ov->first,
                            escape_for_message(ov->second));
+      }
       if (dynamic_cast<const CLI::ConversionError*>(&e))
         return fmt::format("{} '{}' is not a value of the option's type ({})", ov->first,
                            escape_for_message(ov->second), type);
@@ -187,16 +211,8 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
     return "a required argument is missing";
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) &&
-      what.find("was given a disallowed flag override") != std::string::npos) {
-    for (const std::string& a : args) {
-      const size_t eq = a.find('=');
-      if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
-      const CLI::Option* opt = sub->get_option_no_throw(a.substr(0, eq));
-      if (opt && opt->get_expected_max() == 0)
-        return fmt::format("{} is a flag and takes no value ('{}' given)", a.substr(0, eq),
-                           escape_for_message(a.substr(eq + 1)));
-    }
-  }
+      what.find("was given a disallowed flag override") != std::string::npos)
+    if (auto message = flag_given_a_value(*sub, args)) return *message;
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
     for (const std::string& name : option_names(*sub))
       if (what.find(name + ":") != std::string::npos) {
@@ -351,6 +367,14 @@ int main(int argc, char** argv) {
                             usage_message(e, app, given, argc, argv), help));
     return 2;
   }
+
+  for (auto& [sub, run] : runners)
+    if (sub->parsed())
+      if (auto message = flag_given_a_value(*sub, args_of(argc, argv, sub))) {
+        print_error("InvalidArgument", fmt::format("{}: {} (see 'bindery {} --help')",
+                                                   sub->get_name(), *message, sub->get_name()));
+        return 2;
+      }
 
   const CLI::App* running = nullptr;
   try {
