@@ -143,26 +143,16 @@ TEST_F(HostileCli, UnknownSubcommandsAndOptionsAreNamedWithTheNearestOne) {
   EXPECT_EQ(one_error_kind(run_cli("plan --jsn x.json").err), "InvalidArgument");
 }
 
-// A flag given a value: CLI11 read "--raw-floor=5" as on, "--quiet=0" and "--raw-floor=-1" as
-// off, and "--raw-floor=banana" as a conversion error naming an empty type "()". Every flag of
-// every command refuses a value, naming the flag and what was given (exit 2, before any device),
-// "=true" too (CLI11 alone takes it, the flag's own value: a reviewer found `--quiet=true` taken
-// while `--quiet=1` was refused).
-TEST_F(HostileCli, FlagsTakeNoValue) {
-  const struct {
-    const char* args;
-    const char* message;
-  } cases[] = {{"bench --raw-floor=banana", "--raw-floor is a flag and takes no value ('banana'"},
-               {"bench --raw-floor=5", "--raw-floor is a flag and takes no value ('5'"},
-               {"bench --raw-floor=-1", "--raw-floor is a flag and takes no value ('-1'"},
-               {"render --quiet=0", "--quiet is a flag and takes no value ('0'"},
-               {"soak --quiet=false", "--quiet is a flag and takes no value ('false'"},
-               {"layout --json=1 x.wgsl", "--json is a flag and takes no value ('1'"},
-               {"plan --strict=no x.json", "--strict is a flag and takes no value ('no'"},
-               {"render --quiet=true", "--quiet is a flag and takes no value ('true'"},
-               {"bench --raw-floor=true", "--raw-floor is a flag and takes no value ('true'"},
-               {"view --quiet=true", "--quiet is a flag and takes no value ('true'"}};
-  for (const auto& c : cases) {
+// A command line and the words its usage error must contain.
+struct UsageCase {
+  const char* args;
+  const char* message;
+};
+
+// Each case is a usage error: exit 2, one [InvalidArgument] line containing its message.
+template <size_t N>
+void expect_usage_errors(const UsageCase (&cases)[N]) {
+  for (const UsageCase& c : cases) {
     const test::CliResult r = run_cli(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
     EXPECT_EQ(one_error_kind(r.err), "InvalidArgument") << c.args;
@@ -170,21 +160,34 @@ TEST_F(HostileCli, FlagsTakeNoValue) {
   }
 }
 
+// A flag given a value: CLI11 read "--raw-floor=5" as on, "--quiet=0" and "--raw-floor=-1" as
+// off, and "--raw-floor=banana" as a conversion error naming an empty type "()". Every flag of
+// every command refuses a value, naming the flag and what was given (exit 2, before any device),
+// "=true" too (CLI11 alone takes it, the flag's own value: a reviewer found `--quiet=true` taken
+// while `--quiet=1` was refused).
+TEST_F(HostileCli, FlagsTakeNoValue) {
+  const UsageCase cases[] = {
+      {"bench --raw-floor=banana", "--raw-floor is a flag and takes no value ('banana'"},
+      {"bench --raw-floor=5", "--raw-floor is a flag and takes no value ('5'"},
+      {"bench --raw-floor=-1", "--raw-floor is a flag and takes no value ('-1'"},
+      {"render --quiet=0", "--quiet is a flag and takes no value ('0'"},
+      {"soak --quiet=false", "--quiet is a flag and takes no value ('false'"},
+      {"layout --json=1 x.wgsl", "--json is a flag and takes no value ('1'"},
+      {"plan --strict=no x.json", "--strict is a flag and takes no value ('no'"},
+      {"render --quiet=true", "--quiet is a flag and takes no value ('true'"},
+      {"bench --raw-floor=true", "--raw-floor is a flag and takes no value ('true'"},
+      {"view --quiet=true", "--quiet is a flag and takes no value ('true'"}};
+  expect_usage_errors(cases);
+}
+
 // A whole-number option given other text names the range its help states (a reviewer found
 // `bench --repeat abc` answered "not a whole number within the option's range" without the
 // range): --repeat's is 1..100 (README, bench's options), --objects' 0..10000000 (kMaxObjects).
 TEST_F(HostileCli, NonNumbersForWholeNumberOptionsNameTheRange) {
-  const struct {
-    const char* args;
-    const char* message;
-  } cases[] = {{"bench --repeat abc", "--repeat 'abc' is not a whole number in 1..100"},
-               {"render --objects 1.5", "--objects '1.5' is not a whole number in 0..10000000"}};
-  for (const auto& c : cases) {
-    const test::CliResult r = run_cli(c.args);
-    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
-    EXPECT_EQ(one_error_kind(r.err), "InvalidArgument") << c.args;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
-  }
+  const UsageCase cases[] = {
+      {"bench --repeat abc", "--repeat 'abc' is not a whole number in 1..100"},
+      {"render --objects 1.5", "--objects '1.5' is not a whole number in 0..10000000"}};
+  expect_usage_errors(cases);
 }
 
 // Issue 26: a misspelt --strategy got no suggestion (a misspelt subcommand did). Every option
