@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 
@@ -84,6 +85,20 @@ bool passes_validators(CLI::Option& option, std::string value) {
   }
 }
 
+/// Whether `what` (CLI11's message) names the option `name` as a whole word: "--frames" is not
+/// named by "--frames-in-flight".
+bool names_option(std::string_view what, std::string_view name) {
+  auto part_of_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  };
+  for (size_t at = what.find(name); at != std::string_view::npos; at = what.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if ((at == 0 || !part_of_name(what[at - 1])) && (end == what.size() || !part_of_name(what[end])))
+      return true;
+  }
+  return false;
+}
+
 /// The option of `sub` that `what` (CLI11's message) names and the value typed after it; of
 /// several occurrences (`--objects 5 --objects 010`) the first whose value a validator refuses,
 /// else the last.
@@ -91,7 +106,7 @@ std::optional<std::pair<std::string, std::string>> option_and_value(CLI::App& su
                                                                     const std::string& what,
                                                                     const std::vector<std::string>& args) {
   for (const std::string& name : option_names(sub)) {
-    if (what.find(name) == std::string::npos) continue;
+    if (!names_option(what, name)) continue;
     std::vector<std::string> values;
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i] == name && i + 1 < args.size()) values.push_back(args[i + 1]);
@@ -104,6 +119,12 @@ std::optional<std::pair<std::string, std::string>> option_and_value(CLI::App& su
     return std::pair{name, values.back()};
   }
   return std::nullopt;
+}
+
+/// Whether a number's text is hexadecimal (0x or 0X after an optional sign).
+bool hexadecimal(const std::string& value) {
+  const size_t at = !value.empty() && (value[0] == '+' || value[0] == '-') ? 1 : 0;
+  return value.size() > at + 1 && value[at] == '0' && (value[at + 1] == 'x' || value[at + 1] == 'X');
 }
 
 // The rules check_number_options() gives a number option's text beyond CLI11's conversion,
@@ -122,12 +143,60 @@ constexpr const char* kOutOfDoubleRange =
 std::optional<std::string> flag_given_a_value(const CLI::App& sub,
                                               const std::vector<std::string>& args) {
   for (const std::string& a : args) {
+    if (a == "--") break;
     const size_t eq = a.find('=');
     if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
     const CLI::Option* opt = sub.get_option_no_throw(a.substr(0, eq));
     if (opt && opt->get_expected_max() == 0)
       return fmt::format("{} is a flag and takes no value ('{}' given)", a.substr(0, eq),
                          escape_for_message(a.substr(eq + 1)));
+  }
+  return std::nullopt;
+}
+
+/// The first option of `sub` that takes a value but is followed by another option's name
+/// (`--png --quiet`: CLI11 takes "--quiet" as the path and runs), worded as an error. A value
+/// given with '=' (`--png=--quiet`) is the user's choice and stands.
+std::optional<std::string> option_given_an_option(const CLI::App& sub,
+                                                  const std::vector<std::string>& args) {
+  const std::vector<std::string> known = option_names(sub);
+  for (size_t i = 0; i + 1 < args.size() && args[i] != "--"; ++i) {
+    if (args[i].empty() || args[i][0] != '-') continue;
+    const CLI::Option* opt = sub.get_option_no_throw(args[i]);
+    const std::string next = args[i + 1].substr(0, args[i + 1].find('='));
+    if (!opt || opt->get_expected_max() == 0 ||
+        std::find(known.begin(), known.end(), next) == known.end())
+      continue;
+    return fmt::format("{} takes a value, and the argument after it is the option {} (give {} its "
+                       "value; a value that begins with '-' as {}=VALUE)",
+                       args[i], escape_for_message(next), args[i], args[i]);
+  }
+  return std::nullopt;
+}
+
+/// The arguments before the subcommand's name (all of them when there is none).
+std::vector<std::string> args_before(int argc, char** argv, const CLI::App* sub) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc && !(sub && argv[i] == sub->get_name()); ++i) args.emplace_back(argv[i]);
+  return args;
+}
+
+/// What is wrong with the options before the subcommand (bindery's own: --help, --version), if
+/// anything: an option bindery does not take, a value given to its flags, or '--'.
+std::optional<std::string> leading_option_message(const CLI::App& app, const CLI::App* sub,
+                                                  int argc, char** argv) {
+  const std::vector<std::string> known = option_names(app);
+  for (const std::string& a : args_before(argc, argv, sub)) {
+    if (a == "--")
+      return std::string("'--' comes before the subcommand; the subcommand's name goes first "
+                         "(bindery SUBCOMMAND [options])");
+    if (a.size() < 2 || a[0] != '-') continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      return fmt::format("option '{}' is not bindery's (bindery takes --help and --version before "
+                         "a subcommand; a subcommand's options go after its name)",
+                         escape_for_message(name));
+    if (auto message = flag_given_a_value(app, {a})) return message;
   }
   return std::nullopt;
 }
@@ -139,6 +208,9 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
   std::vector<std::string> commands;
   for (const CLI::App* s : app.get_subcommands({})) commands.push_back(s->get_name());
   const std::vector<std::string> args = args_of(argc, argv, sub);
+  if (auto message = leading_option_message(app, sub, argc, argv)) return *message;
+  if (sub)
+    if (auto message = option_given_an_option(*sub, args)) return *message;
   if (!sub) {
     for (const std::string& a : args) {
       if (a.empty() || a[0] == '-') continue;
@@ -150,14 +222,22 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
     const std::vector<std::string> known = option_names(*sub);
     for (const std::string& a : args) {
+      if (a == "--") break;  // what follows is an argument, not an option (below)
       if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) continue;
       const std::string name = a.substr(0, a.find('='));
+      if (name == "--")
+        return fmt::format("'{}' is not an option (a name must follow '--')",
+                           escape_for_message(a));
       if (std::find(known.begin(), known.end(), name) != known.end()) continue;
       return fmt::format("option '{}' is not known to '{}'{}", escape_for_message(name), where,
                          nearest(name, known));
     }
     for (const std::string& a : sub->remaining())
       return fmt::format("unexpected argument '{}'", escape_for_message(a));
+    const auto end_of_options = std::find(args.begin(), args.end(), "--");
+    if (end_of_options != args.end() && end_of_options + 1 != args.end())
+      return fmt::format("unexpected argument '{}' after '--' (which ends the options)",
+                         escape_for_message(*(end_of_options + 1)));
   }
   const std::string what = e.what();
   if (dynamic_cast<const CLI::ConversionError*>(&e) || dynamic_cast<const CLI::ValidationError*>(&e)) {
@@ -170,18 +250,19 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
       const CLI::Option* opt = sub->get_option_no_throw(ov->first);
       const std::string type = opt ? opt->get_type_name() : std::string();
       const bool integer = type.find("INT") != std::string::npos;
+      const bool decimal = type.find("FLOAT") != std::string::npos;
       if (integer && !ov->second.empty() && ov->second[0] == '-' && type.find("UINT") != std::string::npos)
         return fmt::format("{} '{}': the value must not be negative", ov->first,
                            escape_for_message(ov->second));
-      if (integer) {
-        // The range the option's help states ("1..100"), where it states one.
+      if (integer || decimal) {
+        // The range the option's help states ("1..100", "0..1"), where it states one.
         std::smatch range;
         const std::string help = opt->get_description();
-        if (std::regex_search(help, range, std::regex(R"(\b\d+\.\.\d+\b)")))
-          return fmt::format("{} '{}' is not a whole number in {}", ov->first,
-                             escape_for_message(ov->second), range.str());
-        return fmt::format("{} '{}' is not a whole number within the option's range", ov->first,
-                           escape_for_message(ov->second));
+        const bool stated =
+            std::regex_search(help, range, std::regex(R"(\b\d+(\.\d+)?\.\.\d+(\.\d+)?\b)"));
+        return fmt::format("{} '{}' is not a {}{}", ov->first, escape_for_message(ov->second),
+                           integer ? "whole number" : "number",
+                           stated ? " in " + range.str() : std::string());
       }
       if (dynamic_cast<const CLI::ConversionError*>(&e))
         return fmt::format("{} '{}' is not a value of the option's type ({})", ov->first,
@@ -246,7 +327,7 @@ void check_number_options(CLI::App& sub) {
       o->check(not_empty());
       o->check(CLI::Validator(
           [](std::string& value) {
-            if (value.find_first_of("xX") != std::string::npos) return std::string(kNotDecimal);
+            if (hexadecimal(value)) return std::string(kNotDecimal);
             const size_t skip = !value.empty() && value[0] == '+' ? 1 : 0;
             double v = 0;
             const auto r = std::from_chars(value.data() + skip, value.data() + value.size(), v);
@@ -262,7 +343,7 @@ void check_number_options(CLI::App& sub) {
           const char* first = value.data();
           const char* last = value.data() + value.size();
           const size_t digits = !value.empty() && value[0] == '-' ? 1 : 0;
-          if (value.find_first_of("xX") != std::string::npos) return std::string(kNotDecimal);
+          if (hexadecimal(value)) return std::string(kNotDecimal);
           if (value.size() > digits + 1 && value[digits] == '0') return std::string(kLeadingZero);
           std::from_chars_result r{};
           if (is_unsigned) {
@@ -346,6 +427,18 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
+    // --help=X, -h=X, --version=X: CLI11 prints the text whatever X is; a flag takes no value.
+    for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+      const std::string a = argv[i];
+      const size_t eq = a.find('=');
+      const std::string name = a.substr(0, eq);
+      if (eq == std::string::npos || (name != "--help" && name != "-h" && name != "--version"))
+        continue;
+      print_error("InvalidArgument",
+                  fmt::format("{} is a flag and takes no value ('{}' given) (see 'bindery --help')",
+                              name, bindery::escape_for_message(a.substr(eq + 1))));
+      return 2;
+    }
     // --help, --version: CLI11's text through write_stdout(), so that a failed write says why.
     std::ostringstream text, errors;
     const int code = app.exit(e, text, errors);
@@ -369,12 +462,16 @@ int main(int argc, char** argv) {
   }
 
   for (auto& [sub, run] : runners)
-    if (sub->parsed())
-      if (auto message = flag_given_a_value(*sub, args_of(argc, argv, sub))) {
+    if (sub->parsed()) {
+      const std::vector<std::string> args = args_of(argc, argv, sub);
+      std::optional<std::string> message = flag_given_a_value(*sub, args);
+      if (!message) message = option_given_an_option(*sub, args);
+      if (message) {
         print_error("InvalidArgument", fmt::format("{}: {} (see 'bindery {} --help')",
                                                    sub->get_name(), *message, sub->get_name()));
         return 2;
       }
+    }
 
   const CLI::App* running = nullptr;
   try {

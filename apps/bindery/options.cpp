@@ -124,6 +124,11 @@ std::vector<std::string> parse_strategy_list(const std::string& list, std::strin
                   fmt::format("{}: --strategies '{}' has an empty name (names are separated "
                               "by single commas)",
                               command, escape_for_message(list)));
+    if (name == "all")
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("{}: --strategies '{}' lists 'all' with other names ('all' stands "
+                              "alone: every strategy)",
+                              command, escape_for_message(list)));
     with_context("reading --strategies", [&] { return find_strategy(name); });
     if (std::find(names.begin(), names.end(), name) != names.end())
       throw Error(ErrorKind::InvalidArgument,
@@ -375,7 +380,7 @@ void check_objects_instances_time(int64_t objects, int64_t instances,
                 fmt::format("{}: --instances {} is outside 1..1000000", command, instances));
   if (time && !(std::abs(*time) <= double(kMaxAnimationTime)))
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("{}: --time {:g} is outside -{:g}..{:g} seconds (beyond, 32-bit float "
+                fmt::format("{}: --time {} is outside -{:g}..{:g} seconds (beyond, 32-bit float "
                             "angles lose the precision the strategies agree on)",
                             command, *time, double(kMaxAnimationTime), double(kMaxAnimationTime)));
 }

@@ -95,7 +95,14 @@ std::string escape(std::string_view text, bool backslash) {
 
 }  // namespace
 
-std::string escape_for_message(std::string_view text) { return escape(text, true); }
+std::string escape_for_message(std::string_view text) {
+  if (text.size() <= kMaxQuotedBytes) return escape(text, true);
+  // Cut before a UTF-8 sequence that would not fit whole (continuation bytes are 10xxxxxx).
+  size_t cut = kMaxQuotedBytes;
+  for (int back = 0; back < 3 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80; ++back)
+    --cut;
+  return escape(text.substr(0, cut), true) + fmt::format("... ({} bytes in all)", text.size());
+}
 
 std::string escape_controls(std::string_view text) { return escape(text, false); }
 

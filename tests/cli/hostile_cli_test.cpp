@@ -190,6 +190,50 @@ TEST_F(HostileCli, NonNumbersForWholeNumberOptionsNameTheRange) {
   expect_usage_errors(cases);
 }
 
+// A breaker's findings in the parser: an option followed by another option's name took it as
+// its value and ran (`render --png --quiet` wrote a PNG named "--quiet"); `--frames 2` beside a bad
+// `--frames-in-flight` was blamed ("--frames" is part of the other's name); options before the
+// subcommand got CLI11's own words; `--help=1` and `--version=x` printed the text; '--' was
+// called an unknown option; "1x" was called hexadecimal; a decimal option's range went unnamed.
+// Each is one [InvalidArgument] line, exit 2, before any device.
+TEST_F(HostileCli, ParserFindingsOfTheBreakerAreUsageErrors) {
+  const UsageCase cases[] = {
+      {"render --png --quiet",
+       "--png takes a value, and the argument after it is the option --quiet"},
+      {"render --strategy --objects 5",
+       "--strategy takes a value, and the argument after it is the option --objects"},
+      {"render --scene --quiet=true",
+       "--scene takes a value, and the argument after it is the option --quiet"},
+      {"render --frames 2 --frames-in-flight abc", "--frames-in-flight 'abc' is not a whole number"},
+      {"--bogus render", "option '--bogus' is not bindery's"},
+      {"--bogus", "option '--bogus' is not bindery's"},
+      {"--version=abc", "--version is a flag and takes no value ('abc' given)"},
+      {"--help=1", "--help is a flag and takes no value ('1' given)"},
+      {"render -h=x", "-h is a flag and takes no value ('x' given)"},
+      {"render -- --quiet", "unexpected argument '--quiet' after '--'"},
+      {"-- bench", "'--' comes before the subcommand"},
+      {"render --=2", "'--=2' is not an option"},
+      {"bench --repeat 1x", "--repeat '1x' is not a whole number in 1..100"},
+      {"render --moving abc", "--moving 'abc' is not a number in 0..1"}};
+  expect_usage_errors(cases);
+  EXPECT_FALSE(fs::exists("--quiet"));  // the PNG `render --png --quiet` wrote before
+  const test::CliResult help = run_cli("render --png --help");
+  EXPECT_EQ(help.exit_code, 2) << help.err;
+  EXPECT_FALSE(fs::exists("--help"));
+}
+
+// Values bindery checks itself (exit 1): 'all' among other strategy names; --time out of range
+// quoted as typed (it printed 1e+06 for 1000000.5, as if within -1e+06..1e+06).
+TEST_F(HostileCli, StrategyListsAndTimesAreQuotedAsTyped) {
+  const test::CliResult all = run_cli("bench --strategies all,naive");
+  EXPECT_EQ(all.exit_code, 1) << all.err;
+  EXPECT_EQ(one_error_kind(all.err), "InvalidArgument");
+  EXPECT_NE(all.err.find("lists 'all' with other names"), std::string::npos) << all.err;
+  const test::CliResult time = run_cli("render --time 1000000.5");
+  EXPECT_EQ(one_error_kind(time.err), "InvalidArgument");
+  EXPECT_NE(time.err.find("--time 1000000.5 is outside"), std::string::npos) << time.err;
+}
+
 // Issue 26: a misspelt --strategy got no suggestion (a misspelt subcommand did). Every option
 // whose values are a list: the strategies bindery looks up itself (exit 1), the sets CLI11 checks
 // (exit 2); a value far from every name gets no suggestion.

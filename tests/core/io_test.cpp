@@ -105,6 +105,19 @@ TEST(EscapeForMessage, KeepsUtf8AndEscapesEveryControl) {
   EXPECT_EQ(escape_for_message("\x1b[0m\x7f\\"), "\\x1b[0m\\x7f\\\\");
 }
 
+// A value longer than kMaxQuotedBytes (1024) is quoted up to there and its length said; a
+// UTF-8 sequence that would straddle the cut is left out whole (a breaker's 100 KB argument made
+// a 100 KB error line).
+TEST(EscapeForMessage, QuotesLongTextUpTo1024BytesAndSaysItsLength) {
+  const std::string exact(1024, 'a');
+  EXPECT_EQ(escape_for_message(exact), exact);
+  EXPECT_EQ(escape_for_message(std::string(100000, 'b')),
+            std::string(1024, 'b') + "... (100000 bytes in all)");
+  // 1023 bytes, then "\xc3\xa9" (é) over bytes 1023-1024: cut before it.
+  EXPECT_EQ(escape_for_message(std::string(1023, 'c') + "\xc3\xa9"),
+            std::string(1023, 'c') + "... (1025 bytes in all)");
+}
+
 TEST(InputFiles, OnlyRegularFiles) {
   EXPECT_KIND(read_input_file(temp_dir().string(), "t"), Io);
   EXPECT_KIND(read_input_file("/nonexistent/file", "t"), Io);

@@ -113,7 +113,13 @@ class Error : public std::runtime_error {
 /// format characters that reorder or hide text (bidirectional overrides, embeddings, isolates and
 /// marks, zero-width characters, the soft hyphen, U+FEFF), written `\u{202E}`. Every value an input
 /// file supplies (a name, a URI, a path) goes through this before it is quoted into an Error.
+/// Text longer than kMaxQuotedBytes is quoted up to there (never splitting a UTF-8 sequence) and
+/// followed by "... (N bytes in all)", so that a 100 KB argument makes no 100 KB error line.
 std::string escape_for_message(std::string_view text);
+
+/// The most bytes of one value escape_for_message() quotes: more than any name or path a person
+/// types, far fewer than an argument that would flood the terminal.
+inline constexpr size_t kMaxQuotedBytes = 1024;
 
 /// escape_for_message() but for the backslash, which it keeps: for a message whose quoted parts
 /// are already escaped, so that nothing else in it can reach a terminal raw.
