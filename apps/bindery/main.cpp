@@ -190,7 +190,10 @@ std::optional<std::string> leading_option_message(const CLI::App& app, const CLI
     if (a == "--")
       return std::string("'--' comes before the subcommand; the subcommand's name goes first "
                          "(bindery SUBCOMMAND [options])");
-    if (a.size() < 2 || a[0] != '-') continue;
+    if (a.size() < 2 || a[0] != '-') {
+      if (!sub) break;  // a misspelt subcommand (`bindery rendr --quiet`): usage_message() names it
+      continue;
+    }
     const std::string name = a.substr(0, a.find('='));
     if (std::find(known.begin(), known.end(), name) == known.end())
       return fmt::format("option '{}' is not bindery's (bindery takes --help and --version before "

@@ -207,6 +207,7 @@ TEST_F(HostileCli, ParserFindingsOfTheBreakerAreUsageErrors) {
       {"render --frames 2 --frames-in-flight abc", "--frames-in-flight 'abc' is not a whole number"},
       {"--bogus render", "option '--bogus' is not bindery's"},
       {"--bogus", "option '--bogus' is not bindery's"},
+      {"rendr --quiet", "'rendr' is not a bindery subcommand (did you mean 'render'?)"},
       {"--version=abc", "--version is a flag and takes no value ('abc' given)"},
       {"--help=1", "--help is a flag and takes no value ('1' given)"},
       {"render -h=x", "-h is a flag and takes no value ('x' given)"},
