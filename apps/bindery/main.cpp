@@ -204,16 +204,84 @@ std::optional<std::string> leading_option_message(const CLI::App& app, const CLI
   return std::nullopt;
 }
 
-/// Words a CLI11 parse error as bindery does; `sub` is the subcommand given (or null).
+/// An argument `sub` does not take (CLI11's ExtrasError): an unknown option, named with the
+/// nearest known one, or an argument after the options (after '--' too); nullopt when none is
+/// found in `args`.
+std::optional<std::string> extras_message(CLI::App& sub, const std::vector<std::string>& args) {
+  const std::vector<std::string> known = option_names(sub);
+  for (const std::string& a : args) {
+    if (a == "--") break;  // what follows is an argument, not an option (below)
+    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (name == "--")
+      return fmt::format("'{}' is not an option (a name must follow '--')", escape_for_message(a));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return fmt::format("option '{}' is not known to '{}'{}", escape_for_message(name),
+                       sub.get_name(), nearest(name, known));
+  }
+  for (const std::string& a : sub.remaining())
+    return fmt::format("unexpected argument '{}'", escape_for_message(a));
+  const auto end_of_options = std::find(args.begin(), args.end(), "--");
+  if (end_of_options != args.end() && end_of_options + 1 != args.end())
+    return fmt::format("unexpected argument '{}' after '--' (which ends the options)",
+                       escape_for_message(*(end_of_options + 1)));
+  return std::nullopt;
+}
+
+/// A value CLI11 could not convert or a validator refused (`what` is CLI11's message), worded
+/// with the option and the value as typed: the rule it broke, the range the option's help
+/// states, or the nearest of the option's names; nullopt when `what` names no option of `sub`.
+std::optional<std::string> bad_value_message(const CLI::ParseError& e, CLI::App& sub,
+                                             const std::string& what,
+                                             const std::vector<std::string>& args) {
+  const auto ov = option_and_value(sub, what, args);
+  if (!ov) return std::nullopt;
+  const auto& [option, value] = *ov;
+  const std::string quoted = escape_for_message(value);
+  if (value.empty()) return fmt::format("{} '': the value is empty", option);
+  for (const char* rule : {kLeadingZero, kNotDecimal, kOutOfDoubleRange})
+    if (what.find(rule) != std::string::npos) return fmt::format("{} '{}': {}", option, quoted, rule);
+  const CLI::Option* opt = sub.get_option_no_throw(option);
+  const std::string type = opt ? opt->get_type_name() : std::string();
+  const bool integer = type.find("INT") != std::string::npos;
+  const bool decimal = type.find("FLOAT") != std::string::npos;
+  if (integer && value[0] == '-' && type.find("UINT") != std::string::npos)
+    return fmt::format("{} '{}': the value must not be negative", option, quoted);
+  if (integer || decimal) {
+    // The range the option's help states ("1..100", "0..1"), where it states one.
+    std::smatch range;
+    const std::string help = opt->get_description();
+    const bool stated =
+        std::regex_search(help, range, std::regex(R"(\b\d+(\.\d+)?\.\.\d+(\.\d+)?\b)"));
+    return fmt::format("{} '{}' is not a {}{}", option, quoted, integer ? "whole number" : "number",
+                       stated ? " in " + range.str() : std::string());
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e))
+    return fmt::format("{} '{}' is not a value of the option's type ({})", option, quoted, type);
+  // CLI::IsMember's words end in the set: "VALUE not in {a,b}".
+  const size_t set = what.rfind(" not in {");
+  if (set == std::string::npos || what.back() != '}')
+    return fmt::format("{} '{}' is not one of the option's values", option, quoted);
+  std::vector<std::string> values;
+  const std::string inside = what.substr(set + 9, what.size() - set - 10);
+  for (size_t start = 0; start <= inside.size();) {
+    const size_t comma = std::min(inside.find(',', start), inside.size());
+    values.push_back(inside.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return fmt::format("{} '{}' is not one of {}{}", option, quoted, what.substr(set + 8),
+                     nearest(value, values));
+}
+
+/// Words a CLI11 parse error as bindery does; `sub` is the subcommand given (or null). The
+/// stages: options before the subcommand, an option followed by another's name, no or an unknown
+/// subcommand, then by CLI11's kind of error.
 std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::App* sub,
                           int argc, char** argv) {
-  const std::string where = sub ? sub->get_name() : "bindery";
   std::vector<std::string> commands;
   for (const CLI::App* s : app.get_subcommands({})) commands.push_back(s->get_name());
   const std::vector<std::string> args = args_of(argc, argv, sub);
   if (auto message = leading_option_message(app, sub, argc, argv)) return *message;
-  if (sub)
-    if (auto message = option_given_an_option(*sub, args)) return *message;
   if (!sub) {
     for (const std::string& a : args) {
       if (a.empty() || a[0] == '-') continue;
@@ -222,72 +290,12 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, CLI::Ap
     }
     return fmt::format("a subcommand is required: {}", fmt::join(commands, ", "));
   }
-  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
-    const std::vector<std::string> known = option_names(*sub);
-    for (const std::string& a : args) {
-      if (a == "--") break;  // what follows is an argument, not an option (below)
-      if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) continue;
-      const std::string name = a.substr(0, a.find('='));
-      if (name == "--")
-        return fmt::format("'{}' is not an option (a name must follow '--')",
-                           escape_for_message(a));
-      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-      return fmt::format("option '{}' is not known to '{}'{}", escape_for_message(name), where,
-                         nearest(name, known));
-    }
-    for (const std::string& a : sub->remaining())
-      return fmt::format("unexpected argument '{}'", escape_for_message(a));
-    const auto end_of_options = std::find(args.begin(), args.end(), "--");
-    if (end_of_options != args.end() && end_of_options + 1 != args.end())
-      return fmt::format("unexpected argument '{}' after '--' (which ends the options)",
-                         escape_for_message(*(end_of_options + 1)));
-  }
+  if (auto message = option_given_an_option(*sub, args)) return *message;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e))
+    if (auto message = extras_message(*sub, args)) return *message;
   const std::string what = e.what();
-  if (dynamic_cast<const CLI::ConversionError*>(&e) || dynamic_cast<const CLI::ValidationError*>(&e)) {
-    if (auto ov = option_and_value(*sub, what, args)) {
-      if (ov->second.empty())
-        return fmt::format("{} '': the value is empty", ov->first);
-      for (const char* rule : {kLeadingZero, kNotDecimal, kOutOfDoubleRange})
-        if (what.find(rule) != std::string::npos)
-          return fmt::format("{} '{}': {}", ov->first, escape_for_message(ov->second), rule);
-      const CLI::Option* opt = sub->get_option_no_throw(ov->first);
-      const std::string type = opt ? opt->get_type_name() : std::string();
-      const bool integer = type.find("INT") != std::string::npos;
-      const bool decimal = type.find("FLOAT") != std::string::npos;
-      if (integer && !ov->second.empty() && ov->second[0] == '-' && type.find("UINT") != std::string::npos)
-        return fmt::format("{} '{}': the value must not be negative", ov->first,
-                           escape_for_message(ov->second));
-      if (integer || decimal) {
-        // The range the option's help states ("1..100", "0..1"), where it states one.
-        std::smatch range;
-        const std::string help = opt->get_description();
-        const bool stated =
-            std::regex_search(help, range, std::regex(R"(\b\d+(\.\d+)?\.\.\d+(\.\d+)?\b)"));
-        return fmt::format("{} '{}' is not a {}{}", ov->first, escape_for_message(ov->second),
-                           integer ? "whole number" : "number",
-                           stated ? " in " + range.str() : std::string());
-      }
-      if (dynamic_cast<const CLI::ConversionError*>(&e))
-        return fmt::format("{} '{}' is not a value of the option's type ({})", ov->first,
-                           escape_for_message(ov->second), type);
-      // CLI::IsMember's words end in the set: "VALUE not in {a,b}".
-      const size_t set = what.rfind(" not in {");
-      if (set != std::string::npos && what.back() == '}') {
-        std::vector<std::string> values;
-        const std::string inside = what.substr(set + 9, what.size() - set - 10);
-        for (size_t start = 0; start <= inside.size();) {
-          const size_t comma = std::min(inside.find(',', start), inside.size());
-          values.push_back(inside.substr(start, comma - start));
-          start = comma + 1;
-        }
-        return fmt::format("{} '{}' is not one of {}{}", ov->first,
-                           escape_for_message(ov->second), what.substr(set + 8),
-                           nearest(ov->second, values));
-      }
-      return fmt::format("{} '{}' is not one of the option's values", ov->first,
-                         escape_for_message(ov->second));
-    }
-  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e) || dynamic_cast<const CLI::ValidationError*>(&e))
+    if (auto message = bad_value_message(e, *sub, what, args)) return *message;
   if (dynamic_cast<const CLI::RequiredError*>(&e)) {
     for (const CLI::Option* o : sub->get_options())
       if (o->get_required() && o->count() == 0)
