@@ -317,9 +317,10 @@ void print_strategy_row(const BenchCli& o, const std::string& name, const Strate
     return;
   }
   const uint32_t capped = capped_repeats(m);
-  out("{:<20}{:>12}{:>18}{:>10.2f}{:>10.2f}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}{}\n",
-             name, r.max_objects, range, best->frame_ms,
-             m.serial ? m.serial->frame_ms : best->frame_ms, best->cpu_ms, best->math_ms,
+  // No serial probe at one frame in flight (the frames are serial already): "-", as in the JSON.
+  const std::string serial = m.serial ? fmt::format("{:.2f}", m.serial->frame_ms) : "-";
+  out("{:<20}{:>12}{:>18}{:>10.2f}{:>10}{:>9.2f}{:>9.2f}{:>9.2f}{:>12.0f}{:>10}{}{}{}\n",
+             name, r.max_objects, range, best->frame_ms, serial, best->cpu_ms, best->math_ms,
              best->gpu_ms, ns_per_object,
              best->culling ? fmt::format("{}", best->culling->drawn) : "all", floor_columns,
              capped ? fmt::format("  (capped by --max in {} of {} searches)", capped,
@@ -495,8 +496,11 @@ int run_bench(const BenchCli& o) {
   out(
       "max objects: the median of {} search{} per strategy (range: the smallest and "
       "largest), strategies interleaved round-robin; the other columns: the median "
-      "search's probe at its max, serial ms one probe after the repeats at that count{}\n",
+      "search's probe at its max, serial ms {}{}\n",
       o.repeat, o.repeat == 1 ? "" : "es",
+      o.run.frames_in_flight > 1
+          ? "one probe after the repeats at that count with one frame in flight"
+          : "none (--frames-in-flight 1: frame ms is serial already)",
       o.raw_floor ? fmt::format("; ratio: the median of {} rounds (range: theirs)", kRawFloorRounds)
                   : "");
   nlohmann::ordered_json j;

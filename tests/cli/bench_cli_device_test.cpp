@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <vector>
 
 namespace bindery::test {
@@ -119,6 +120,28 @@ TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
 // The default search is guided: from 10 objects, far under a budget of 100 s, the prediction is
 // past the largest step, 16 x 10 = 160, so the next count is the cap, 40; the second repeat starts
 // at 36 (9/10 of 40), then the cap.
+// At one frame in flight there is no serial probe (the frames are serial already): the row's
+// serial column says "-" (a reviewer found it repeating frame ms, while the last line said a
+// probe had been taken), the last line says none, and the JSON has no serial_frame_ms.
+TEST(BenchCli, OneFrameInFlightHasNoSerialProbe) {
+  const CliResult r = run_cli(
+      "bench --strategies naive --frames-in-flight 1 --start 2 --max 4 --repeat 1 --probe-ms 0 "
+      "--frames 1 --warmup-frames 1 --size 8x8 --budget-ms 100000 --quiet",
+      300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(last_json(r.out)["results"][0].contains("serial_frame_ms"));
+  // The row: name, max objects, range, frame ms, serial ms, ...
+  const size_t row = r.out.find("\nnaive ");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  std::istringstream fields(r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1));
+  std::string name, max_objects, range, frame_ms, serial_ms;
+  fields >> name >> max_objects >> range >> frame_ms >> serial_ms;
+  EXPECT_EQ(max_objects, "4");
+  EXPECT_EQ(range, "4..4");
+  EXPECT_EQ(serial_ms, "-");
+  EXPECT_NE(r.out.find("serial ms none (--frames-in-flight 1"), std::string::npos) << r.out;
+}
+
 TEST(BenchCli, TheGuidedSearchIsTheDefault) {
   const CliResult r = run_cli(
       "bench --strategies dynamic-offsets --repeat 2 --start 10 --max 40 --frames 1 "
