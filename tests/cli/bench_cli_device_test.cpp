@@ -117,9 +117,6 @@ TEST(BenchCli, RepeatsAreInterleavedAndAllInTheJson) {
   EXPECT_NE(r.out.find("the median of 2 searches per strategy"), std::string::npos) << r.out;
 }
 
-// The default search is guided: from 10 objects, far under a budget of 100 s, the prediction is
-// past the largest step, 16 x 10 = 160, so the next count is the cap, 40; the second repeat starts
-// at 36 (9/10 of 40), then the cap.
 // At one frame in flight there is no serial probe (the frames are serial already): the row's
 // serial column says "-" (a reviewer found it repeating frame ms, while the last line said a
 // probe had been taken), the last line says none, and the JSON has no serial_frame_ms.
@@ -142,6 +139,9 @@ TEST(BenchCli, OneFrameInFlightHasNoSerialProbe) {
   EXPECT_NE(r.out.find("serial ms none (--frames-in-flight 1"), std::string::npos) << r.out;
 }
 
+// The default search is guided: from 10 objects, far under a budget of 100 s, the prediction is
+// past the largest step, 16 x 10 = 160, so the next count is the cap, 40; the second repeat starts
+// at 36 (9/10 of 40), then the cap.
 TEST(BenchCli, TheGuidedSearchIsTheDefault) {
   const CliResult r = run_cli(
       "bench --strategies dynamic-offsets --repeat 2 --start 10 --max 40 --frames 1 "
